@@ -1,0 +1,46 @@
+"""The fixed action ids shared by the engine, the environments, the bots and exported bot files."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+NUM_ACTIONS = 14
+
+# 0..9: put the held card into slot i (0 = front, printed "5"; 9 = back, printed "50").
+DRAW_PILE = 10  # draw the top card of the face-down draw pile (private to the drawer)
+TAKE_DISCARD = 11  # take the top card of the discard pile (public; must go into the rack)
+KEEP = 12  # keep the card drawn from the draw pile (a slot decision follows)
+DISCARD = 13  # discard the card drawn from the draw pile (the turn ends)
+
+
+class Phase(IntEnum):
+    """The decision the player on turn is asked for."""
+
+    DRAW = 0  # legal: DRAW_PILE, TAKE_DISCARD
+    KEEP_OR_DISCARD = 1  # legal: KEEP, DISCARD
+    PLACE = 2  # legal: slots 0..9
+    ROUND_OVER = 3  # nothing is legal until the next round is dealt
+    GAME_OVER = 4
+
+
+LEGAL_BY_PHASE: dict[Phase, tuple[int, ...]] = {
+    Phase.DRAW: (DRAW_PILE, TAKE_DISCARD),
+    Phase.KEEP_OR_DISCARD: (KEEP, DISCARD),
+    Phase.PLACE: tuple(range(10)),
+    Phase.ROUND_OVER: (),
+    Phase.GAME_OVER: (),
+}
+
+ACTION_NAMES: tuple[str, ...] = tuple(f"slot_{i}" for i in range(10)) + (
+    "draw_pile",
+    "take_discard",
+    "keep",
+    "discard",
+)
+
+
+def action_name(action: int) -> str:
+    """A readable name for an action id (for error messages and logs)."""
+    if isinstance(action, int) and 0 <= action < NUM_ACTIONS:
+        return ACTION_NAMES[action]
+    return "not an action id"

@@ -1,0 +1,298 @@
+"""Rack-O as a PettingZoo AEC environment (``racko_v0``).
+
+Rack-O is a card game for 2-4 players: each player holds a rack of 10 cards that they may never
+rearrange, and tries to be first to get all 10 in ascending order by replacing one card a turn.
+
+| Import             | ``from racko_env import racko_v0``                       |
+|--------------------|----------------------------------------------------------|
+| Actions            | Discrete(14)                                             |
+| Parallel API       | No                                                       |
+| Agents             | ``agents = ['player_0', ..., 'player_{n-1}']``           |
+| Agents count       | 2-4                                                      |
+| Observation shape  | (177,) float32 in [0, 1], plus a (14,) int8 action mask  |
+| Registered id      | ``pettingzoo.make("aec", "racko/racko-v0")``             |
+
+Usage::
+
+    from racko_env import racko_v0
+    env = racko_v0.env(num_players=2)
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            action = env.action_space(agent).sample(obs["action_mask"])
+        env.step(action)
+
+**Turn structure.** A turn is one to three steps by the same agent: a draw decision, then a
+keep-or-discard decision after a draw-pile card, then a slot decision after keeping or after taking
+the discard. ``agent_selection`` stays on the player until the turn ends.
+
+**Actions** (``racko_env.actions``):
+
+| id   | meaning                                        | legal when                          |
+|------|------------------------------------------------|-------------------------------------|
+| 0-9  | put the held card into slot i (0 = front, "5") | after keeping, or after taking the  |
+|      | and discard the card that was there            | discard                             |
+| 10   | draw the top card of the draw pile (private)   | start of the turn                   |
+| 11   | take the top card of the discard pile (public) | start of the turn                   |
+| 12   | keep the drawn card                            | after drawing from the draw pile    |
+| 13   | discard the drawn card (ends the turn)         | after drawing from the draw pile    |
+
+**Observations** are dicts ``{"observation": Box(0, 1, (177,), float32), "action_mask":
+Box(0, 1, (14,), int8)}`` seen from the observing seat; the mask is all zeros for an agent not on
+turn. The layout (version ``OBS_VERSION`` = 1) is documented in ``racko_env.observation``; it holds
+only what that seat may know under "What is public" in the rules.
+
+**Rewards.** ``reward="win"`` (default): zero-sum, given once when the episode ends. The winners
+(the player who went Rack-O; if the turn limit cut the round off, the best round score; in game
+mode the game winner; with partners, whole teams) gain what the others lose: with one winner among n
+players the winner gets +1 and every other player -1/(n-1); k tied winners get
+(n-k)/(k(n-1)) each; a tie of everyone gives 0. With partners the winning team gets +1 each and
+the other -1 each. ``reward="score"``: at the end of every round each agent gets its round points
+divided by 75 (the Rack-O score), so Rack-O is +1.0 and a rack ascending to slot 4 is +0.2; with
+partners each agent gets its team's points. Example (2 players, ``reward="score"``): player_0 goes
+Rack-O with no bonus, player_1's rack ascends for 3 cards: rewards 1.0 and 0.2.
+Every agent, the loser included, receives its reward through ``last()`` after the episode ends.
+
+**Episode end.** ``episode="round"`` (default): one round; terminated when someone goes Rack-O,
+truncated when ``turn_limit`` turns pass without one. ``episode="game"``: rounds (the deal passing
+left) until a player or team reaches ``target_score``; terminated then.
+
+**Illegal actions.** ``raw_env.step`` raises ``ValueError`` naming the action and the legal ones;
+``env()`` wraps it in PettingZoo's ``TerminateIllegalWrapper`` (the offender gets -1, the episode ends).
+
+**Arguments.**
+``num_players`` (2-4), ``episode`` ("round"/"game"), ``reward`` ("win"/"score"),
+``render_mode`` (None/"ansi"/"human"), ``viewer`` (whose rack render shows: None = the player on
+turn, a seat index, or "all"), and the rules options of ``racko_env.RulesConfig``:
+``empty_pile`` ("shuffle"/"flip"), ``turn_limit`` (400), ``min_run`` (0 or 3+, 2 players),
+``bonus`` (False), ``partners`` (False, 4 players), ``target_score`` (500).
+
+**Read-only accessors for tools and tests** (not for agents, which must use observations):
+``env.unwrapped.rack(agent)``, ``env.unwrapped.discard_top``, ``env.unwrapped.held_card``,
+``env.unwrapped.scores``, and ``env.unwrapped.game`` (the rules engine).
+
+**Version history.** v0: first release (observation layout version 1).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from racko_env.actions import NUM_ACTIONS, Phase
+from racko_env.config import RulesConfig
+from racko_env.engine import RackoGame
+from racko_env.observation import OBS_SIZE, OBS_VERSION, action_mask, encode
+from racko_env.render import render_table
+from racko_env.rules import RACKO_SCORE
+from racko_env.wrappers import wrap_classic
+
+EPISODE_MODES = ("round", "game")
+REWARD_MODES = ("win", "score")
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment wrapped as PettingZoo classic envs are (illegal moves end the episode)."""
+    return wrap_classic(raw_env(**kwargs), illegal_reward=-1.0)
+
+
+def win_rewards(team_of: list[int], winners: set[int]) -> list[float]:
+    """Zero-sum win/loss signal per seat given the winning teams (see the module docstring)."""
+    n_teams = max(team_of) + 1
+    k = len(winners)
+    if k == 0 or k == n_teams:
+        return [0.0] * len(team_of)
+    if n_teams == 2:
+        win, lose = 1.0, -1.0
+    else:
+        win, lose = (n_teams - k) / (k * (n_teams - 1)), -1.0 / (n_teams - 1)
+    return [win if t in winners else lose for t in team_of]
+
+
+class raw_env(AECEnv):
+    metadata = {
+        "name": "racko_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        episode: str = "round",
+        reward: str = "win",
+        render_mode: str | None = None,
+        viewer: int | str | None = None,
+        **rules_options: Any,
+    ) -> None:
+        super().__init__()
+        self.config = RulesConfig.from_dict({"num_players": num_players, **rules_options})
+        if episode not in EPISODE_MODES:
+            raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        n = self.config.num_players
+        if viewer is not None and viewer != "all" and viewer not in range(n):
+            raise ValueError(f"viewer must be None, 'all' or a seat in 0..{n - 1}, got {viewer!r}")
+        self.episode = episode
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.viewer = viewer
+        self.obs_version = OBS_VERSION
+        self.game = RackoGame(self.config)
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        self._team_of = [self.config.team_of(p) for p in range(n)]
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self._seeder = random.Random()
+        self.agents: list[str] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ----------------------------------------------------------------- API
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._seeder.seed(seed)
+        self.game.new_game(seed=self._seeder.getrandbits(64))
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        player = self.agent_name_mapping[agent]
+        return {
+            "observation": encode(self.game, player, self.episode == "game"),
+            "action_mask": action_mask(self.game, player),
+        }
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(
+                f"action None for {agent}, who is on turn and not done; legal actions are "
+                f"{list(self.game.legal_actions())}"
+            )
+        game = self.game
+        game.apply(action)  # raises ValueError naming an illegal action and the legal ones
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+        ended = game.round_over and self._finish_round()  # may deal the next round
+        next_player = game.current  # the next player, or the first of a newly dealt round
+        if ended:
+            # Everyone sees the end through last(), in seat order after the mover.
+            next_player = (game.current + 1) % game.num_players
+        self.agent_selection = self.possible_agents[next_player]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish_round(self) -> bool:
+        """Hand out round-end rewards; deal the next round or end the episode (returns True)."""
+        game = self.game
+        n = game.num_players
+        if self.reward_mode == "score":
+            points = game.round_team_points
+            for p in range(n):
+                self.rewards[self.possible_agents[p]] = points[p] / RACKO_SCORE
+        for p in range(n):
+            self.infos[self.possible_agents[p]] = {
+                "round_points": game.last_round_points[p],
+                "went_racko": game.racko_player == p,
+            }
+        if self.episode == "round":
+            if self.reward_mode == "win":
+                if game.racko_player is not None:
+                    winners = {self._team_of[game.racko_player]}
+                else:
+                    points = game.round_team_points
+                    best = max(points)
+                    winners = {self._team_of[p] for p in range(n) if points[p] == best}
+                self._set_win_rewards(winners)
+            done = self.truncations if game.truncated else self.terminations
+            for a in self.agents:
+                done[a] = True
+        elif game.game_over:
+            if self.reward_mode == "win":
+                self._set_win_rewards({game.game_winner})
+            for a in self.agents:
+                self.terminations[a] = True
+        else:
+            game.start_round()
+            return False
+        return True
+
+    def _set_win_rewards(self, winners: set[int]) -> None:
+        for p, r in enumerate(win_rewards(self._team_of, winners)):
+            self.rewards[self.possible_agents[p]] = r
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+            return None
+        text = render_table(self.game, self.possible_agents, self.viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # ----------------------------------------------------------------- accessors for tools/tests
+
+    def rack(self, agent: str) -> tuple[int, ...]:
+        """The agent's rack, slot 0 (front) first. For tools and tests, not for agents."""
+        return tuple(self.game.racks[self.agent_name_mapping[agent]])
+
+    @property
+    def discard_top(self) -> int:
+        return self.game.discard_top
+
+    @property
+    def held_card(self) -> int | None:
+        """The card the player on turn holds (drawn or taken), if any."""
+        return self.game.held
+
+    @property
+    def scores(self) -> dict[str, int]:
+        """Game totals per agent (team totals with partners)."""
+        return dict(zip(self.possible_agents, self.game.scores, strict=True))
+
+    @property
+    def phase(self) -> Phase:
+        return self.game.phase
