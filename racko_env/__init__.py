@@ -33,6 +33,10 @@ def _register() -> None:
         return
     if "racko/racko-v0" not in pettingzoo.aec_registry:
         pettingzoo.register("aec", "racko/racko-v0", entry_point="racko_env.racko_v0:env")
+    import gymnasium
+
+    if "racko/Racko-v0" not in gymnasium.registry:
+        gymnasium.register(id="racko/Racko-v0", entry_point="racko_env.gym_env:make_env")
 
 
 def __getattr__(name: str):

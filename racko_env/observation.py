@@ -61,8 +61,13 @@ PARTNERS = 56
 IN_DISCARD = slice(57, 117)
 UNSEEN = slice(117, 177)
 
-_NONE = (0,)
 _SEEN = 2
+
+# Card c scaled by the deck size N is float32(c / N), correctly rounded; every encoder (this one, the
+# step-by-step SeatViews, the batched engine) reads it from this table so they agree to the bit.
+CARD_VALUES: dict[int, np.ndarray] = {
+    n: (np.arange(MAX_CARDS + 1, dtype=np.float64) / n).astype(np.float32) for n in (40, 50, 60)
+}
 
 
 def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.ndarray:
@@ -105,8 +110,7 @@ def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.nda
     where[0] = _SEEN
 
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    obs[CARD_SCALED] = cards
-    obs[CARD_SCALED] *= 1.0 / n_cards
+    obs[CARD_SCALED] = CARD_VALUES[n_cards][cards]
     if on_turn:
         obs[PHASE.start + game.phase] = 1.0
         if game.held_from_discard:

@@ -89,9 +89,10 @@ from pettingzoo import AECEnv
 from racko_env.actions import NUM_ACTIONS, Phase
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import OBS_SIZE, OBS_VERSION, action_mask, encode
+from racko_env.observation import OBS_SIZE, OBS_VERSION, action_mask
 from racko_env.render import render_table
 from racko_env.rules import RACKO_SCORE
+from racko_env.seat_views import SeatViews
 from racko_env.wrappers import wrap_classic
 
 EPISODE_MODES = ("round", "game")
@@ -101,6 +102,18 @@ REWARD_MODES = ("win", "score")
 def env(**kwargs: Any) -> AECEnv:
     """The environment wrapped as PettingZoo classic envs are (illegal moves end the episode)."""
     return wrap_classic(raw_env(**kwargs), illegal_reward=-1.0)
+
+
+class ActionSpace(spaces.Discrete):
+    """``Discrete(14)`` with a fast membership test for plain ints (checked on every wrapped step)."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(NUM_ACTIONS, seed=seed)
+
+    def contains(self, x: Any) -> bool:
+        if type(x) is int:
+            return 0 <= x < NUM_ACTIONS
+        return super().contains(x)
 
 
 def win_rewards(team_of: list[int], winners: set[int]) -> list[float]:
@@ -163,7 +176,7 @@ class raw_env(AECEnv):
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces = {a: ActionSpace() for a in self.possible_agents}
         self._seeder = random.Random()
         self.agents: list[str] = []
 
@@ -179,6 +192,7 @@ class raw_env(AECEnv):
         if seed is not None:
             self._seeder.seed(seed)
         self.game.new_game(seed=self._seeder.getrandbits(64))
+        self._views = SeatViews(self.game, self.episode == "game")
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -190,7 +204,7 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
         return {
-            "observation": encode(self.game, player, self.episode == "game"),
+            "observation": self._views.view(player),
             "action_mask": action_mask(self.game, player),
         }
 
@@ -210,6 +224,7 @@ class raw_env(AECEnv):
         for a in self.agents:
             self.rewards[a] = 0.0
         ended = game.round_over and self._finish_round()  # may deal the next round
+        self._views.update()
         next_player = game.current  # the next player, or the first of a newly dealt round
         if ended:
             # Everyone sees the end through last(), in seat order after the mover.

@@ -1,0 +1,43 @@
+"""The env's step-by-step observations equal a full re-encode after every step, for every seat."""
+
+import random
+
+import numpy as np
+import pytest
+
+from racko_env import racko_v0
+from racko_env.observation import encode
+
+OPTION_SETS = [
+    dict(num_players=2),
+    dict(num_players=2, empty_pile="flip", min_run=3, turn_limit=120),
+    dict(num_players=3, empty_pile="flip", bonus=True),
+    dict(num_players=4, partners=True, bonus=True, turn_limit=90),
+    dict(num_players=4, empty_pile="shuffle", turn_limit=60),
+]
+
+
+@pytest.mark.parametrize(
+    "options", OPTION_SETS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items())
+)
+@pytest.mark.parametrize("episode", ["round", "game"])
+def test_incremental_views_match_full_encode(options, episode):
+    env = racko_v0.raw_env(episode=episode, target_score=150, **options)
+    rng = random.Random(7)
+    checked = 0
+    for seed in range(6):
+        env.reset(seed=seed)
+        for agent in env.agent_iter(max_iter=3000):
+            obs, _, term, trunc, _ = env.last()
+            game = env.game
+            for p, a in enumerate(env.possible_agents):
+                np.testing.assert_array_equal(
+                    env.observe(a)["observation"], encode(game, p, episode == "game")
+                )
+            checked += 1
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(rng.choice(legal)))
+    assert checked > 500
