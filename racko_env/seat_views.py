@@ -14,9 +14,9 @@ import numpy as np
 from racko_env.actions import Phase
 from racko_env.engine import RackoGame
 from racko_env.observation import (
+    CARD_VALUES,
     DISCARD_TOP,
     DRAW_SIZE,
-    CARD_VALUES,
     DRAW_TOP_KNOWN,
     HELD,
     HELD_FROM_DISCARD,

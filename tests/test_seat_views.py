@@ -27,7 +27,7 @@ def test_incremental_views_match_full_encode(options, episode):
     checked = 0
     for seed in range(6):
         env.reset(seed=seed)
-        for agent in env.agent_iter(max_iter=3000):
+        for _agent in env.agent_iter(max_iter=3000):
             obs, _, term, trunc, _ = env.last()
             game = env.game
             for p, a in enumerate(env.possible_agents):
