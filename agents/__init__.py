@@ -1,0 +1,13 @@
+"""Rack-O bots behind one interface, and ``load`` to get one from a name, a class path or a file.
+
+import agents
+bot = agents.load("heuristic", num_players=2)
+action = bot.act(env.observe(agent))      # {"observation", "action_mask"} of that seat
+"""
+
+from __future__ import annotations
+
+from agents.base import Bot
+from agents.loader import BUILTIN_BOTS, load
+
+__all__ = ["BUILTIN_BOTS", "Bot", "load"]

@@ -1,0 +1,135 @@
+"""``agents.load(spec)``: one entry point for built-in bots, users' bot classes and bot files."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agents.base import Bot
+from racko_env.config import RulesConfig
+from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
+
+
+def _random(**kw: Any) -> Bot:
+    from agents.random_bot import RandomBot
+
+    return RandomBot(**kw)
+
+
+def _heuristic(**kw: Any) -> Bot:
+    from agents.heuristic import HeuristicBot
+
+    return HeuristicBot(**kw)
+
+
+BUILTIN_BOTS: dict[str, Callable[..., Bot]] = {
+    "random": _random,
+    "heuristic": _heuristic,
+}
+BOT_FILE_SUFFIXES = (".onnx",)
+
+
+def load(
+    spec: str | Path | Bot, num_players: int = 2, *, seed: int | None = None, **rules_options: Any
+) -> Bot:
+    """A bot for ``num_players`` under the given rules options.
+
+    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"expert"``), a ``"module:Class"``
+    path to a user's bot class (constructed with ``num_players=``, ``seed=`` and the rules options
+    its constructor accepts), a path to an exported bot file (``.onnx`` with its ``.json`` manifest
+    beside it, played by ``agents.onnx_bot``), or a bot object (returned as is). ``seed`` makes
+    random bots reproducible.
+
+    Raises ValueError for an unknown name, a bad player count or bad rules options, and
+    FileNotFoundError naming a bot file that does not exist.
+    """
+    if isinstance(num_players, bool) or not isinstance(num_players, int):
+        raise ValueError(
+            f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}"
+        )
+    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(
+            f"num_players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players}"
+        )
+    RulesConfig.from_dict({"num_players": num_players, **rules_options})  # names bad options
+    if _is_bot(spec):
+        return spec  # type: ignore[return-value]
+    if isinstance(spec, Path):
+        return _load_file(spec, num_players, rules_options)
+    if not isinstance(spec, str) or not spec:
+        raise ValueError(f"bot spec must be a non-empty string, a path or a Bot, got {spec!r}")
+    if spec in BUILTIN_BOTS:
+        factory = BUILTIN_BOTS[spec]
+        return factory(
+            **_accepted(factory, {"num_players": num_players, "seed": seed, **rules_options})
+        )
+    if spec.lower().endswith(BOT_FILE_SUFFIXES) or "/" in spec or "\\" in spec:
+        return _load_file(Path(spec), num_players, rules_options)
+    if ":" in spec:
+        return _load_class(spec, num_players, seed, rules_options)
+    raise ValueError(
+        f"unknown bot {spec!r}; known bots are {sorted(BUILTIN_BOTS)}, or give a 'module:Class' "
+        f"path to your own bot class, or the path of an exported bot file ({', '.join(BOT_FILE_SUFFIXES)})"
+    )
+
+
+def _is_bot(obj: Any) -> bool:
+    return not isinstance(obj, str | Path) and callable(getattr(obj, "act", None))
+
+
+def _load_file(path: Path, num_players: int, rules_options: dict[str, Any]) -> Bot:
+    if not path.exists():
+        raise FileNotFoundError(f"bot file {str(path)!r} does not exist")
+    if path.suffix.lower() not in BOT_FILE_SUFFIXES:
+        raise ValueError(
+            f"bot file {str(path)!r} is not a supported bot file; expected one of {BOT_FILE_SUFFIXES}"
+        )
+    try:
+        onnx_bot = importlib.import_module("agents.onnx_bot")
+    except ImportError as err:
+        raise ImportError(
+            f"cannot load bot file {str(path)!r}: the ONNX bot player (agents.onnx_bot) is not "
+            f"available ({err}); install the 'bots' extra (pip install 'racko[bots]')"
+        ) from err
+    return onnx_bot.load_onnx_bot(str(path), num_players=num_players, **rules_options)
+
+
+def _load_class(
+    spec: str, num_players: int, seed: int | None, rules_options: dict[str, Any]
+) -> Bot:
+    module_name, _, class_name = spec.partition(":")
+    if not module_name or not class_name:
+        raise ValueError(f"bot class path {spec!r} must look like 'module:Class'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise ValueError(f"cannot import module {module_name!r} of bot {spec!r}: {err}") from err
+    target: Any = module
+    for part in class_name.split("."):
+        if not hasattr(target, part):
+            raise ValueError(
+                f"module {module_name!r} has no attribute {class_name!r} (bot {spec!r})"
+            )
+        target = getattr(target, part)
+    if not callable(target):
+        raise ValueError(f"bot {spec!r} is not a class or factory")
+    offered = {"num_players": num_players, "seed": seed, **rules_options}
+    bot = target(**_accepted(target, offered))
+    if not callable(getattr(bot, "act", None)):
+        raise ValueError(f"bot {spec!r} has no act(observation) method")
+    return bot
+
+
+def _accepted(factory: Callable[..., Any], offered: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments among ``offered`` that the constructor takes (all with **kwargs)."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return {k: v for k, v in offered.items() if k != "seed" or v is not None}
+    names = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return {k: v for k, v in offered.items() if k in names}
