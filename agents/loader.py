@@ -25,9 +25,16 @@ def _heuristic(**kw: Any) -> Bot:
     return HeuristicBot(**kw)
 
 
+def _expert(**kw: Any) -> Bot:
+    from agents.expert import ExpertBot
+
+    return ExpertBot(**kw)
+
+
 BUILTIN_BOTS: dict[str, Callable[..., Bot]] = {
     "random": _random,
     "heuristic": _heuristic,
+    "expert": _expert,
 }
 BOT_FILE_SUFFIXES = (".onnx",)
 
