@@ -14,16 +14,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
 from racko_env.config import DEFAULT_TURN_LIMIT, EMPTY_PILE_MODES, RulesConfig
 from racko_env.rules import TARGET_SCORE
-
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
-
 
 # ------------------------------------------------------------------------- command line
 
@@ -141,7 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = rules_from_args(args)
         seat_specs = check_args(args, config)
     except (ValueError, TypeError) as err:
-        parser.error(str(err))
+        parser.error(_flag_names(str(err)))
     hint_spec = args.hint
     if args.watch and hint_spec is not None:
         parser.error("--hint is for a human player; it cannot be used with --watch")
@@ -167,6 +162,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
     )
     return table.run()
+
+
+def _flag_names(message: str) -> str:
+    """Name the command-line flag in RulesConfig's messages ('turn_limit' -> --turn-limit)."""
+    for field in fields(RulesConfig):
+        flag = "--players" if field.name == "num_players" else "--" + field.name.replace("_", "-")
+        message = message.replace(f"rules option '{field.name}'", flag)
+        message = message.replace(f"{field.name}=", f"{flag} ")
+    return message
 
 
 def _seat_seed(seed: int | None, seat: int) -> int | None:

@@ -7,6 +7,7 @@ shown is always the engine's own result.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +36,8 @@ from racko_env.rules import ascending_prefix
 
 LOG_LINES = 10
 UNDER_DISCARD = 6
+KEYS_LINE = "Keys: d draw, t take the discard, k keep, x discard, 5..50 a slot, ? help, q quit"
+_BOT_SLOT = re.compile(r"\bslot \d\b")
 _ACTION_KEY = {DRAW_PILE: "d", TAKE_DISCARD: "t", KEEP: "k", DISCARD: "x"}
 
 
@@ -106,8 +109,11 @@ class Table:
 
     # ----------------------------------------------------------------- names
 
-    def name(self, seat: int) -> str:
-        return "You" if seat == self.human else f"player_{seat}"
+    def name(self, seat: int, start: bool = True) -> str:
+        """A seat in a sentence: player_1, or You / you for the human."""
+        if seat == self.human:
+            return "You" if start else "you"
+        return f"player_{seat}"
 
     def row_name(self, seat: int) -> str:
         if seat == self.human:
@@ -180,7 +186,7 @@ class Table:
         game = self.game
         self.events_shown = 0
         self.events = [
-            f"Round {game.round_number} dealt by {self.name(game.dealer)}; "
+            f"Round {game.round_number} dealt by {self.name(game.dealer, start=False)}; "
             f"{self.name(game.current)} move{'' if game.current == self.human else 's'} first."
         ]
         if self.watch:
@@ -218,7 +224,10 @@ class Table:
         obs = self.env.observe(self.env.agent_selection)
         action = int(bot.act(obs))
         key = _ACTION_KEY.get(action) or SLOT_LABELS[action]
-        return Text(f"Hint ({bot_label(spec)}): type {key}: {bot.explain(obs)}", style="cyan")
+        why = bot.explain(obs)
+        if _BOT_SLOT.search(why):
+            why += " (bots count slots 1-10 from the front)"
+        return Text(f"Hint ({bot_label(spec)}): type {key}. Why: {why}", style="cyan")
 
     # ----------------------------------------------------------------- drawing
 
@@ -237,7 +246,7 @@ class Table:
             opts.append("partners (seats 0+2 vs 1+3)")
         seats = ", ".join(self.row_name(s) for s in range(self.n))
         self.console.print(f"[bold]Rack-O[/bold], {self.n} players: {escape(seats)}")
-        self.console.print("Rules: " + ", ".join(opts) + ".", soft_wrap=True)
+        self.console.print("Rules: " + ", ".join(opts) + ".")
         if self.human is not None:
             self.console.print(HELP_TEXT)
 
@@ -265,7 +274,7 @@ class Table:
     def _header(self, game: RackoGame) -> str:
         return (
             f"Rack-O - round {game.round_number}, turn {game.turn + 1} "
-            f"(limit {self.config.turn_limit}), dealer {self.name(game.dealer)}, "
+            f"(limit {self.config.turn_limit}), dealer {self.name(game.dealer, start=False)}, "
             f"game to {self.config.target_score}"
         )
 
@@ -281,21 +290,23 @@ class Table:
             con.clear()
         con.rule(self._header(game))
         if self.config.partners:
-            con.print("Teams: " + escape(self._totals_text(self.game)), soft_wrap=True)
+            con.print("Teams: " + escape(self._totals_text(self.game)))
         con.print(self._rack_table(game, reveal=self.watch))
         if not self.watch:
             con.print("  (· = a card you have not seen; green = your ascending run from slot 5)")
-        con.print(self._piles(game), soft_wrap=True)
+        con.print(self._piles(game))
         if game.held is not None and (self.watch or game.current == self.human):
             source = "discard pile" if game.held_from_discard else "draw pile"
             con.print(f"In hand: [bold]{game.held}[/bold] (from the {source})")
         con.print("Log:")
         for line in self.events[-LOG_LINES:]:
-            con.print(Text("  " + line), soft_wrap=True)
+            con.print(Text("  " + line))
         self.events_shown = len(self.events)
+        if not self.watch:
+            con.print(KEYS_LINE, style="dim")
         hint = self._hint_line(game)
         if hint is not None:
-            con.print(hint, soft_wrap=True)
+            con.print(hint)
 
     def _watch_turn(self, after: RackoGame, line: str) -> None:
         if self.console.is_terminal:
@@ -320,7 +331,7 @@ class Table:
             why = f"cut off after {done.turn} turns (the turn limit) without a Rack-O"
         if not self.watch:
             for line in self.events[self.events_shown :]:
-                con.print(Text(line), soft_wrap=True)
+                con.print(Text(line))
         con.rule(f"Round {done.round_number} over: {why}")
         con.print(self._rack_table(done, reveal=True))
         for seat in range(self.n):
@@ -328,22 +339,21 @@ class Table:
             lines = explain_score(rack, seat == done.racko_player, cfg)
             con.print(Text(f"{self.row_name(seat)}:", style="bold"))
             for line in lines:
-                con.print(Text("    " + line), soft_wrap=True)
+                con.print(Text("    " + line))
         if cfg.partners:
             pts = done.last_round_points
             for team in range(2):
                 a, b = team, team + 2
                 con.print(
                     f"{escape(self.team_name(team))}: {pts[a]} + {pts[b]} = {pts[a] + pts[b]} "
-                    "this round",
-                    soft_wrap=True,
+                    "this round"
                 )
-        con.print("Totals: " + escape(self._totals_text(done)), soft_wrap=True)
+        con.print("Totals: " + escape(self._totals_text(done)))
         if done.game_over:
             self.finished = True
             winner = done.game_winner
             con.rule(f"Game over: {self.team_name(winner)} won with {done.totals[winner]} points")
-            con.print(f"Final totals: {escape(self._totals_text(done))}", soft_wrap=True)
+            con.print(f"Final totals: {escape(self._totals_text(done))}")
             return
         if self.max_rounds is not None and self.rounds_played >= self.max_rounds:
             self.finished = True
@@ -355,7 +365,7 @@ class Table:
                 names = " and ".join(self.team_name(t) for t in leaders)
                 result = f"a tie between {names} at {best} points"
             con.rule(f"Game over after {self.rounds_played} round(s) (--rounds): {result}")
-            con.print(f"Final totals: {escape(self._totals_text(done))}", soft_wrap=True)
+            con.print(f"Final totals: {escape(self._totals_text(done))}")
             return
         if self.human is not None:
             line = self._read(f"Press Enter to deal round {done.round_number + 1} (q to leave) > ")

@@ -137,6 +137,10 @@ def parse_command(text: str, phase: Phase, held: int | None, discard_top: int) -
             )
         if word in _KEEP_WORDS:
             return Command(error="You have not drawn a card yet: type d to draw or t to take.")
+        if raw.isdigit():
+            return Command(
+                error=_bad_slot(raw) + f" And first type d (draw) or t (take the {discard_top})."
+            )
         return Command(error=f"'{raw}' is not a choice now: type d (draw) or t (take the discard).")
     if phase == Phase.KEEP_OR_DISCARD:
         if word in _KEEP_WORDS and not arg:
