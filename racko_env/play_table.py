@@ -17,6 +17,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.padding import Padding
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -35,6 +36,7 @@ from racko_env.play_text import (
 from racko_env.rules import ascending_prefix
 
 LOG_LINES = 10
+ROUND_END_PAUSE = 5  # --watch: the scores stay this many --delay periods
 UNDER_DISCARD = 6
 KEYS_LINE = "Keys: d draw, t take the discard, k keep, x discard, 5..50 a slot, ? help, q quit"
 _BOT_SLOT = re.compile(r"\bslot \d\b")
@@ -123,7 +125,7 @@ class Table:
     def team_name(self, team: int) -> str:
         if not self.config.partners:
             return self.row_name(team)
-        return f"team {team + 1} ({self.row_name(team)} + {self.row_name(team + 2)})"
+        return f"team {team + 1} ({self.name(team, False)} + {self.name(team + 2, False)})"
 
     # ----------------------------------------------------------------- the game loop
 
@@ -250,25 +252,30 @@ class Table:
         if self.human is not None:
             self.console.print(HELP_TEXT)
 
-    def _rack_table(self, game: RackoGame, reveal: bool) -> RichTable:
+    def _rack_table(self, game: RackoGame, reveal: bool, round_points: bool = False) -> RichTable:
+        """Every seat's rack as far as the viewer may see it; the last move's slot underlined."""
         table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column("slot")
         for label in SLOT_LABELS:
             table.add_column(str(label), justify="right")
-        table.add_column("score", justify="right")
+        if round_points:
+            table.add_column("round", justify="right")
+        table.add_column("total" if round_points else "score", justify="right")
         scores = game.scores
+        last = game.log[-1] if game.log else None
         for seat in range(self.n):
             shown = reveal or seat == self.human
             rack = game.racks[seat] if shown else game.public_slots[seat]
             good = ascending_prefix(rack) if shown else 0
             cells = []
             for i, card in enumerate(rack):
-                if not card:
-                    cells.append(Text("·", style="dim"))
-                else:
-                    cells.append(Text(str(card), style="green" if i < good else ""))
+                style = "green" if i < good else ""
+                if last is not None and last.player == seat and last.slot == i:
+                    style += " underline"
+                cells.append(Text(str(card), style=style) if card else Text("·", style="dim"))
             name = Text(self.row_name(seat), style="bold" if seat == game.current else "")
-            table.add_row(name, *cells, str(scores[seat]))
+            extra = [str(game.last_round_points[seat])] if round_points else []
+            table.add_row(name, *cells, *extra, str(scores[seat]))
         return table
 
     def _header(self, game: RackoGame) -> str:
@@ -333,13 +340,13 @@ class Table:
             for line in self.events[self.events_shown :]:
                 con.print(Text(line))
         con.rule(f"Round {done.round_number} over: {why}")
-        con.print(self._rack_table(done, reveal=True))
+        con.print(self._rack_table(done, reveal=True, round_points=True))
         for seat in range(self.n):
             rack = done.racks[seat]
             lines = explain_score(rack, seat == done.racko_player, cfg)
             con.print(Text(f"{self.row_name(seat)}:", style="bold"))
             for line in lines:
-                con.print(Text("    " + line))
+                con.print(Padding(Text(line), (0, 0, 0, 4), expand=False))
         if cfg.partners:
             pts = done.last_round_points
             for team in range(2):
@@ -352,7 +359,10 @@ class Table:
         if done.game_over:
             self.finished = True
             winner = done.game_winner
-            con.rule(f"Game over: {self.team_name(winner)} won with {done.totals[winner]} points")
+            con.rule("Game over")
+            con.print(
+                f"[bold]{escape(self.team_name(winner))} won with {done.totals[winner]} points.[/bold]"
+            )
             con.print(f"Final totals: {escape(self._totals_text(done))}")
             return
         if self.max_rounds is not None and self.rounds_played >= self.max_rounds:
@@ -364,7 +374,8 @@ class Table:
             else:
                 names = " and ".join(self.team_name(t) for t in leaders)
                 result = f"a tie between {names} at {best} points"
-            con.rule(f"Game over after {self.rounds_played} round(s) (--rounds): {result}")
+            con.rule(f"Game over after {self.rounds_played} round(s) (--rounds)")
+            con.print(f"[bold]{escape(result)}.[/bold]")
             con.print(f"Final totals: {escape(self._totals_text(done))}")
             return
         if self.human is not None:
@@ -372,7 +383,7 @@ class Table:
             if line.strip().lower() in ("q", "quit", "exit"):
                 raise QuitRequestedError
         elif self.delay:
-            time.sleep(self.delay)
+            time.sleep(ROUND_END_PAUSE * self.delay)  # let a class read the scores
         self._round_started()
 
     def _totals_text(self, game: RackoGame) -> str:
