@@ -1,0 +1,124 @@
+"""Observations (layout v1) and action masks for many games at once, into preallocated buffers.
+
+Bit-identical to ``racko_env.observation.encode`` / ``action_mask``: cards are scaled with the same
+correctly rounded table (float32(c / N)), the turn and scores with the same float64 division before
+the float32 cast. The differential tests compare every seat's vector after every step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from racko_env.observation import (
+    DISCARD_TOP,
+    DRAW_SIZE,
+    DRAW_TOP_KNOWN,
+    HELD,
+    HELD_FROM_DISCARD,
+    IN_DISCARD,
+    OBS_SIZE,
+    OPP_PRESENT,
+    OPP_SCORES,
+    OPP_SLOTS,
+    OWN_SCORE,
+    PARTNERS,
+    PHASE,
+    RACK,
+    TURN,
+    UNSEEN,
+)
+from racko_env.vector.engine import LEGAL, MAX_CARDS, VectorGame
+
+# float32(c / N) for c = 0..60, correctly rounded (the reference encoder's card scaling).
+_CARD_VALUES = {
+    n: (np.arange(MAX_CARDS + 1, dtype=np.float64) / n).astype(np.float32) for n in (40, 50, 60)
+}
+_ON_TURN_PHASES = 2  # phases 0..2 (draw, keep-or-discard, place) are decisions
+
+
+class Encoder:
+    """Encodes seats of a ``VectorGame`` (one seat per game) into a float32 [k, 177] buffer."""
+
+    def __init__(self, game: VectorGame) -> None:
+        self.game = game
+        n = game.num_players
+        self.values = _CARD_VALUES[game.num_cards]
+        const = np.zeros(OBS_SIZE, dtype=np.float32)
+        const[OPP_PRESENT.start : OPP_PRESENT.start + n - 1] = 1.0
+        if game.config.partners:
+            const[PARTNERS] = 1.0
+        self._const = const[OPP_PRESENT.start : PARTNERS + 1]
+        self._not_in_play = np.arange(MAX_CARDS + 1) > game.num_cards
+        self._not_in_play[0] = True
+
+    def observe(
+        self,
+        games: np.ndarray,
+        seats: np.ndarray,
+        include_scores: bool = False,
+        out: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The observation of ``seats[i]`` in game ``games[i]``, for every i (float32 [k, 177])."""
+        eng = self.game
+        g = np.asarray(games, dtype=np.intp)
+        seats = np.asarray(seats, dtype=np.intp)
+        k = len(g)
+        if out is None:
+            out = np.empty((k, OBS_SIZE), dtype=np.float32)
+        elif out.shape != (k, OBS_SIZE) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape ({k}, {OBS_SIZE})")
+        n = eng.num_players
+        values = self.values
+        on = (eng.current[g] == seats) & (eng.phase[g] <= _ON_TURN_PHASES)
+
+        rack = eng.racks[g, seats]
+        out[:, RACK] = values[rack]
+        others = (seats[:, None] + np.arange(1, n)[None, :]) % n  # [k, n-1]
+        public = eng.public_slots[g[:, None], others].reshape(k, 10 * (n - 1))
+        out[:, OPP_SLOTS.start : OPP_SLOTS.start + public.shape[1]] = values[public]
+        out[:, OPP_SLOTS.start + public.shape[1] : OPP_SLOTS.stop] = 0.0
+
+        held = eng.held[g]
+        out[:, HELD] = values[np.where(on, held, 0)]
+        dlen = eng.discard_len[g]
+        top = eng.discard[g, np.maximum(dlen - 1, 0)]
+        out[:, DISCARD_TOP] = values[np.where(dlen > 0, top, 0)]
+        rlen = eng.draw_len[g]
+        draw_top = eng.draw[g, np.maximum(rlen - 1, 0)]
+        out[:, DRAW_TOP_KNOWN] = values[np.where(eng.draw_known[g] & (rlen > 0), draw_top, 0)]
+        out[:, DRAW_SIZE] = values[rlen]
+
+        out[:, PHASE] = 0.0
+        rows = np.flatnonzero(on)
+        out[rows, PHASE.start + eng.phase[g[rows]]] = 1.0
+        from_discard = eng.held_from_discard[g]
+        out[:, HELD_FROM_DISCARD] = on & from_discard
+        out[:, TURN] = eng.turn[g] / eng.config.turn_limit
+        if include_scores:
+            totals = eng.totals[g]  # [k, T]
+            inv_t = 1.0 / eng.config.target_score
+            team_of = eng.team_of
+            out[:, OWN_SCORE] = totals[np.arange(k), team_of[seats]] * inv_t
+            opp = totals[np.arange(k)[:, None], team_of[others]] * inv_t
+            out[:, OPP_SCORES.start : OPP_SCORES.start + n - 1] = opp
+            out[:, OPP_SCORES.start + n - 1 : OPP_SCORES.stop] = 0.0
+        else:
+            out[:, OWN_SCORE : OPP_SCORES.stop] = 0.0
+        out[:, OPP_PRESENT.start : PARTNERS + 1] = self._const
+
+        in_discard = eng.in_discard[g]
+        out[:, IN_DISCARD] = in_discard[:, 1:]
+        seen = in_discard | self._not_in_play
+        col = np.arange(k)[:, None]
+        seen[col, rack] = True
+        seen[col, public] = True
+        seen[np.arange(k), np.where(on | from_discard, held, 0)] = True
+        out[:, UNSEEN] = ~seen[:, 1:]
+        return out
+
+    def masks(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """bool [k, 14]: the legal actions of ``seats[i]`` (all False when not on turn)."""
+        eng = self.game
+        g = np.asarray(games, dtype=np.intp)
+        m = LEGAL[eng.phase[g]]
+        return m & (eng.current[g] == np.asarray(seats))[:, None]

@@ -1,0 +1,154 @@
+"""Episodes and rewards for many games at once, exactly as the AEC env ``racko_v0`` gives them.
+
+``VectorRacko`` wraps a ``VectorGame`` with the env arguments ``episode`` ("round"/"game") and
+``reward`` ("win"/"score"). ``step`` returns, per game, every seat's reward of that step (what
+``raw_env.rewards`` holds after the same move) and whether the episode ended (terminated or
+truncated). In game mode a finished round that does not end the game deals the next one at once,
+as ``raw_env`` does. Ended episodes stay ended until ``reset(games)``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from racko_env.config import RulesConfig
+from racko_env.racko_v0 import EPISODE_MODES, REWARD_MODES
+from racko_env.rules import RACKO_SCORE
+from racko_env.vector.chance import ChanceSource
+from racko_env.vector.encode import Encoder
+from racko_env.vector.engine import VectorGame
+
+
+class StepResult(NamedTuple):
+    """Per game of the step: rewards [k, P] (float64), terminated [k], truncated [k]."""
+
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+
+    @property
+    def done(self) -> np.ndarray:
+        return self.terminated | self.truncated
+
+
+class VectorRacko:
+    """B Rack-O episodes with the AEC env's rules, rewards and episode ends, in numpy."""
+
+    def __init__(
+        self,
+        num_games: int,
+        num_players: int = 2,
+        episode: str = "round",
+        reward: str = "win",
+        seed: int | None = None,
+        chance: ChanceSource | None = None,
+        **rules_options: object,
+    ) -> None:
+        if episode not in EPISODE_MODES:
+            raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        self.config = RulesConfig.from_dict({"num_players": num_players, **rules_options})
+        self.episode = episode
+        self.reward_mode = reward
+        self.include_scores = episode == "game"
+        self.game = VectorGame(num_games, self.config, chance=chance, seed=seed)
+        self.encoder = Encoder(self.game)
+        self.num_games = self.game.num_games
+        self.num_players = self.game.num_players
+        self.episode_over = np.zeros(self.num_games, dtype=bool)
+        n_teams = self.config.num_teams
+        team_of = self.game.team_of
+        # Win rewards by the number of winning teams (see racko_v0.win_rewards).
+        k = np.arange(n_teams + 1, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if n_teams == 2:
+                win, lose = np.ones_like(k), -np.ones_like(k)
+            else:
+                win = (n_teams - k) / (k * (n_teams - 1))
+                lose = np.full_like(k, -1.0 / (n_teams - 1))
+        win[0] = win[n_teams] = lose[0] = lose[n_teams] = 0.0
+        self._win, self._lose = win, lose
+        self._team_onehot = team_of[:, None] == np.arange(n_teams)[None, :]  # [P, T]
+
+    def reset(
+        self,
+        games: np.ndarray | list[int] | None = None,
+        first_dealer: np.ndarray | list[int] | int | None = None,
+        deck_orders: np.ndarray | None = None,
+    ) -> None:
+        """Start new episodes (new games) in ``games`` (default: all)."""
+        g = self.game._games(games)
+        self.game.new_game(g, first_dealer=first_dealer, deck_orders=deck_orders)
+        self.episode_over[g] = False
+
+    def step(self, actions: np.ndarray, games: np.ndarray | list[int] | None = None) -> StepResult:
+        """Apply one decision per game (the player on turn) and hand out the AEC rewards."""
+        game = self.game
+        g = game._games(games)
+        if self.episode_over[g].any():
+            bad = g[self.episode_over[g]].tolist()
+            raise ValueError(f"the episodes of games {bad} are over; reset them first")
+        game.step(actions, g)
+        k = len(g)
+        rewards = np.zeros((k, self.num_players), dtype=np.float64)
+        terminated = np.zeros(k, dtype=bool)
+        truncated = np.zeros(k, dtype=bool)
+        ended = game.round_over[g]
+        if ended.any():
+            rows = np.flatnonzero(ended)
+            s = g[rows]
+            if self.reward_mode == "score":
+                rewards[rows] = game.round_team_points(s) / RACKO_SCORE
+            if self.episode == "round":
+                if self.reward_mode == "win":
+                    rewards[rows] = self._win_rewards(self._round_winners(s))
+                trunc = game.truncated[s]
+                truncated[rows] = trunc
+                terminated[rows] = ~trunc
+                self.episode_over[s] = True
+            else:
+                over = game.game_over[s]
+                if over.any():
+                    o = s[over]
+                    if self.reward_mode == "win":
+                        winners = game.team_of[None, :] == game.game_winner[o][:, None]
+                        rewards[rows[over]] = self._win_rewards(winners)
+                    terminated[rows[over]] = True
+                    self.episode_over[o] = True
+                if not over.all():
+                    game.start_round(s[~over])
+        return StepResult(rewards, terminated, truncated)
+
+    def _round_winners(self, s: np.ndarray) -> np.ndarray:
+        """bool [k, P]: seats on a winning team of the round that just ended."""
+        game = self.game
+        rp = game.racko_player[s]
+        team_of = game.team_of
+        by_racko = team_of[None, :] == team_of[np.maximum(rp, 0)][:, None]
+        points = game.round_team_points(s)
+        by_points = points == points.max(axis=1, keepdims=True)
+        return np.where((rp >= 0)[:, None], by_racko, by_points)
+
+    def _win_rewards(self, winners: np.ndarray) -> np.ndarray:
+        """Zero-sum rewards [k, P] from the winning seats (whole teams win together)."""
+        team_wins = (winners[:, :, None] & self._team_onehot[None]).any(axis=1)  # [k, T]
+        count = team_wins.sum(axis=1)
+        return np.where(winners, self._win[count][:, None], self._lose[count][:, None])
+
+    # ----------------------------------------------------------------- views
+
+    def observe(
+        self,
+        games: np.ndarray,
+        seats: np.ndarray,
+        out: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """Observation vectors (float32 [k, 177]) of ``seats[i]`` in ``games[i]``."""
+        return self.encoder.observe(games, seats, self.include_scores, out)
+
+    def action_masks(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Legal-action masks (bool [k, 14]) of ``seats[i]`` in ``games[i]``."""
+        return self.encoder.masks(games, seats)

@@ -1,0 +1,320 @@
+"""``RackoVecEnv``: many Rack-O games as one stable-baselines3 ``VecEnv``, for fast MaskablePPO.
+
+The single-agent view of the project (the same contract as ``racko_env.gym_env``): in each game the
+learner takes one seat, rotated across episodes (episode k of game i sits in seat
+``(offset_i + k) % num_players``, offsets seeded); the other seats are played inside the env by
+opponents sampled per episode and seat from a weighted pool. Opponent moves are computed for all
+games at once, one ``act_batch`` call per opponent policy and decision round, until the learner is
+on turn again everywhere, so the learner never gets an all-False mask.
+
+Rewards are the learner seat's AEC rewards (``reward="win"|"score"``), delivered on the step that
+ends the episode, also when an opponent's move ended it; in score mode with ``episode="game"`` each
+round's reward arrives on the step during which that round ended. Ended games restart at once
+(SB3's auto-reset): their ``infos[i]`` hold ``terminal_observation``, ``TimeLimit.truncated`` and
+Monitor-style ``episode = {"r", "l", "t"}``. Every info holds ``action_mask`` of the returned obs.
+
+Only this module of ``racko_env.vector`` imports stable-baselines3.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
+
+from racko_env.actions import NUM_ACTIONS
+from racko_env.observation import OBS_SIZE
+from racko_env.vector.engine import LEGAL
+from racko_env.vector.env import VectorRacko
+
+OpponentSpec = Any  # a bot spec for agents.load, or a BatchPolicy object
+
+
+class RackoVecEnv(VecEnv):
+    """``num_envs`` games of Rack-O seen from one learner seat each (see the module docstring).
+
+    ``opponents``: one spec or a list of specs (``"random"``, ``"heuristic"``, ``"expert"``, a
+    ``"module:Class"``, a ``.onnx`` bot file, or any ``BatchPolicy`` object such as
+    ``agents.batched.ModelPolicy(snapshot)``), or a mapping spec -> weight; ``opponent_weights``
+    gives the weights of a list. ``seed`` fixes deals, seats, opponent draws and random opponents.
+    ``reward``, ``episode`` and the rules options are those of ``racko_v0``.
+    """
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[str, float] = "random",
+        seed: int | None = None,
+        reward: str = "win",
+        episode: str = "round",
+        opponent_weights: Sequence[float] | None = None,
+        **rules_options: Any,
+    ) -> None:
+        self.render_mode = None
+        self._rules = dict(rules_options)
+        self.num_players = num_players
+        self.reward_mode = reward
+        self.episode = episode
+        self._seed(seed)
+        self.games = VectorRacko(
+            num_envs,
+            num_players,
+            episode=episode,
+            reward=reward,
+            seed=int(self._seq.generate_state(1)[0]),
+            **rules_options,
+        )
+        obs_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        super().__init__(num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
+        b, n = num_envs, num_players
+        self._all = np.arange(b)
+        self._obs = np.zeros((b, OBS_SIZE), dtype=np.float32)
+        self._learner = np.zeros(b, dtype=np.intp)
+        self._episodes = np.zeros(b, dtype=np.int64)
+        self._offset = self._rng.integers(0, n, size=b)
+        self._opp = np.full((b, n), -1, dtype=np.intp)
+        self._ep_return = np.zeros(b, dtype=np.float64)
+        self._ep_len = np.zeros(b, dtype=np.int64)
+        self._pending = np.zeros(b, dtype=np.float64)
+        self._policies: dict[int, Any] = {}
+        self._next_key = 0
+        self._actions: np.ndarray | None = None
+        self.t_start = time.time()
+        self.discarded_episodes = 0  # episodes that ended before the learner's first decision
+        if isinstance(opponents, Mapping):
+            if opponent_weights is not None:
+                raise ValueError(
+                    "give weights either in the opponents mapping or as opponent_weights"
+                )
+            opponents, opponent_weights = list(opponents), list(opponents.values())
+        elif isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            opponents = [opponents]
+        self.set_opponent_pool(opponents, opponent_weights)
+        self._needs_reset = True
+
+    # ----------------------------------------------------------------- seeding and opponents
+
+    def _seed(self, seed: int | None) -> None:
+        self._seq = np.random.SeedSequence(seed)
+        self._rng = np.random.default_rng(self._seq.spawn(1)[0])
+
+    def set_opponent_pool(
+        self, policies: Sequence[OpponentSpec], weights: Sequence[float] | None = None
+    ) -> None:
+        """Replace the opponents sampled for new episodes (games in progress keep theirs).
+
+        ``policies``: specs for ``agents.batched.load_batch`` or ``BatchPolicy`` objects;
+        ``weights``: non-negative sampling weights (default: equal), one per policy.
+        """
+        from agents.batched import load_batch
+
+        policies = list(policies)
+        if not policies:
+            raise ValueError("the opponent pool needs at least one policy")
+        if weights is None:
+            w = np.ones(len(policies))
+        else:
+            w = np.asarray(list(weights), dtype=np.float64)
+            if w.shape != (len(policies),):
+                raise ValueError(
+                    f"need one weight per opponent policy: {len(policies)} policies, "
+                    f"{w.size} weights"
+                )
+            if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+                raise ValueError(
+                    f"opponent weights must be >= 0 with a positive sum, got {w.tolist()}"
+                )
+        keys = []
+        for spec in policies:
+            child = int(self._seq.spawn(1)[0].generate_state(1)[0])
+            policy = load_batch(spec, self.num_players, seed=child, **self._rules)
+            self._policies[self._next_key] = policy
+            keys.append(self._next_key)
+            self._next_key += 1
+        self._pool = np.array(keys, dtype=np.intp)
+        self._pool_p = w / w.sum()
+        self._forget_unused()
+
+    @property
+    def opponent_pool(self) -> list[Any]:
+        """The batch policies new episodes sample from (in pool order)."""
+        return [self._policies[int(k)] for k in self._pool]
+
+    def _forget_unused(self) -> None:
+        """Drop policies neither in the pool nor still playing a game (no growth over a run)."""
+        if len(self._policies) == len(self._pool):
+            return
+        keep = set(self._pool.tolist()) | set(np.unique(self._opp).tolist())
+        for key in [k for k in self._policies if k not in keep]:
+            del self._policies[key]
+
+    # ----------------------------------------------------------------- episodes
+
+    def _start(self, idx: np.ndarray) -> None:
+        """New episodes in games ``idx``: deal, seat the learner, draw opponents, play to its turn."""
+        n = self.num_players
+        while idx.size:
+            self.games.reset(idx)
+            learner = (self._offset[idx] + self._episodes[idx]) % n
+            self._learner[idx] = learner
+            self._episodes[idx] += 1
+            draw = self._rng.choice(len(self._pool), size=(idx.size, n), p=self._pool_p)
+            opp = self._pool[draw]
+            opp[np.arange(idx.size), learner] = -1
+            self._opp[idx] = opp
+            self._ep_return[idx] = 0.0
+            self._ep_len[idx] = 0
+            self._pending[idx] = 0.0
+            rewards, done, _ = self._advance(idx)
+            self._pending[idx] = rewards
+            # An episode that ends before the learner's first decision is dealt again.
+            idx = idx[done]
+            self.discarded_episodes += idx.size
+        self._forget_unused()
+
+    def _advance(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Opponents move in games ``idx`` until the learner is on turn or the episode ends.
+
+        Returns the learner's reward collected meanwhile, and per game done and truncated flags.
+        """
+        games, eng = self.games, self.games.game
+        reward = np.zeros(idx.size, dtype=np.float64)
+        done = np.zeros(idx.size, dtype=bool)
+        truncated = np.zeros(idx.size, dtype=bool)
+        active = np.flatnonzero(eng.current[idx] != self._learner[idx])
+        while active.size:
+            g = idx[active]
+            seat = eng.current[g]
+            key = self._opp[g, seat]
+            actions = np.empty(g.size, dtype=np.intp)
+            for k in np.unique(key):
+                sel = key == k
+                rows, seats = g[sel], seat[sel]
+                obs = games.observe(rows, seats)
+                masks = games.action_masks(rows, seats)
+                actions[sel] = self._policies[int(k)].act_batch(obs, masks)
+            result = games.step(actions, g)
+            reward[active] += result.rewards[np.arange(g.size), self._learner[g]]
+            ended = result.done
+            done[active[ended]] = True
+            truncated[active[ended]] = result.truncated[ended]
+            active = active[~ended & (eng.current[g] != self._learner[g])]
+        return reward, done, truncated
+
+    # ----------------------------------------------------------------- VecEnv API
+
+    def reset(self) -> np.ndarray:
+        if self._seeds[0] is not None:
+            self._reseed(int(self._seeds[0]))
+        self._reset_seeds()
+        self._reset_options()
+        self._start(self._all)
+        self._needs_reset = False
+        obs = self.games.observe(self._all, self._learner, out=self._obs)
+        self.reset_infos = [{"action_mask": m} for m in self.action_masks()]
+        return obs.copy()
+
+    def _reseed(self, seed: int) -> None:
+        """``seed()`` then ``reset()``: the same run as constructing with that seed."""
+        pool = [self._policies[int(k)] for k in self._pool]
+        weights = self._pool_p.copy()
+        self._seed(seed)
+        eng_seed = int(self._seq.generate_state(1)[0])
+        self.games.game.chance.rng = np.random.default_rng(eng_seed)
+        self._offset = self._rng.integers(0, self.num_players, size=self.num_envs)
+        self._episodes[:] = 0
+        for policy in pool:  # re-seed random opponents from the new seed sequence
+            child = int(self._seq.spawn(1)[0].generate_state(1)[0])
+            if callable(getattr(policy, "seed", None)):
+                policy.seed(child)
+        self._pool_p = weights
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions).reshape(self.num_envs)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._needs_reset or self._actions is None:
+            raise RuntimeError("call reset() before step()")
+        games = self.games
+        result = games.step(self._actions, self._all)  # raises ValueError for an illegal action
+        self._actions = None
+        rewards = result.rewards[self._all, self._learner] + self._pending
+        self._pending[:] = 0.0
+        done = result.done.copy()
+        truncated = result.truncated.copy()
+        cont = np.flatnonzero(~done)
+        r2, d2, t2 = self._advance(cont)
+        rewards[cont] += r2
+        done[cont] = d2
+        truncated[cont] = t2
+        self._ep_return += rewards
+        self._ep_len += 1
+        obs = games.observe(self._all, self._learner, out=self._obs)
+        ended = np.flatnonzero(done)
+        ended_info = {}
+        if ended.size:
+            now = round(time.time() - self.t_start, 6)
+            for i in ended.tolist():
+                ended_info[i] = {
+                    "terminal_observation": obs[i].copy(),
+                    "TimeLimit.truncated": bool(truncated[i]),
+                    "episode": {
+                        "r": float(self._ep_return[i]),
+                        "l": int(self._ep_len[i]),
+                        "t": now,
+                    },
+                }
+            self._start(ended)  # rewards before a new episode's first decision come next step
+            obs[ended] = games.observe(ended, self._learner[ended])
+        masks = self.action_masks()
+        infos = [{"action_mask": m} for m in masks]
+        for i, info in ended_info.items():
+            infos[i].update(info)
+        return obs.copy(), rewards.astype(np.float32), done, infos
+
+    def action_masks(self) -> np.ndarray:
+        """bool [num_envs, 14]: the learner's legal actions in every game (never all False)."""
+        return LEGAL[self.games.game.phase]
+
+    def close(self) -> None:
+        self._policies.clear()
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        value = getattr(self, attr_name)  # AttributeError names a missing attribute
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        if len(list(self._get_indices(indices))) != self.num_envs:
+            raise ValueError("RackoVecEnv shares its attributes across games: set them for all")
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
+    ) -> list[Any]:
+        which = list(self._get_indices(indices))
+        if method_name == "action_masks":
+            masks = self.action_masks()
+            return [masks[i] for i in which]
+        method = getattr(self, method_name)  # AttributeError names a missing method
+        result = method(*method_args, **method_kwargs)
+        return [result for _ in which]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def _get_indices(self, indices: VecEnvIndices) -> Iterable[int]:
+        if indices is None:
+            return range(self.num_envs)
+        if isinstance(indices, int):
+            return [indices]
+        return indices
