@@ -1,0 +1,202 @@
+"""The single-agent Gymnasium view: API, masks, seat rotation, and reward delivery vs the AEC env."""
+
+from __future__ import annotations
+
+import copy
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import racko_env  # noqa: F401  (registers racko/Racko-v0)
+from racko_env import racko_v0
+from racko_env.gym_env import RackoGymEnv
+
+
+class Recorder:
+    """A bot that plays uniformly at random and appends every action to a shared trace."""
+
+    name = "recorder"
+
+    def __init__(self, trace: list[int], seed: int) -> None:
+        self.trace = trace
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: dict) -> int:
+        action = int(self.rng.choice(np.flatnonzero(observation["action_mask"])))
+        self.trace.append(action)
+        return action
+
+
+def test_make_and_check_env() -> None:
+    env = gymnasium.make("racko/Racko-v0", num_players=2, opponents=["heuristic"])
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=3)
+    assert obs.shape == (177,) and obs.dtype == np.float32
+    mask = env.unwrapped.action_masks()
+    assert mask.dtype == bool and mask.shape == (14,) and mask.any()
+    assert np.array_equal(info["action_mask"], mask)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_masks_never_empty_and_seats_rotate(num_players: int) -> None:
+    env = RackoGymEnv(num_players=num_players, opponents=["random", "heuristic"])
+    rng = np.random.default_rng(0)
+    _, info = env.reset(seed=11)
+    seats = [info["seat"]]
+    while len(seats) < 2 * num_players + 1:
+        mask = env.action_masks()
+        assert mask.any(), "the learner was handed an all-False mask"
+        _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if term or trunc:
+            _, info = env.reset()
+            seats.append(info["seat"])
+    offset = seats[0]
+    assert seats == [(offset + k) % num_players for k in range(len(seats))]
+
+
+def test_same_seed_same_episodes() -> None:
+    def play(seed: int) -> list[tuple]:
+        env = RackoGymEnv(num_players=3, opponents=["random", "heuristic"])
+        rng = np.random.default_rng(1)
+        obs, _ = env.reset(seed=seed)
+        out = []
+        for _ in range(300):
+            a = int(rng.choice(np.flatnonzero(env.action_masks())))
+            obs, r, term, trunc, _ = env.step(a)
+            out.append((a, r, term, trunc, obs.tobytes()))
+            if term or trunc:
+                obs, _ = env.reset()
+        return out
+
+    assert play(5) == play(5)
+    assert play(5) != play(6)
+
+
+@pytest.mark.parametrize(
+    ("num_players", "reward", "episode", "rules"),
+    [
+        (2, "win", "round", {}),
+        (2, "score", "round", {}),
+        (3, "win", "round", {}),
+        (4, "score", "round", {"partners": True}),
+        (2, "score", "game", {"target_score": 150}),
+        (3, "win", "game", {"target_score": 120}),
+    ],
+)
+def test_reward_delivery_matches_aec(num_players, reward, episode, rules) -> None:
+    """Replaying each episode's actions in racko_v0 gives the learner seat the same return."""
+    trace: list[int] = []
+    env = RackoGymEnv(
+        num_players=num_players,
+        opponents=[Recorder(trace, seed=7)],
+        reward=reward,
+        episode=episode,
+        **rules,
+    )
+    rng = np.random.default_rng(3)
+    ended_by_opponent = 0
+    env.reset(seed=num_players)
+    for _ in range(12 if episode == "round" else 3):
+        seat, deal_seed = env.learner, env.deal_seed
+        episode_trace = list(trace)  # the opponents' moves before the learner's first decision
+        trace.clear()
+        ret, done = 0.0, False
+        while not done:
+            a = int(rng.choice(np.flatnonzero(env.action_masks())))
+            episode_trace.append(a)
+            _, r, term, trunc, info = env.step(a)
+            episode_trace += trace
+            last_mover_is_opponent = bool(trace)
+            trace.clear()
+            ret += r
+            done = term or trunc
+        ended_by_opponent += last_mover_is_opponent
+        aec = racko_v0.raw_env(num_players=num_players, reward=reward, episode=episode, **rules)
+        aec.reset(seed=deal_seed)
+        me = aec.possible_agents[seat]
+        aec_return = 0.0
+        for a in episode_trace:
+            aec.step(a)
+            aec_return += aec.rewards[me]
+        assert aec.terminations[me] or aec.truncations[me]
+        assert (aec.terminations[me], aec.truncations[me]) == (term, trunc)
+        assert ret == pytest.approx(aec_return)
+        env.reset()
+    if episode == "round":
+        assert ended_by_opponent > 0, "no episode ended on an opponent's move: test too weak"
+
+
+def test_learner_loss_is_delivered_when_an_opponent_ends_the_round() -> None:
+    env = RackoGymEnv(num_players=2, opponents=["heuristic"], reward="win", seat=0)
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    losses = 0
+    for _ in range(5):
+        done = False
+        while not done:
+            a = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, r, term, trunc, info = env.step(a)
+            done = term or trunc
+        if term and not info["went_racko"]:
+            assert r == -1.0
+            losses += 1
+        env.reset()
+    assert losses > 0
+
+
+def test_illegal_action_ends_episode_with_penalty() -> None:
+    env = RackoGymEnv(num_players=2, opponents=["random"])
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, r, term, trunc, info = env.step(illegal)
+    assert (r, term, trunc, info["illegal_action"]) == (-1.0, True, False, illegal)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_state_roundtrip_continues_identically() -> None:
+    env = RackoGymEnv(num_players=3, opponents=["random", "heuristic"])
+    rng = np.random.default_rng(2)
+    env.reset(seed=9)
+    for _ in range(40):
+        _, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if term or trunc:
+            env.reset()
+    blob = env.get_state()
+    rng_copy = copy.deepcopy(rng)
+
+    def run(e: RackoGymEnv, r: np.random.Generator) -> list:
+        out = []
+        for _ in range(200):
+            obs, rew, term, trunc, _ = e.step(int(r.choice(np.flatnonzero(e.action_masks()))))
+            out.append((obs.tobytes(), rew, term, trunc))
+            if term or trunc:
+                e.reset()
+        return out
+
+    first = run(env, rng)
+    other = RackoGymEnv(num_players=3, opponents=["random"])
+    other.reset(seed=123)
+    other.set_state(blob)
+    assert run(other, rng_copy) == first
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"seat": 2}, "seat"),
+        ({"opponents": []}, "opponents"),
+        ({"opponents": ["random"], "opponent_weights": [1, 2]}, "opponent_weights"),
+        ({"opponents": ["random"], "opponent_weights": [-1]}, "opponent_weights"),
+        ({"opponents": [object()]}, "neither"),
+        ({"bogus_option": 1}, "bogus_option"),
+    ],
+)
+def test_bad_arguments_are_refused(kwargs, match) -> None:
+    with pytest.raises((ValueError, TypeError), match=match):
+        RackoGymEnv(num_players=2, **kwargs)

@@ -1,0 +1,175 @@
+"""The training config schema: YAML files in ``configs/`` are validated against it.
+
+Unknown keys and bad values are errors that name the key (pydantic, ``extra="forbid"``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from racko_env.config import RulesConfig
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RulesSection(_Strict):
+    """Rules options other than the player count (see ``racko_env.RulesConfig``)."""
+
+    empty_pile: Literal["shuffle", "flip"] = "shuffle"
+    turn_limit: int = Field(400, ge=1)
+    min_run: int = Field(0, ge=0, le=10)
+    bonus: bool = False
+    partners: bool = False
+    target_score: int = Field(500, ge=1)
+
+
+class PPOSection(_Strict):
+    """MaskablePPO hyperparameters (names as in sb3-contrib)."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    n_steps: int = Field(512, ge=8)  # per env, per rollout
+    batch_size: int = Field(256, ge=8)
+    n_epochs: int = Field(4, ge=1)
+    gamma: float = Field(0.995, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.01, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128])
+    activation: Literal["tanh", "relu"] = "tanh"
+
+    @field_validator("net_arch")
+    @classmethod
+    def _layers_positive(cls, v: list[int]) -> list[int]:
+        if not v or any(n < 1 for n in v):
+            raise ValueError("net_arch must be a non-empty list of positive layer sizes")
+        return v
+
+
+class SelfPlaySection(_Strict):
+    """Self-play snapshots: a frozen copy of the learner joins the pool every ``every_updates``."""
+
+    every_updates: int = Field(10, ge=1)  # PPO updates (rollouts) between snapshots
+    pool_size: int = Field(10, ge=1)  # newest snapshots kept; older ones drop out
+    latest_weight: float = Field(0.5, ge=0, le=1)  # share of the self-play weight for the newest
+
+
+class EvalSection(_Strict):
+    """Periodic evaluation against fixed bots (win rate of deterministic play)."""
+
+    every_steps: int = Field(50_000, ge=1)
+    episodes: int = Field(200, ge=1)
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
+    seed: int = 12345
+
+
+class FinalEvalSection(_Strict):
+    """The evaluation written into the exported manifest (duplicate rounds via train.evaluate)."""
+
+    rounds: int = Field(0, ge=0)  # 0: skip
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
+    seed: int = 0
+    workers: int = Field(1, ge=1)
+
+
+class TrainConfig(_Strict):
+    """One training run (``python train/ppo.py --config FILE``)."""
+
+    num_players: int = Field(2, ge=2, le=4)
+    rules: RulesSection = RulesSection()
+    reward: Literal["win", "score"] = "win"
+    episode: Literal["round", "game"] = "round"
+    shaping: float = Field(0.0, ge=0)  # dense reward for ascending progress (racko_env.gym_env)
+    seed: int = 0
+    total_steps: int = Field(1_000_000, ge=1)
+    n_envs: int = Field(8, ge=1)
+    vec_env: Literal["batched", "subproc", "dummy"] = "subproc"
+    # opponents: spec -> weight; the special spec "self" is the self-play snapshot pool
+    opponents: dict[str, float] = Field(default_factory=lambda: {"heuristic": 1.0})
+    selfplay: SelfPlaySection = SelfPlaySection()
+    ppo: PPOSection = PPOSection()
+    eval: EvalSection = EvalSection()
+    final_eval: FinalEvalSection = FinalEvalSection()
+    checkpoint_every: int = Field(100_000, ge=1)
+    out: str = "runs/default"
+    torch_threads: int = Field(1, ge=1)
+    progress_bar: bool = True
+
+    @field_validator("opponents")
+    @classmethod
+    def _weights_ok(cls, v: dict[str, float]) -> dict[str, float]:
+        if not v:
+            raise ValueError("opponents must name at least one opponent")
+        for spec, w in v.items():
+            if not w >= 0:
+                raise ValueError(f"opponents[{spec!r}]: weight must be >= 0, got {w}")
+        if sum(v.values()) <= 0:
+            raise ValueError("opponents: the weights must have a positive sum")
+        return v
+
+    @model_validator(mode="after")
+    def _rules_valid(self) -> TrainConfig:
+        try:
+            self.rules_config()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"rules: {exc}") from exc
+        if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
+            raise ValueError(
+                f"ppo.batch_size ({self.ppo.batch_size}) exceeds one rollout "
+                f"(ppo.n_steps * n_envs = {self.ppo.n_steps * self.n_envs})"
+            )
+        return self
+
+    def rules_config(self) -> RulesConfig:
+        return RulesConfig(num_players=self.num_players, **self.rules.model_dump())
+
+    def rules_options(self) -> dict[str, Any]:
+        """Rules options as keyword arguments for envs and bots (without ``num_players``)."""
+        return self.rules.model_dump()
+
+
+class ConfigError(ValueError):
+    """A config file that does not match the schema; the message names every bad key."""
+
+
+def _format(exc: ValidationError, source: str) -> str:
+    lines = [f"invalid training config {source}:"]
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        lines.append(f"  {key}: {msg}")
+    return "\n".join(lines)
+
+
+def parse_config(data: dict[str, Any], source: str = "<dict>") -> TrainConfig:
+    """Validate a config dict; raise ``ConfigError`` naming every bad key."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"invalid training config {source}: expected a mapping at the top level")
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format(exc, source)) from None
+
+
+def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
+    """Read a YAML config, apply top-level overrides (those not None), and validate."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"config file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"invalid training config {path}: expected a mapping at the top level")
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return parse_config(data, str(path))

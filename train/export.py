@@ -1,0 +1,217 @@
+"""Export a trained policy as a bot file: ``bot.onnx`` + ``bot.json`` (format: docs/bot-format.md).
+
+``python train/export.py RUN_DIR`` exports ``RUN_DIR/final_model.zip`` (or the newest checkpoint)
+and checks the ONNX graph against the SB3 policy's own masked, deterministic predictions.
+The graph is written from the policy's weights with ``onnx.helper`` (no tracing), so it contains
+only Gemm, Tanh/Relu, Where and ArgMax: easy for any ONNX runtime.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from racko_env.actions import ACTION_NAMES, NUM_ACTIONS
+from racko_env.observation import OBS_SIZE, OBS_VERSION
+from train.snapshot import MASKED_LOGIT, SnapshotPolicy
+
+FORMAT = "racko-bot"
+FORMAT_VERSION = 1
+OPSET = 17
+INPUT_OBS, INPUT_MASK = "observation", "action_mask"
+OUTPUT_ACTION, OUTPUT_LOGITS = "action", "masked_logits"
+
+
+def build_onnx(policy: SnapshotPolicy) -> Any:
+    """The ONNX graph of a policy: (observation, action_mask) -> (action, masked_logits)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    inits, nodes = [], []
+    h = INPUT_OBS
+    for i, (w, b) in enumerate(policy.layers):
+        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
+        out = "logits" if i == len(policy.layers) - 1 else f"z{i}"
+        nodes.append(helper.make_node("Gemm", [h, f"w{i}", f"b{i}"], [out], transB=1))
+        if i < len(policy.layers) - 1:
+            act = "Tanh" if policy.activation == "tanh" else "Relu"
+            nodes.append(helper.make_node(act, [out], [f"h{i}"]))
+            h = f"h{i}"
+    inits.append(numpy_helper.from_array(np.array(MASKED_LOGIT, dtype=np.float32), "masked"))
+    nodes.append(helper.make_node("Where", [INPUT_MASK, "logits", "masked"], [OUTPUT_LOGITS]))
+    nodes.append(helper.make_node("ArgMax", [OUTPUT_LOGITS], [OUTPUT_ACTION], axis=1, keepdims=0))
+    graph = helper.make_graph(
+        nodes,
+        "racko_policy",
+        [
+            helper.make_tensor_value_info(INPUT_OBS, TensorProto.FLOAT, ["batch", OBS_SIZE]),
+            helper.make_tensor_value_info(INPUT_MASK, TensorProto.BOOL, ["batch", NUM_ACTIONS]),
+        ],
+        [
+            helper.make_tensor_value_info(OUTPUT_ACTION, TensorProto.INT64, ["batch"]),
+            helper.make_tensor_value_info(OUTPUT_LOGITS, TensorProto.FLOAT, ["batch", NUM_ACTIONS]),
+        ],
+        inits,
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="racko"
+    )
+    model.ir_version = 8  # readable by onnxruntime releases of the last few years
+    onnx.checker.check_model(model)
+    return model
+
+
+def make_manifest(
+    num_players: int,
+    rules: dict[str, Any],
+    onnx_bytes: bytes,
+    evaluation: dict[str, Any] | None = None,
+    training: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``bot.json`` contents (see docs/bot-format.md)."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "observation_version": OBS_VERSION,
+        "observation_size": OBS_SIZE,
+        "num_players": num_players,
+        "rules": {k: v for k, v in rules.items() if k != "num_players"},
+        "inputs": {
+            INPUT_OBS: {"dtype": "float32", "shape": ["batch", OBS_SIZE]},
+            INPUT_MASK: {"dtype": "bool", "shape": ["batch", NUM_ACTIONS]},
+        },
+        "outputs": {
+            OUTPUT_ACTION: {"dtype": "int64", "shape": ["batch"]},
+            OUTPUT_LOGITS: {"dtype": "float32", "shape": ["batch", NUM_ACTIONS]},
+        },
+        "actions": {str(i): name for i, name in enumerate(ACTION_NAMES)},
+        "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
+        "evaluation": evaluation or {},
+        "training": training or {},
+    }
+
+
+def sample_observations(
+    num_players: int, rules: dict[str, Any], count: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks met in real play (learner seat, random legal moves vs heuristic)."""
+    from racko_env.gym_env import RackoGymEnv
+
+    env = RackoGymEnv(num_players=num_players, opponents=["heuristic"], **rules)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    all_obs, all_masks = [], []
+    while len(all_obs) < count:
+        mask = env.action_masks()
+        all_obs.append(obs)
+        all_masks.append(mask)
+        obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if term or trunc:
+            obs, _ = env.reset()
+    return np.stack(all_obs), np.stack(all_masks)
+
+
+def check_against_model(model: Any, onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> int:
+    """Number of observations where the ONNX action differs from ``model.predict`` (should be 0)."""
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(onnx_bytes, providers=["CPUExecutionProvider"])
+    onnx_actions = session.run([OUTPUT_ACTION], {INPUT_OBS: obs, INPUT_MASK: masks})[0]
+    sb3_actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    return int(np.sum(onnx_actions != sb3_actions))
+
+
+def export_model(
+    model: Any,
+    out_dir: Path,
+    num_players: int,
+    rules: dict[str, Any],
+    evaluation: dict[str, Any] | None = None,
+    training: dict[str, Any] | None = None,
+    check: int = 300,
+    stem: str = "bot",
+) -> tuple[Path, Path]:
+    """Write ``stem.onnx`` + ``stem.json`` for an SB3 MaskablePPO model; verify on ``check`` obs."""
+    from train.selfplay import snapshot_from_model
+
+    model_proto = build_onnx(snapshot_from_model(model, "exported"))
+    onnx_bytes = model_proto.SerializeToString()
+    if check:
+        obs, masks = sample_observations(num_players, rules, check)
+        bad = check_against_model(model, onnx_bytes, obs, masks)
+        if bad:
+            raise RuntimeError(f"ONNX export disagrees with the SB3 policy on {bad}/{check} obs")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_path, json_path = out_dir / f"{stem}.onnx", out_dir / f"{stem}.json"
+    onnx_path.write_bytes(onnx_bytes)
+    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training)
+    if check:
+        manifest["export_check"] = {"observations": check, "disagreements": 0}
+    json_path.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
+    return onnx_path, json_path
+
+
+def find_model(run_dir: Path) -> Path:
+    """``final_model.zip`` if training finished, else the newest checkpoint's model."""
+    final = run_dir / "final_model.zip"
+    if final.is_file():
+        return final
+    from train.checkpoint import latest_checkpoint
+
+    ckpt = latest_checkpoint(run_dir)
+    if ckpt is None:
+        raise FileNotFoundError(f"no final_model.zip and no checkpoint in {run_dir}")
+    return ckpt / "model.zip"
+
+
+def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
+    """Export a training run folder (as written by ``train/ppo.py``) to ``RUN_DIR/bot.onnx``."""
+    from sb3_contrib import MaskablePPO
+
+    from train.config import load_config
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise FileNotFoundError(f"run folder not found: {run_dir}")
+    cfg = load_config(run_dir / "config.yaml")
+    model = MaskablePPO.load(find_model(run_dir), device="cpu")
+    evaluation: dict[str, Any] = {}
+    for name in ("final_eval.json", "eval_history.json"):
+        path = run_dir / name
+        if path.is_file():
+            evaluation[name.removesuffix(".json")] = json.loads(path.read_text())
+    training = {
+        "config": cfg.model_dump(),
+        "seed": cfg.seed,
+        "timesteps": int(model.num_timesteps),
+        "algorithm": "MaskablePPO (sb3-contrib)",
+    }
+    return export_model(
+        model, run_dir, cfg.num_players, cfg.rules_options(), evaluation, training, check
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("run_dir", help="a folder written by train/ppo.py")
+    parser.add_argument("--check", type=int, default=300, help="observations to verify (0: skip)")
+    args = parser.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    onnx_path, json_path = export_run(args.run_dir, args.check)
+    print(f"wrote {onnx_path} and {json_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,160 @@
+"""Self-play: the snapshot pool, and the training callbacks (snapshots, checkpoints, evaluation).
+
+All three callbacks act at rollout boundaries (``_on_rollout_start``), where the rollout buffer
+is empty and the model has just been updated, so a checkpoint taken there loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from train.snapshot import SnapshotPolicy
+
+SELF = "self"  # the opponents key that stands for the snapshot pool
+
+
+def snapshot_from_model(model: Any, name: str = "snapshot") -> SnapshotPolicy:
+    """Copy the policy head of a MaskablePPO MLP policy into a numpy ``SnapshotPolicy``."""
+    import torch.nn as nn
+
+    policy = model.policy
+    if not isinstance(policy.pi_features_extractor, nn.Flatten | type(None)) and any(
+        True for _ in policy.pi_features_extractor.parameters()
+    ):
+        raise ValueError("only MLP policies over the flat observation can be snapshot/exported")
+    layers: list[tuple[np.ndarray, np.ndarray]] = []
+    activation = None
+    for module in policy.mlp_extractor.policy_net:
+        if isinstance(module, nn.Linear):
+            layers.append(_linear(module))
+        elif isinstance(module, nn.Tanh | nn.ReLU):
+            kind = "tanh" if isinstance(module, nn.Tanh) else "relu"
+            if activation not in (None, kind):
+                raise ValueError("mixed activations are not supported")
+            activation = kind
+        else:
+            raise ValueError(f"unsupported layer in the policy network: {module!r}")
+    layers.append(_linear(policy.action_net))
+    return SnapshotPolicy(layers, activation or "tanh", name)
+
+
+def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
+    return (
+        module.weight.detach().cpu().numpy().astype(np.float32).copy(),
+        module.bias.detach().cpu().numpy().astype(np.float32).copy(),
+    )
+
+
+class SnapshotPool:
+    """The newest ``size`` snapshots; ``mix`` turns them and the baselines into a weighted pool.
+
+    The ``"self"`` weight of the opponents mix is shared out: ``latest_weight`` of it to the newest
+    snapshot, the rest equally over the older ones (all to the newest while it is alone).
+    """
+
+    def __init__(self, size: int, latest_weight: float) -> None:
+        self.size = size
+        self.latest_weight = latest_weight
+        self.snapshots: list[SnapshotPolicy] = []
+
+    def add(self, snapshot: SnapshotPolicy) -> None:
+        self.snapshots.append(snapshot)
+        del self.snapshots[: -self.size]
+
+    def mix(self, opponents: dict[str, float]) -> tuple[list[Any], list[float]]:
+        specs: list[Any] = []
+        weights: list[float] = []
+        for spec, w in opponents.items():
+            if spec != SELF and w > 0:
+                specs.append(spec)
+                weights.append(float(w))
+        w_self = float(opponents.get(SELF, 0.0))
+        if w_self > 0 and self.snapshots:
+            *older, newest = self.snapshots
+            share_new = w_self if not older else w_self * self.latest_weight
+            specs.append(newest)
+            weights.append(share_new)
+            for snap in older:
+                specs.append(snap)
+                weights.append((w_self - share_new) / len(older))
+        if not specs:
+            raise ValueError(
+                "the opponent pool is empty: give a baseline a weight or add snapshots"
+            )
+        return specs, weights
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        names = []
+        for i, snap in enumerate(self.snapshots):
+            fname = f"snapshot_{i:03d}.npz"
+            snap.save(folder / fname)
+            names.append(fname)
+        (folder / "pool.json").write_text(json.dumps({"snapshots": names}, indent=1))
+
+    def load(self, folder: Path) -> None:
+        names = json.loads((folder / "pool.json").read_text())["snapshots"]
+        self.snapshots = [SnapshotPolicy.load(folder / n) for n in names]
+
+
+def push_pool(vec_env: Any, specs: list[Any], weights: list[float]) -> None:
+    """Hand the pool to every env of a VecEnv (SB3 VecEnvs and the batched ``RackoVecEnv``)."""
+    if hasattr(vec_env, "set_opponent_pool") and not hasattr(vec_env, "envs"):
+        vec_env.set_opponent_pool(specs, weights)  # the batched VecEnv
+    else:
+        vec_env.env_method("set_opponent_pool", specs, weights)
+
+
+class SelfPlayCallback(BaseCallback):
+    """Every ``every_updates`` PPO updates, freeze the learner into the pool and push the pool."""
+
+    def __init__(self, pool: SnapshotPool, opponents: dict[str, float], every_updates: int):
+        super().__init__()
+        self.pool = pool
+        self.opponents = opponents
+        self.every_updates = every_updates
+        self.last_update = 0  # the update count of the newest snapshot
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_start(self) -> None:
+        updates = rollouts_done(self.model)
+        if updates > self.last_update and updates % self.every_updates == 0:
+            self.pool.add(snapshot_from_model(self.model, f"snapshot@{self.num_timesteps}"))
+            self.last_update = updates
+            push_pool(self.training_env, *self.pool.mix(self.opponents))
+            self.logger.record("selfplay/pool_size", len(self.pool.snapshots))
+
+
+def rollouts_done(model: Any) -> int:
+    return model.num_timesteps // (model.n_steps * model.n_envs)
+
+
+class PeriodicCallback(BaseCallback):
+    """Call ``fn(self)`` at the first rollout boundary after every ``every_steps`` env steps.
+
+    ``last_mark`` (the multiple of ``every_steps`` last served) is saved in checkpoints so that a
+    resumed run fires exactly where the uninterrupted run would have.
+    """
+
+    def __init__(self, every_steps: int, fn: Callable[[PeriodicCallback], None]):
+        super().__init__()
+        self.every_steps = every_steps
+        self.fn = fn
+        self.last_mark = 0
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_start(self) -> None:
+        mark = self.num_timesteps // self.every_steps
+        if mark > self.last_mark:
+            self.last_mark = mark
+            self.fn(self)
