@@ -202,7 +202,9 @@ class Table:
         question = prompt_for(game.phase, game.held, game.discard_top, len(game.draw))
         while True:
             line = self._read(f"[bold]{escape(question)}[/bold] > ")
-            cmd = parse_command(line, game.phase, game.held, game.discard_top)
+            cmd = parse_command(
+                line, game.phase, game.held, game.discard_top, game.held_from_discard
+            )
             if cmd.help:
                 self.console.print(HELP_TEXT)
             elif cmd.quit:

@@ -108,11 +108,14 @@ def _bad_slot(text: str) -> str:
     return f"'{text}' is not a slot label: the slots are {SLOT_LIST} (front to back)."
 
 
-def parse_command(text: str, phase: Phase, held: int | None, discard_top: int) -> Command:
+def parse_command(
+    text: str, phase: Phase, held: int | None, discard_top: int, from_discard: bool = False
+) -> Command:
     """Turn a line typed by the player into the env actions it means, or explain why it cannot.
 
-    ``held`` is the card in the player's hand (None at the start of a turn); only choices legal in
-    ``phase`` are ever returned, so a typo can never reach the engine.
+    ``held`` is the card in the player's hand (None at the start of a turn), ``from_discard`` says
+    it was taken from the discard pile; only choices legal in ``phase`` are ever returned, so a typo
+    can never reach the engine.
     """
     raw = text.strip()
     if raw.lower() in ("?", "h", "help"):
@@ -165,9 +168,13 @@ def parse_command(text: str, phase: Phase, held: int | None, discard_top: int) -
         if slot is not None:
             return Command(actions=(slot,))
         if word in ("x", "discard"):
+            why = "came from the discard pile" if from_discard else "is one you chose to keep"
             return Command(
-                error=f"The {held} must go into your rack now (a card taken from the discard "
-                "pile, or one you chose to keep, cannot be discarded): type a slot label."
+                error=f"The {held} {why}, so it must go into your rack: type a slot label."
+            )
+        if word in _DRAW_WORDS or word in ("k", "keep"):
+            return Command(
+                error=f"You already hold the {held}: type the label of the slot it goes into."
             )
         if raw.isdigit():
             return Command(error=_bad_slot(raw))

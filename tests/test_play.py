@@ -85,14 +85,21 @@ def test_commands_map_to_legal_actions(text, phase, actions):
         ("banana", Phase.DRAW, "'banana' is not a choice"),
         ("d", Phase.KEEP_OR_DISCARD, "already drew the 23"),
         ("3", Phase.KEEP_OR_DISCARD, "'3' is not a slot label"),
-        ("x", Phase.PLACE, "must go into your rack"),
+        ("x", Phase.PLACE, "The 23 is one you chose to keep, so it must go into your rack"),
         ("55", Phase.PLACE, "'55' is not a slot label"),
-        ("k", Phase.PLACE, "is not a slot label"),
+        ("k", Phase.PLACE, "You already hold the 23"),
+        ("d", Phase.PLACE, "You already hold the 23"),
+        ("zz", Phase.PLACE, "'zz' is not a slot label"),
     ],
 )
 def test_bad_commands_are_explained(text, phase, says):
     cmd = parse_command(text, phase, held=23, discard_top=17)
     assert not cmd.actions and says in cmd.error
+
+
+def test_a_card_from_the_discard_pile_cannot_be_discarded():
+    cmd = parse_command("x", Phase.PLACE, held=23, discard_top=9, from_discard=True)
+    assert "The 23 came from the discard pile, so it must go into your rack" in cmd.error
 
 
 def test_help_and_quit_words():
@@ -136,7 +143,7 @@ def test_scoring_is_explained_with_the_engine_figures():
 @pytest.fixture(scope="module")
 def full_game() -> subprocess.CompletedProcess:
     """A whole 2-player game to 500 against heuristic, with bad input first."""
-    bad = "banana\nk\n7\nt 99\n\n?\n"
+    bad = "banana\nk\n7\nt 99\n\n?\nt\nx\nd\n5\n"
     return play("--seed", "3", "--bots", "heuristic", stdin=bad + DRAW_AND_DISCARD)
 
 
@@ -158,9 +165,12 @@ def test_bad_input_is_explained_and_asked_again(full_game):
         "'99' is not a slot label",
         "Nothing typed",
         "How to play:",
+        "came from the discard pile, so it must go into your rack",
+        "You already hold the",
     ):
         assert says in out
     assert "Traceback" not in out + full_game.stderr
+    assert re.search(r"You took the \d+ from the discard pile into slot 5, discarding", out)
 
 
 def test_the_screen_shows_what_the_human_may_know(full_game):
