@@ -20,11 +20,17 @@ EVENS = [2, 4, 6, 8, 10, 12, 14, 16, 18]
 
 
 def short(episode: str) -> dict:
-    """Game mode with a low target, so that whole games fit in the PettingZoo test cycles."""
-    return {"target_score": 40, "turn_limit": 20} if episode == "game" else {}
+    """Short rounds for game mode, so that several rounds fit in the PettingZoo test cycles."""
+    return {"turn_limit": 20} if episode == "game" else {}
 
 
 # ----------------------------------------------------------------- PettingZoo's own tests
+
+BOX_BUG = pytest.mark.xfail(
+    strict=True,
+    reason="observation.py bug (reported to the lead): game scores / target_score exceed the "
+    "Box high of 1.0 when a game ends above its target",
+)
 
 
 @pytest.mark.parametrize("episode", EPISODES)
@@ -32,6 +38,13 @@ def short(episode: str) -> dict:
 def test_pettingzoo_api_test(n: int, episode: str) -> None:
     api_test(racko_v0.env(num_players=n, episode=episode, **short(episode)), num_cycles=300)
     api_test(racko_v0.env(num_players=n, episode=episode), num_cycles=300)
+
+
+@BOX_BUG
+@pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
+def test_pettingzoo_api_test_whole_game(n: int) -> None:
+    """Target 42 (no sum of 5s equals it) and 10-turn rounds: the game ends within the cycles."""
+    api_test(racko_v0.env(num_players=n, episode="game", target_score=42, turn_limit=10))
 
 
 @pytest.mark.parametrize("episode", EPISODES)
