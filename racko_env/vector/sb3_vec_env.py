@@ -18,6 +18,7 @@ Only this module of ``racko_env.vector`` imports stable-baselines3.
 
 from __future__ import annotations
 
+import pickle
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -281,6 +282,48 @@ class RackoVecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """bool [num_envs, 14]: the learner's legal actions in every game (never all False)."""
         return LEGAL[self.games.game.phase]
+
+    _STATE = (
+        "_learner",
+        "_episodes",
+        "_offset",
+        "_opp",
+        "_ep_return",
+        "_ep_len",
+        "_pending",
+        "_policies",
+        "_next_key",
+        "_pool",
+        "_pool_p",
+        "_seq",
+        "_rng",
+        "_needs_reset",
+        "discarded_episodes",
+    )
+
+    def get_state(self) -> bytes:
+        """Everything that changes while playing, pickled: an exact resume of a training run.
+
+        The opponent policies are included, so they must pickle (the built-in batch bots and
+        numpy snapshot policies do).
+        """
+        state = {k: self.__dict__[k] for k in self._STATE}
+        state["engine"] = self.games.game.__dict__
+        state["episode_over"] = self.games.episode_over
+        return pickle.dumps(state)
+
+    def set_state(self, blob: bytes) -> None:
+        """Restore a ``get_state()`` blob into an env built with the same arguments."""
+        state = pickle.loads(blob)
+        engine = state.pop("engine")
+        if engine["racks"].shape != self.games.game.racks.shape:
+            raise ValueError(
+                f"state is for {engine['racks'].shape[0]} games of {engine['racks'].shape[1]} "
+                f"players, this env has {self.num_envs} games of {self.num_players}"
+            )
+        self.games.game.__dict__.update(engine)
+        self.games.episode_over = state.pop("episode_over")
+        self.__dict__.update(state)
 
     def close(self) -> None:
         self._policies.clear()
