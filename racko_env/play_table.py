@@ -7,6 +7,7 @@ shown is always the engine's own result.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import time
@@ -107,6 +108,7 @@ class Table:
         self.events: list[str] = []
         self.events_shown = 0  # events already on the human's screen
         self.rounds_played = 0
+        self.screens_drawn = 0
         self.finished = False
 
     # ----------------------------------------------------------------- names
@@ -142,6 +144,10 @@ class Table:
         except BotError as err:
             self.console.print(Text(f"error: {err}", style="bold red"))
             return 1
+        except BrokenPipeError:  # e.g. `racko --watch | head`: the reader left
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 1
         return 0
 
     def _play(self) -> None:
@@ -155,8 +161,12 @@ class Table:
                 actions = self._ask_human()
             else:
                 obs = self.env.observe(self.env.agent_selection)
-                who = f"{self.row_name(seat)}"
-                actions = [check_bot_action(game, self.bots[seat].act(obs), who)]
+                who = self.row_name(seat)
+                try:
+                    action = self.bots[seat].act(obs)
+                except Exception as err:  # a user's or a trained bot: report it, do not crash
+                    raise BotError(f"bot {who} failed: {type(err).__name__}: {err}") from err
+                actions = [check_bot_action(game, action, who)]
             for action in actions:
                 self._step(action)
 
@@ -226,9 +236,12 @@ class Table:
             return None
         spec, bot = self.hint
         obs = self.env.observe(self.env.agent_selection)
-        action = int(bot.act(obs))
-        key = _ACTION_KEY.get(action) or SLOT_LABELS[action]
-        why = bot.explain(obs)
+        try:
+            action = int(bot.act(obs))
+            key = _ACTION_KEY.get(action) or SLOT_LABELS[action]
+            why = bot.explain(obs)
+        except Exception as err:  # advice is optional: the game goes on without it
+            return Text(f"Hint ({bot_label(spec)}) unavailable: {type(err).__name__}: {err}")
         if _BOT_SLOT.search(why):
             why += " (bots count slots 1-10 from the front)"
         return Text(f"Hint ({bot_label(spec)}): type {key}. Why: {why}", style="cyan")
@@ -295,8 +308,9 @@ class Table:
 
     def _show(self, game: RackoGame) -> None:
         con = self.console
-        if con.is_terminal:
-            con.clear()
+        if con.is_terminal and self.screens_drawn:
+            con.clear()  # the first screen keeps the rules and help above it
+        self.screens_drawn += 1
         con.rule(self._header(game))
         if self.config.partners:
             con.print("Teams: " + escape(self._totals_text(self.game)))

@@ -295,7 +295,7 @@ def test_watch_plays_a_full_game_to_500_with_no_delay():
     assert again.stdout == text  # --seed replays the deal and the bots
 
 
-def test_watch_runs_a_user_bot_and_stops_on_an_illegal_action(tmp_path):
+def test_user_bots_play_and_a_bad_bot_stops_the_game_with_a_message(tmp_path):
     (tmp_path / "mybots.py").write_text(
         textwrap.dedent(
             """
@@ -305,6 +305,10 @@ def test_watch_runs_a_user_bot_and_stops_on_an_illegal_action(tmp_path):
                     pass
                 def act(self, observation):
                     return 13  # 'discard' is illegal at the start of a turn
+
+            class Crashing(Stubborn):
+                def act(self, observation):
+                    raise RuntimeError("boom")
             """
         )
     )
@@ -313,6 +317,9 @@ def test_watch_runs_a_user_bot_and_stops_on_an_illegal_action(tmp_path):
     assert out.returncode == 1
     assert "bot player_0 (mybots:Stubborn) chose the illegal action 13" in out.stdout
     assert "legal actions are 10 (draw_pile), 11 (take_discard)" in out.stdout
+    out = play("--bots", "mybots:Crashing", "--seat", "1", stdin="d\n", env=env)
+    assert out.returncode == 1 and "Traceback" not in out.stdout + out.stderr
+    assert "bot player_0 (mybots:Crashing) failed: RuntimeError: boom" in out.stdout
 
 
 # ------------------------------------------------------------------------- bad arguments
