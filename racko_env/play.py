@@ -146,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for seat, spec in enumerate(seat_specs)
         ]
         hint_bot = None if hint_spec is None else load_bot(hint_spec, config, args.seed)
-    except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
+    except Exception as err:  # any failure of a user's bot class or file ends here, named
         parser.error(f"cannot load bot: {err}")
 
     from racko_env.play_table import Table  # rich is needed only once a game starts

@@ -53,8 +53,8 @@ class BotError(RuntimeError):
 
 
 def bot_label(spec: str) -> str:
-    """A short name for a bot spec: a bot file's stem, else the spec itself."""
-    return Path(spec).stem if spec.lower().endswith(".onnx") else spec
+    """A short name for a bot spec: a bot file's name without its folder, else the spec itself."""
+    return Path(spec).name if spec.lower().endswith(".onnx") else spec
 
 
 def check_bot_action(game: RackoGame, action: Any, who: str) -> int:

@@ -322,6 +322,35 @@ def test_user_bots_play_and_a_bad_bot_stops_the_game_with_a_message(tmp_path):
     assert "bot player_0 (mybots:Crashing) failed: RuntimeError: boom" in out.stdout
 
 
+@pytest.fixture(scope="module")
+def onnx_bot(tmp_path_factory) -> Path:
+    """An exported (untrained) 3-player bot file, as train/export.py writes them."""
+    torch = pytest.importorskip("torch")
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    from racko_env.gym_env import RackoGymEnv
+    from train.export import export_model
+
+    torch.set_num_threads(1)
+    env = RackoGymEnv(num_players=3, opponents=["random"])
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy", env, policy_kwargs={"net_arch": [16]}, seed=0, device="cpu"
+    )
+    out = tmp_path_factory.mktemp("bot")
+    onnx_path, _ = export_model(model, out, 3, {}, evaluation={}, check=10)
+    return onnx_path
+
+
+def test_an_exported_bot_file_takes_a_seat(onnx_bot):
+    out = play(
+        "--players", "3", "--bots", "expert", str(onnx_bot), "--rounds", "1", "--seed", "4",
+        stdin=DRAW_AND_DISCARD,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "player_2 (bot.onnx)" in out.stdout and "Round 1 over" in out.stdout
+    wrong = play("--players", "3", "--bots", "expert", str(onnx_bot), "--bonus")
+    assert wrong.returncode == 2 and "trained for other rules options" in wrong.stderr
+
+
 # ------------------------------------------------------------------------- bad arguments
 
 
