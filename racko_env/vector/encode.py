@@ -27,7 +27,8 @@ from racko_env.observation import (
     TURN,
     UNSEEN,
 )
-from racko_env.vector.engine import LEGAL, MAX_CARDS, VectorGame
+from racko_env.vector.engine import IN_DISCARD as IN_DISCARD_CODE
+from racko_env.vector.engine import IN_DRAW, IN_HAND, LEGAL, MAX_CARDS, VectorGame
 
 # float32(c / N) for c = 0..60, correctly rounded (the reference encoder's card scaling).
 _CARD_VALUES = {
@@ -48,8 +49,6 @@ class Encoder:
         if game.config.partners:
             const[PARTNERS] = 1.0
         self._const = const[OPP_PRESENT.start : PARTNERS + 1]
-        self._not_in_play = np.arange(MAX_CARDS + 1) > game.num_cards
-        self._not_in_play[0] = True
 
     def observe(
         self,
@@ -106,14 +105,15 @@ class Encoder:
             out[:, OWN_SCORE : OPP_SCORES.stop] = 0.0
         out[:, OPP_PRESENT.start : PARTNERS + 1] = self._const
 
-        in_discard = eng.in_discard[g]
-        out[:, IN_DISCARD] = in_discard[:, 1:]
-        seen = in_discard | self._not_in_play
-        col = np.arange(k)[:, None]
-        seen[col, rack] = True
-        seen[col, public] = True
-        seen[np.arange(k), np.where(on | from_discard, held, 0)] = True
-        out[:, UNSEEN] = ~seen[:, 1:]
+        owner = eng.owner[g]
+        out[:, IN_DISCARD] = owner[:, 1:] == IN_DISCARD_CODE
+        # Unseen: in the draw pile, in another rack but not seen going in, or held out of view.
+        unseen = owner == IN_DRAW
+        unseen |= (owner < IN_DRAW) & (owner != seats[:, None]) & ~eng.public[g]
+        hidden_hand = ~(on | from_discard)
+        if hidden_hand.any():
+            unseen |= (owner == IN_HAND) & hidden_hand[:, None]
+        out[:, UNSEEN] = unseen[:, 1:]
         return out
 
     def masks(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:

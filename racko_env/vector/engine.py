@@ -41,13 +41,17 @@ _RUN_BONUS = np.array([RUN_BONUS.get(min(r, 6), 0) for r in range(RACK_SIZE + 1)
 
 _DRAW, _KOD, _PLACE = int(Phase.DRAW), int(Phase.KEEP_OR_DISCARD), int(Phase.PLACE)
 
+# Codes of ``VectorGame.owner`` (seats 0-3 mean "in that seat's rack").
+IN_DRAW, IN_DISCARD, IN_HAND, OUT_OF_PLAY = 4, 5, 6, 7
+
 
 class VectorGame:
     """B games of Rack-O under one ``RulesConfig``; the batched twin of ``RackoGame``.
 
     State (all arrays have the batch on axis 0): ``racks`` [B, P, 10], ``public_slots`` [B, P, 10],
-    ``draw``/``discard`` [B, N] with ``draw_len``/``discard_len``, ``in_discard`` [B, 61] (card ->
-    bool), ``held`` (0 = none), ``held_from_discard``, ``current``, ``dealer``, ``phase``, ``turn``,
+    ``draw``/``discard`` [B, N] with ``draw_len``/``discard_len``, ``owner`` [B, 61] (where each
+    card is: a seat 0-3 for a rack, ``IN_DRAW``, ``IN_DISCARD``, ``IN_HAND``, ``OUT_OF_PLAY``),
+    ``public`` [B, 61] (the card sits in a rack slot where everyone saw it go in), ``held`` (0 = none), ``held_from_discard``, ``current``, ``dealer``, ``phase``, ``turn``,
     ``draw_known``, ``round_over``, ``truncated``, ``racko_player`` (-1 = none), ``totals`` [B, T],
     ``last_round_points`` [B, P], ``game_over``, ``game_winner`` (-1 = none), ``round_number``.
     """
@@ -82,7 +86,8 @@ class VectorGame:
         self.discard = np.zeros((b, cards), dtype=i16)
         self.draw_len = np.zeros(b, dtype=np.intp)
         self.discard_len = np.zeros(b, dtype=np.intp)
-        self.in_discard = np.zeros((b, MAX_CARDS + 1), dtype=bool)
+        self.owner = np.full((b, MAX_CARDS + 1), OUT_OF_PLAY, dtype=np.int8)
+        self.public = np.zeros((b, MAX_CARDS + 1), dtype=bool)
         self.held = np.zeros(b, dtype=np.intp)
         self.held_from_discard = np.zeros(b, dtype=bool)
         self.current = np.zeros(b, dtype=np.intp)
@@ -177,8 +182,11 @@ class VectorGame:
         rest = cards - dealt - 1
         self.draw[g, :rest] = decks[:, :dealt:-1]  # bottom = last card of the deck
         self.draw_len[g] = rest
-        self.in_discard[g] = False
-        self.in_discard[g, decks[:, dealt]] = True
+        rows = g[:, None]
+        self.owner[rows, decks[:, :dealt]] = seats
+        self.owner[g, decks[:, dealt]] = IN_DISCARD
+        self.owner[rows, decks[:, dealt + 1 :]] = IN_DRAW
+        self.public[g] = False
         self.public_slots[g] = 0
         self.current[g] = (self.dealer[g] + 1) % n
         self.phase[g] = _DRAW
@@ -222,7 +230,9 @@ class VectorGame:
         if draw_pile.any():
             i = g[draw_pile]
             top = self.draw_len[i] - 1
-            self.held[i] = self.draw[i, top]
+            card = self.draw[i, top]
+            self.held[i] = card
+            self.owner[i, card] = IN_HAND
             self.draw_len[i] = top
             self.phase[i] = _KOD
         take = a == TAKE_DISCARD
@@ -233,7 +243,7 @@ class VectorGame:
             self.held[j] = card
             self.held_from_discard[j] = True
             self.discard_len[j] = top
-            self.in_discard[j, card] = False
+            self.owner[j, card] = IN_HAND
             self.phase[j] = _PLACE
         keep = a == KEEP
         if keep.any():
@@ -267,13 +277,18 @@ class VectorGame:
         if place.any():
             q, slot, hq = e[place], a[place], held[place]
             cq = self.current[q]
-            out[place] = self.racks[q, cq, slot]
+            old = self.racks[q, cq, slot]
+            out[place] = old
             self.racks[q, cq, slot] = hq
-            self.public_slots[q, cq, slot] = np.where(self.held_from_discard[q], hq, 0)
+            seen = self.held_from_discard[q]
+            self.public_slots[q, cq, slot] = np.where(seen, hq, 0)
+            self.owner[q, hq] = cq
+            self.public[q, old] = False
+            self.public[q, hq] = seen
         dl = self.discard_len[e]
         self.discard[e, dl] = out
         self.discard_len[e] = dl + 1
-        self.in_discard[e, out] = True
+        self.owner[e, out] = IN_DISCARD
         self.held[e] = 0
         self.held_from_discard[e] = False
         turn = self.turn[e] + 1
@@ -311,8 +326,10 @@ class VectorGame:
         self.draw_len[r] = m
         self.discard[r, 0] = top
         self.discard_len[r] = 1
-        self.in_discard[r] = False
-        self.in_discard[r, top] = True
+        owner = self.owner[r]
+        owner[owner == IN_DISCARD] = IN_DRAW
+        owner[np.arange(len(r)), top] = IN_DISCARD
+        self.owner[r] = owner
         self.reshuffles[r] += 1
 
     def _score_round(self, s: np.ndarray, racko_player: np.ndarray) -> None:
@@ -348,6 +365,11 @@ class VectorGame:
             self.phase[d] = int(Phase.GAME_OVER)
 
     # ----------------------------------------------------------------- views
+
+    @property
+    def in_discard(self) -> np.ndarray:
+        """bool [B, 61]: card c is in the discard pile now."""
+        return self.owner == IN_DISCARD
 
     def round_team_points(self, games: np.ndarray | list[int] | None = None) -> np.ndarray:
         """Last round's points per seat [k, P]; with partners each seat shows its team's sum."""
