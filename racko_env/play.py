@@ -149,7 +149,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # any failure of a user's bot class or file ends here, named
         parser.error(f"cannot load bot: {err}")
 
-    from racko_env.play_table import Table  # rich is needed only once a game starts
+    try:
+        from racko_env.play_table import Table  # rich is needed only once a game starts
+    except ImportError as err:
+        parser.error(f"the terminal game needs the 'play' extra (pip install 'racko[play]'): {err}")
 
     table = Table(
         config=config,

@@ -193,8 +193,9 @@ class Table:
 
     def _round_started(self) -> None:
         for bot in [*self.bots, self.hint[1] if self.hint else None]:
-            if bot is not None:
-                bot.reset()
+            reset = getattr(bot, "reset", None)  # optional for a user's bot class
+            if reset is not None:
+                reset()
         game = self.game
         self.events_shown = 0
         self.events = [

@@ -317,7 +317,7 @@ def test_user_bots_play_and_a_bad_bot_stops_the_game_with_a_message(tmp_path):
     assert out.returncode == 1
     assert "bot player_0 (mybots:Stubborn) chose the illegal action 13" in out.stdout
     assert "legal actions are 10 (draw_pile), 11 (take_discard)" in out.stdout
-    out = play("--bots", "mybots:Crashing", "--seat", "1", stdin="d\n", env=env)
+    out = play("--bots", "mybots:Crashing", "--seat", "1", stdin="d\nx\n", env=env)
     assert out.returncode == 1 and "Traceback" not in out.stdout + out.stderr
     assert "bot player_0 (mybots:Crashing) failed: RuntimeError: boom" in out.stdout
 
