@@ -17,9 +17,6 @@ This is the view MaskablePPO trains on; it is torch-free.
   ``episode="round"|"game"``), delivered on the step that ends the episode also when an opponent's
   move ended it; in game mode with score rewards each round's reward arrives on the learner step
   where that round ended. ``terminated``: Rack-O (or game over); ``truncated``: the turn limit.
-- ``shaping`` (default 0: off): add ``shaping * (L' - L) / 10`` to the learner's reward on each of
-  its moves, where L is the length of the longest strictly ascending subsequence of its rack (10
-  means Rack-O). A dense training signal for learners; it sums to the change in L over a round.
 - ``deal_seed``: the seed of the current episode's ``racko_v0`` reset, to replay it there.
 - An illegal learner action ends the episode with reward -1 and ``info["illegal_action"]`` (as
   PettingZoo's classic wrapper does), so random-action checkers never crash the env.
@@ -27,7 +24,6 @@ This is the view MaskablePPO trains on; it is torch-free.
 
 from __future__ import annotations
 
-import bisect
 import pickle
 from collections.abc import Sequence
 from typing import Any
@@ -72,7 +68,6 @@ class RackoGymEnv(gymnasium.Env):
         reward: str = "win",
         episode: str = "round",
         seat: int | None = None,
-        shaping: float = 0.0,
         render_mode: str | None = None,
         **rules_options: Any,
     ) -> None:
@@ -86,9 +81,6 @@ class RackoGymEnv(gymnasium.Env):
         n = self._aec.config.num_players
         if seat is not None and seat not in range(n):
             raise ValueError(f"seat must be None or a seat in 0..{n - 1}, got {seat!r}")
-        if not isinstance(shaping, int | float) or not np.isfinite(shaping) or shaping < 0:
-            raise ValueError(f"shaping must be a finite number >= 0, got {shaping!r}")
-        self.shaping = float(shaping)
         self.render_mode = render_mode
         self.num_players = n
         self.rules_options = self._aec.config.to_dict()
@@ -219,16 +211,8 @@ class RackoGymEnv(gymnasium.Env):
             self._done = True
             return self._obs(), ILLEGAL_REWARD, True, False, self._info(illegal_action=action)
         self._pending_reward = 0.0
-        if self.shaping:
-            round_before, lis_before = (
-                aec.game.round_number,
-                ascending_length(aec.game.racks[self.learner]),
-            )
         aec.step(action)
         self._pending_reward += aec.rewards[me]
-        if self.shaping and aec.game.round_number == round_before:
-            gain = ascending_length(aec.game.racks[self.learner]) - lis_before
-            self._pending_reward += self.shaping * gain / 10
         self._advance()
         reward = float(self._pending_reward)
         self._pending_reward = 0.0
@@ -289,15 +273,6 @@ class RackoGymEnv(gymnasium.Env):
         rng_state = state.pop("_np_random")
         self.__dict__.update(state)
         self.np_random.bit_generator.state = rng_state
-
-
-def ascending_length(rack: Sequence[int]) -> int:
-    """Length of the longest strictly ascending subsequence (patience sorting)."""
-    tails: list[int] = []
-    for card in rack:
-        i = bisect.bisect_left(tails, card)
-        tails[i : i + 1] = [card]
-    return len(tails)
 
 
 def make_env(**kwargs: Any) -> RackoGymEnv:

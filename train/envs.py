@@ -21,7 +21,6 @@ def make_single_env(
     reward: str,
     episode: str,
     rules: dict[str, Any],
-    shaping: float = 0.0,
 ) -> gymnasium.Env:
     """One learner-view env with episode statistics in ``info["episode"]`` (what SB3 logs).
 
@@ -33,17 +32,24 @@ def make_single_env(
         opponent_weights=weights,
         reward=reward,
         episode=episode,
-        shaping=shaping,
         **rules,
     )
     return RecordEpisodeStatistics(env)
 
 
 def make_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -> Any:
-    """The VecEnv of ``cfg.vec_env`` with ``cfg.n_envs`` games, opponents drawn from the pool."""
+    """The VecEnv of ``cfg.vec_env`` with ``cfg.n_envs`` games, opponents drawn from the pool,
+    wrapped in ``AscendingShaping`` when ``cfg.shaping`` > 0."""
+    venv = _make_raw_vec_env(cfg, opponents, weights)
+    if cfg.shaping > 0:
+        from train.shaping import AscendingShaping
+
+        venv = AscendingShaping(venv, cfg.shaping)
+    return venv
+
+
+def _make_raw_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -> Any:
     if cfg.vec_env == "batched":
-        if cfg.shaping:
-            raise ValueError("shaping is not supported by vec_env: batched; set shaping: 0")
         try:
             from racko_env.vector.sb3_vec_env import RackoVecEnv
         except ImportError as exc:
@@ -71,7 +77,6 @@ def make_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -
         cfg.reward,
         cfg.episode,
         cfg.rules_options(),
-        cfg.shaping,
     )
     if cfg.vec_env == "subproc":
         return SubprocVecEnv([fn] * cfg.n_envs)

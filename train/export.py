@@ -21,6 +21,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from racko_env.actions import ACTION_NAMES, NUM_ACTIONS
+from racko_env.config import RulesConfig
 from racko_env.observation import OBS_SIZE, OBS_VERSION
 from train.snapshot import MASKED_LOGIT, SnapshotPolicy
 
@@ -77,14 +78,15 @@ def make_manifest(
     evaluation: dict[str, Any] | None = None,
     training: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ``bot.json`` contents (see docs/bot-format.md)."""
+    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full."""
+    full = RulesConfig.from_dict({**rules, "num_players": num_players}).to_dict()
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "observation_version": OBS_VERSION,
         "observation_size": OBS_SIZE,
         "num_players": num_players,
-        "rules": {k: v for k, v in rules.items() if k != "num_players"},
+        "rules": {k: v for k, v in full.items() if k != "num_players"},
         "inputs": {
             INPUT_OBS: {"dtype": "float32", "shape": ["batch", OBS_SIZE]},
             INPUT_MASK: {"dtype": "bool", "shape": ["batch", NUM_ACTIONS]},

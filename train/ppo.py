@@ -130,6 +130,8 @@ class Trainer:
             self.eval_history = state["extra"]["eval_history"]
             push_pool(vec_env, *self.pool.mix(cfg.opponents))
             restore_env_states(vec_env, state["env_states"])
+            if hasattr(vec_env, "last_obs"):  # the shaping wrapper's view of the last step
+                vec_env.last_obs = model._last_obs.copy()
             restore_rngs(state)
         else:
             p = cfg.ppo
