@@ -8,7 +8,6 @@ shown is always the engine's own result.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -31,6 +30,7 @@ from racko_env.play_text import (
     SLOT_LABELS,
     describe_turn,
     explain_score,
+    label_bot_slots,
     parse_command,
     prompt_for,
 )
@@ -39,8 +39,7 @@ from racko_env.rules import ascending_prefix
 LOG_LINES = 10
 ROUND_END_PAUSE = 5  # --watch: the scores stay this many --delay periods
 UNDER_DISCARD = 6
-KEYS_LINE = "Keys: d draw, t take the discard, k keep, x discard, 5..50 a slot, ? help, q quit"
-_BOT_SLOT = re.compile(r"\bslot \d\b")
+KEYS_LINE = "Keys: d draw, t take, k keep, x discard, 5..50 slot label, ? help, q quit"
 _ACTION_KEY = {DRAW_PILE: "d", TAKE_DISCARD: "t", KEEP: "k", DISCARD: "x"}
 
 
@@ -243,8 +242,7 @@ class Table:
             why = bot.explain(obs)
         except Exception as err:  # advice is optional: the game goes on without it
             return Text(f"Hint ({bot_label(spec)}) unavailable: {type(err).__name__}: {err}")
-        if _BOT_SLOT.search(why):
-            why += " (bots count slots 1-10 from the front)"
+        why = label_bot_slots(why)
         return Text(f"Hint ({bot_label(spec)}): type {key}. Why: {why}", style="cyan")
 
     # ----------------------------------------------------------------- drawing

@@ -6,6 +6,7 @@ that the wording of the public log is decided in one place (what the table saw, 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,6 +39,15 @@ def parse_slot(text: str) -> int | None:
         return None
     value = int(text)
     return SLOT_LABELS.index(value) if value in SLOT_LABELS else None
+
+
+# agents' explanations number slots 1-10 from the front (agents.base.describe_action)
+_BOT_SLOT = re.compile(r"\bslot (10|[1-9])\b")
+
+
+def label_bot_slots(text: str) -> str:
+    """Add the printed label to a bot's 1-10 slot numbers: 'slot 7' -> 'slot 7 (label 35)'."""
+    return _BOT_SLOT.sub(lambda m: f"{m.group(0)} (label {SLOT_LABELS[int(m.group(1)) - 1]})", text)
 
 
 # ------------------------------------------------------------------------- the log of moves

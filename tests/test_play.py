@@ -19,7 +19,14 @@ import pytest
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
 from racko_env.config import RulesConfig
 from racko_env.engine import TurnRecord
-from racko_env.play_text import describe_turn, explain_score, parse_command, parse_slot, run_cards
+from racko_env.play_text import (
+    describe_turn,
+    explain_score,
+    label_bot_slots,
+    parse_command,
+    parse_slot,
+    run_cards,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "COLUMNS": "200", "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
@@ -106,6 +113,13 @@ def test_help_and_quit_words():
     assert parse_command("?", Phase.DRAW, None, 5).help
     assert parse_command("q", Phase.PLACE, 3, 5).quit
     assert [parse_slot(s) for s in ("5", "25", "50", "0", "51", "x", "")] == [0, 4, 9] + [None] * 4
+
+
+def test_bot_slot_numbers_get_the_printed_label():
+    assert label_bot_slots("put the 17 into slot 1, not slot 10") == (
+        "put the 17 into slot 1 (label 5), not slot 10 (label 50)"
+    )
+    assert label_bot_slots("slot 11 or slot 35 or slots") == "slot 11 or slot 35 or slots"
 
 
 def test_log_lines_say_only_what_the_table_saw():
