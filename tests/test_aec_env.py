@@ -269,6 +269,77 @@ def test_game_mode_scores_and_next_round() -> None:
     assert env.last()[1] == pytest.approx(0.2)  # player_1's round reward arrives on its turn
 
 
+# ----------------------------------------------------------------- observation contents
+
+
+def obs_of(env, agent: str) -> np.ndarray:
+    return env.observe(agent)["observation"]
+
+
+def test_observation_shows_a_taken_discard_to_everyone() -> None:
+    env = scripted_env()  # player_0: 2, 4, ..., 18, 1; the discard is 40
+    env.step(TAKE_DISCARD)
+    other = obs_of(env, "player_1")
+    assert other[40] == 0.0 and other[41] == 0.0  # holds nothing; the discard pile is empty
+    assert other[116 + 40] == 0.0  # the taken card is not unseen: everyone saw it
+    env.step(0)  # 40 into the front slot, the 2 goes on the discard pile
+    other, own = obs_of(env, "player_1"), obs_of(env, "player_0")
+    assert other[10] == 1.0 and other[11:20].sum() == 0.0  # opponent slot 0 holds 40/40
+    assert own[0] == 1.0 and own[10:40].sum() == 0.0  # player_0 knows nothing of player_1's rack
+    for o in (other, own):
+        assert o[41] == pytest.approx(2 / 40)  # discard top
+        assert o[56 + 2] == 1.0 and o[116 + 2] == 0.0  # card 2: in the discard pile, not unseen
+
+
+def test_observation_keeps_a_drawn_card_private() -> None:
+    env = scripted_env()
+    env.step(DRAW_PILE)
+    held = env.unwrapped.held_card
+    mover, other = obs_of(env, "player_0"), obs_of(env, "player_1")
+    assert mover[40] == pytest.approx(held / 40) and other[40] == 0.0
+    assert mover[116 + held] == 0.0 and other[116 + held] == 1.0  # still unseen for player_1
+    assert mover[44:47].tolist() == [0.0, 1.0, 0.0]  # keep-or-discard asked
+    assert other[44:47].tolist() == [0.0, 0.0, 0.0]  # nothing asked off turn
+    env.step(KEEP)
+    assert obs_of(env, "player_0")[44:47].tolist() == [0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("n", "partners", "present", "flag"),
+    [
+        (2, False, [1, 0, 0], 0),
+        (3, False, [1, 1, 0], 0),
+        (4, False, [1, 1, 1], 0),
+        (4, True, [1, 1, 1], 1),
+    ],
+    ids=["2p", "3p", "4p", "partners"],
+)
+def test_observation_table_shape(n: int, partners: bool, present: list[int], flag: int) -> None:
+    env = racko_v0.env(num_players=n, partners=partners)
+    env.reset(seed=0)
+    for agent in env.agents:
+        o = obs_of(env, agent)
+        assert o[53:56].tolist() == present and o[56] == flag
+        draw_pile = len(env.unwrapped.game.draw)
+        assert o[43] == pytest.approx(draw_pile / env.unwrapped.game.num_cards)
+
+
+def test_observation_flip_makes_the_draw_top_public() -> None:
+    env = racko_v0.raw_env(num_players=2, empty_pile="flip", turn_limit=1000)
+    game = env.unwrapped.game
+    deck = list(range(1, 41))
+    game.new_game = functools.partial(RackoGame.new_game, game, first_dealer=0, deck_order=deck)
+    env.reset(seed=0)
+    for _ in range(18):
+        env.step(DRAW_PILE)
+        env.step(DISCARD)
+    assert all(obs_of(env, a)[42] == 0.0 for a in env.agents)  # face down: unknown
+    env.step(DRAW_PILE)
+    env.step(DISCARD)  # the pile runs out and the discards are turned over: 21 is on top
+    assert game.draw[-1] == 21
+    assert all(obs_of(env, a)[42] == pytest.approx(21 / 40) for a in env.agents)
+
+
 # ----------------------------------------------------------------- random play to the end
 
 
