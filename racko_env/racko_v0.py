@@ -74,6 +74,10 @@ turn, a seat index, or "all"), and the rules options of ``racko_env.RulesConfig`
 ``env.unwrapped.rack(agent)``, ``env.unwrapped.discard_top``, ``env.unwrapped.held_card``,
 ``env.unwrapped.scores``, and ``env.unwrapped.game`` (the rules engine).
 
+**Reset options.** ``reset(seed, options={"first_dealer": 1, "deck_order": [...]})`` fixes the
+first deal (``deck_order[0]`` is the top card, dealt first); later rounds and refills still follow
+the seed.
+
 **Version history.** v0: first release (observation layout version 1).
 """
 
@@ -189,9 +193,21 @@ class raw_env(AECEnv):
     # ----------------------------------------------------------------- API
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start an episode. ``options`` may fix the first deal for tests and replays:
+        ``{"first_dealer": seat, "deck_order": [...]}`` (deck_order[0] is the top card)."""
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"first_dealer", "deck_order"})
+        if unknown:
+            raise ValueError(
+                f"unknown reset option(s) {unknown}; known: ['deck_order', 'first_dealer']"
+            )
         if seed is not None:
             self._seeder.seed(seed)
-        self.game.new_game(seed=self._seeder.getrandbits(64))
+        self.game.new_game(
+            seed=self._seeder.getrandbits(64),
+            first_dealer=options.get("first_dealer"),
+            deck_order=options.get("deck_order"),
+        )
         self._views = SeatViews(self.game, self.episode == "game")
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
