@@ -139,16 +139,23 @@ def state_bytes(games: int) -> dict[str, float]:
 
 
 def memory_over_run(games: int, steps: int, samples: int) -> dict[str, list[float]]:
+    """RSS and traced Python memory while the VecEnv plays many episodes per game.
+
+    The learner plays like ``heuristic`` (90%) so that rounds are short and episodes many.
+    """
+    from agents.batched import BatchHeuristic
     from racko_env.vector.sb3_vec_env import RackoVecEnv
 
     env = RackoVecEnv(games, num_players=2, opponents=["random", "heuristic"], seed=0)
-    env.reset()
+    obs = env.reset()
     rng = np.random.default_rng(0)
+    learner = BatchHeuristic()
     out: dict[str, list[float]] = {"episodes": [], "rss_mib": [], "traced_kib": []}
     tracemalloc.start()
     for i in range(steps):
         m = env.action_masks()
-        env.step(((rng.random(m.shape) + 0.01) * m).argmax(axis=1))
+        explore = ((rng.random(m.shape) + 0.01) * m).argmax(axis=1)
+        obs, *_ = env.step(np.where(rng.random(games) < 0.9, learner.act_batch(obs, m), explore))
         if (i + 1) % (steps // samples) == 0:
             gc.collect()
             out["episodes"].append(int(env._episodes.sum()))

@@ -140,6 +140,7 @@ class RackoVecEnv(VecEnv):
             self._next_key += 1
         self._pool = np.array(keys, dtype=np.intp)
         self._pool_p = w / w.sum()
+        self._pool_cdf = np.cumsum(self._pool_p)
         self._forget_unused()
 
     @property
@@ -165,7 +166,8 @@ class RackoVecEnv(VecEnv):
             learner = (self._offset[idx] + self._episodes[idx]) % n
             self._learner[idx] = learner
             self._episodes[idx] += 1
-            draw = self._rng.choice(len(self._pool), size=(idx.size, n), p=self._pool_p)
+            u = self._rng.random((idx.size, n))
+            draw = np.minimum(np.searchsorted(self._pool_cdf, u, side="right"), len(self._pool) - 1)
             opp = self._pool[draw]
             opp[np.arange(idx.size), learner] = -1
             self._opp[idx] = opp
@@ -295,6 +297,7 @@ class RackoVecEnv(VecEnv):
         "_next_key",
         "_pool",
         "_pool_p",
+        "_pool_cdf",
         "_seq",
         "_rng",
         "_needs_reset",
