@@ -123,19 +123,24 @@ def bench_vecenv_rollout(games: int, steps: int) -> float:
 
 
 def state_bytes(games: int) -> dict[str, float]:
+    """What ``games`` games cost: the state arrays, and all memory traced while building one."""
     from racko_env.vector.sb3_vec_env import RackoVecEnv
 
-    gc.collect()
-    before = rss_mib()
-    env = RackoVecEnv(games, num_players=4, opponents="random", seed=0)
-    env.reset()
-    after = rss_mib()
-    arrays = [v for v in vars(env.games.game).values() if isinstance(v, np.ndarray)]
-    arrays += [v for v in vars(env).values() if isinstance(v, np.ndarray)]
-    return {
-        "state_kib_4_players": sum(a.nbytes for a in arrays) / 1024,
-        "rss_delta_mib_4_players": after - before,
-    }
+    RackoVecEnv(2, opponents="random").reset()  # imports and first-call caches, not counted
+    out = {}
+    for players in (2, 4):
+        gc.collect()
+        tracemalloc.start()
+        env = RackoVecEnv(games, num_players=players, opponents="random", seed=0)
+        env.reset()
+        traced = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        arrays = [v for v in vars(env.games.game).values() if isinstance(v, np.ndarray)]
+        arrays += [v for v in vars(env).values() if isinstance(v, np.ndarray)]
+        out[f"state_arrays_kib_{players}p"] = sum(a.nbytes for a in arrays) / 1024
+        out[f"traced_env_kib_{players}p"] = traced / 1024
+        del env
+    return out
 
 
 def memory_over_run(games: int, steps: int, samples: int) -> dict[str, list[float]]:
