@@ -52,6 +52,16 @@ class RecA(Recorder):
 
 class RecB(Recorder):
     name = "B"
+
+
+class Lazy(Recorder):
+    """Draws and discards every turn: the draw pile runs out (and is reshuffled) quickly."""
+
+    name = "L"
+
+    def act(self, observation):
+        super().act(observation)
+        return 10 if observation["action_mask"][10] else 13
 '''
 
 BAD_BOTS = """
@@ -127,23 +137,21 @@ def test_duplicate_deals_are_the_same_deals(user_modules):
 
 
 def test_duplicate_games_deal_every_round_alike(user_modules):
-    run_tournament(
-        ["recorder_bots:RecA", "recorder_bots:RecB"], 2, games=1, seed=2, target_score=150
-    )
+    """In game mode rounds 2, 3, ... are dealt from the game seed too, whoever sits where."""
+    from train.tournament import _Player, _Setup
+
+    setup = _Setup(["recorder_bots:RecA", "recorder_bots:Lazy"], ["A", "L"], 2, "game", {})
+    player = _Player(setup)
     seen = user_modules.SEEN
-    half = [i for i in range(1, len(seen)) if seen[i] == seen[0]]
-    rotated = seen[len(seen) // 2 :] if not half else seen[half[0] :]
-    assert len(seen) >= 8, "a game to 150 takes several rounds"
-    # Rounds 1 and 2 of the first seating against the second: the same racks, seats swapped.
-    a1 = [r for n, r in seen if n == "A"]
-    b1 = [r for n, r in seen if n == "B"]
-    n_rounds_first = len(seen) - len(rotated)
-    assert n_rounds_first >= 0
-    first_a = a1[: n_rounds_first // 2] if n_rounds_first else a1
-    second_b = b1[len(b1) - len(a1) + len(first_a) :] if n_rounds_first else b1
-    k = min(len(first_a), len(second_b), 3)
-    assert k >= 2
-    assert first_a[:k] == second_b[:k]
+    player.play(1234, (0, 1), 0)
+    seat0_first = [rack for name, rack in seen if name == "A"]
+    seen.clear()
+    player.play(1234, (1, 0), 1)
+    seat0_second = [rack for name, rack in seen if name == "L"]
+    rounds = min(len(seat0_first), len(seat0_second))
+    assert rounds >= 5  # a game to 500 takes many rounds
+    assert seat0_first[:rounds] == seat0_second[:rounds]
+    assert len(set(seat0_first)) == len(seat0_first)  # and each round is a new deal
 
 
 def test_same_seed_same_report_whatever_the_workers():
