@@ -368,3 +368,30 @@ def test_get_state_set_state_resumes_exactly() -> None:
         assert np.array_equal(o1, o2) and np.array_equal(r1, r2) and np.array_equal(d1, d2)
     with pytest.raises(ValueError, match="games"):
         RackoVecEnv(4, num_players=3, turn_limit=25).set_state(blob)
+
+
+def test_vecenv_obs_match_the_sb3_space_description() -> None:
+    from stable_baselines3.common.vec_env.util import obs_space_info
+
+    env = RackoVecEnv(4, num_players=4, partners=True, opponents="heuristic", seed=0)
+    keys, shapes, dtypes = obs_space_info(env.observation_space)
+    obs = env.reset()
+    assert keys == [None] and obs.shape[1:] == shapes[None] and obs.dtype == dtypes[None]
+    with pytest.raises(ValueError, match="num_envs"):
+        RackoVecEnv(0)
+    with pytest.raises(ValueError, match="unknown bot"):
+        RackoVecEnv(2, opponents="nobody")
+    with pytest.raises(ValueError, match="partners"):
+        RackoVecEnv(2, num_players=3, partners=True)
+
+
+def test_env_package_needs_no_torch_or_sb3() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, racko_env.vector as v; v.VectorRacko(4, 3, seed=0); "
+        "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

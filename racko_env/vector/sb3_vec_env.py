@@ -57,6 +57,8 @@ class RackoVecEnv(VecEnv):
         opponent_weights: Sequence[float] | None = None,
         **rules_options: Any,
     ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.render_mode = None
         self._rules = dict(rules_options)
         self.num_players = num_players
