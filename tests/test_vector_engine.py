@@ -286,3 +286,28 @@ def test_observe_writes_into_a_given_buffer() -> None:
     assert out is buf and buf.max() <= 1.0
     with pytest.raises(ValueError, match="float32"):
         v.observe(np.arange(4), v.game.current, out=np.zeros((3, 177), np.float32))
+
+
+@pytest.mark.parametrize("lead", [0, 1, -1], ids=["tie", "seat0-ahead", "seat1-ahead"])
+def test_game_end_and_the_tie_rule_match_the_reference(lead: int) -> None:
+    """Both reach the target in the same round: highest total wins; equal totals play on."""
+    deck = np.random.default_rng(0).permutation(40) + 1
+    probe = VectorGame(1, num_players=2, turn_limit=1, target_score=100)
+    probe.new_game(first_dealer=0, deck_orders=deck[None])
+    probe.step(np.array([DRAW_PILE]))
+    probe.step(np.array([13]))
+    points = probe.last_round_points[0]
+    start = [100 - int(points[0]) + max(lead, 0), 100 - int(points[1]) + max(-lead, 0)]
+    vg = VectorGame(1, num_players=2, turn_limit=1, target_score=100)
+    vg.new_game(first_dealer=0, deck_orders=deck[None])
+    vg.totals[0] = start
+    ref = RackoGame(num_players=2, turn_limit=1, target_score=100)
+    ref.new_game(first_dealer=0, deck_order=deck.tolist())
+    ref.totals = list(start)
+    for action in (DRAW_PILE, 13):
+        vg.step(np.array([action]))
+        ref.apply(action)
+    assert vg.totals[0].tolist() == ref.totals
+    assert bool(vg.game_over[0]) == ref.game_over == (lead != 0)
+    assert vg.game_winner[0] == (-1 if ref.game_winner is None else ref.game_winner)
+    assert vg.phase[0] == ref.phase
