@@ -75,6 +75,16 @@ class Illegal:
         return 13  # "discard" even when drawing
 
 
+class Floaty:
+    name = "floaty"
+
+    def reset(self):
+        pass
+
+    def act(self, observation):
+        return 10.0
+
+
 class Crashing:
     name = "crashing"
 
@@ -254,6 +264,8 @@ def test_illegal_action_stops_and_names_bot_and_action(user_modules, capsys):
     assert main(["--bots", "bad_bots:Illegal", "heuristic", "--rounds", "2", "--workers", "2"]) == 3
     err = capsys.readouterr().err
     assert "bad_bots:Illegal" in err and "illegal action 13" in err
+    with pytest.raises(IllegalActionError, match=r"illegal action 10.0 \(not an action id\)"):
+        run_tournament(["bad_bots:Floaty", "heuristic"], 2, rounds=1, seed=0)
     with pytest.raises(BotError, match="'bad_bots:Crashing' raised RuntimeError: boom"):
         run_tournament(["bad_bots:Crashing", "heuristic"], 2, rounds=1, seed=0)
 

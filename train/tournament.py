@@ -24,6 +24,7 @@ import copy
 import itertools
 import math
 import multiprocessing
+import operator
 import pickle
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +32,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from agents import load
 from agents.base import Bot
@@ -226,12 +229,12 @@ class _Player:
         mask = obs["action_mask"]
         legal = [a for a in range(NUM_ACTIONS) if mask[a]]
         try:
-            as_int = int(action)
-            ok = as_int == action and not isinstance(action, bool) and as_int in legal
-        except (TypeError, ValueError):
-            ok = False
+            as_int = operator.index(action)  # ints and numpy integers; not floats, None, bools
+            ok = not isinstance(action, bool | np.bool_) and as_int in legal
+        except TypeError:
+            as_int, ok = -1, False
         if not ok:
-            name = action_name(action) if isinstance(action, int) else "not an action id"
+            name = action_name(as_int) if as_int >= 0 else "not an action id"
             raise IllegalActionError(
                 f"bot {label!r} returned illegal action {action!r} ({name}) in {where}; "
                 f"legal actions were {legal}",
