@@ -54,7 +54,8 @@ class BatchRandom:
 
     name = "random"
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, num_players: int = 2, seed: int | None = None, **rules_options: Any) -> None:
+        self.num_players = num_players
         self.rng = np.random.default_rng(seed)
 
     def seed(self, seed: int | None) -> None:
@@ -77,6 +78,9 @@ class BatchHeuristic:
     """
 
     name = "heuristic"
+
+    def __init__(self, num_players: int = 2, **rules_options: Any) -> None:
+        self.num_players = num_players  # the player count is read from each observation anyway
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(obs, masks)
@@ -168,10 +172,10 @@ def load_batch(
         return spec
     if isinstance(spec, str) and spec == "random":
         _validate(num_players, rules_options)
-        return BatchRandom(seed)
+        return BatchRandom(num_players, seed=seed)
     if isinstance(spec, str) and spec == "heuristic":
         _validate(num_players, rules_options)
-        return BatchHeuristic()
+        return BatchHeuristic(num_players)
     import agents
 
     return BotBatch(agents.load(spec, num_players, seed=seed, **rules_options))
