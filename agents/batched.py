@@ -102,13 +102,13 @@ class BatchHeuristic:
             return (c - 1) * 10 // n
 
         def improves(c: np.ndarray) -> np.ndarray:
-            slot = np.clip(zone(c), 0, 9)
+            slot = np.minimum(np.maximum(zone(c), 0), 9)  # no held card (0) -> slot 0, unused
             return zone(rack[rows, slot]) != slot
 
         take = (top > 0) & masks[:, TAKE_DISCARD] & improves(top)
         draw_choice = np.where(take, TAKE_DISCARD, DRAW_PILE)
         keep_choice = np.where(improves(held), KEEP, DISCARD)
-        place_choice = np.clip(zone(held), 0, 9)
+        place_choice = np.minimum(np.maximum(zone(held), 0), 9)
         return np.choose(phase, [draw_choice, keep_choice, place_choice])
 
 
