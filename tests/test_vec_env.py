@@ -17,6 +17,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecMonitor, VecNormalize
 from test_vector_engine import RecordingChance, ScriptedRandom
 
 from agents.batched import (
+    BatchExpert,
     BatchHeuristic,
     BatchRandom,
     BotBatch,
@@ -24,6 +25,7 @@ from agents.batched import (
     check_batch,
     load_batch,
 )
+from agents.expert import ExpertBot
 from agents.heuristic import HeuristicBot
 from racko_env import racko_v0
 from racko_env.vector import VectorRacko
@@ -157,6 +159,32 @@ def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> Non
     assert seen_phases == {0, 1, 2}
 
 
+@pytest.mark.parametrize(
+    "num_players,options", [(2, {}), (2, {"empty_pile": "flip"}), (3, {}), (4, {"partners": True})]
+)
+def test_batch_expert_decides_like_the_expert_bot(num_players: int, options: dict) -> None:
+    v = VectorRacko(40, num_players, seed=num_players, turn_limit=100, **options)
+    batch, single = BatchExpert(num_players), ExpertBot(num_players)
+    batch.chunk = 16  # several passes per call
+    rng = np.random.default_rng(2)
+    games = np.arange(40)
+    seen_phases = set()
+    for _ in range(60):
+        cur = v.game.current
+        obs, masks = v.observe(games, cur), v.action_masks(games, cur)
+        got = batch.act_batch(obs, masks)
+        want = [
+            single.act({"observation": o, "action_mask": m.astype(np.int8)})
+            for o, m in zip(obs, masks, strict=True)
+        ]
+        assert got.tolist() == want
+        seen_phases |= set(v.game.phase.tolist())
+        r = v.step(np.where(rng.random(40) < 0.6, got, random_actions(masks, rng)))
+        if r.done.any():
+            v.reset(np.flatnonzero(r.done))
+    assert seen_phases == {0, 1, 2}
+
+
 def test_batch_random_is_legal_uniform_and_seeded() -> None:
     masks = np.zeros((4000, 14), dtype=bool)
     masks[:, [10, 11]] = True
@@ -183,7 +211,8 @@ def test_batch_inputs_are_checked() -> None:
 def test_load_batch_specs() -> None:
     assert isinstance(load_batch("random", 3, seed=1), BatchRandom)
     assert isinstance(load_batch("heuristic", 2), BatchHeuristic)
-    expert = load_batch("expert", 2)
+    assert isinstance(load_batch("expert", 4, partners=True), BatchExpert)
+    expert = load_batch("agents.expert:ExpertBot", 2)
     assert isinstance(expert, BotBatch)
     custom = BatchHeuristic()
     assert load_batch(custom) is custom
