@@ -161,19 +161,26 @@ def test_wilson_interval() -> None:
     assert lo < 0.6 < hi and 0.49 < lo < 0.51 and 0.69 < hi < 0.70
 
 
-def test_shaping_adds_the_ascending_gain() -> None:
+@pytest.mark.parametrize("kind", ["zone", "ascending"])
+def test_shaping_adds_the_potential_gain(kind: str) -> None:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from train.shaping import AscendingShaping, ascending_length
+    from train.shaping import RackShaping, ascending_length, zone_potential
 
     assert ascending_length(np.array([5, 9, 13, 24, 25, 32, 4, 35, 42, 55])) == 9
     assert ascending_length(np.array([3, 2, 1])) == 1
+    home = np.array([1, 5, 9, 13, 17, 21, 25, 29, 33, 37]) / 40
+    assert zone_potential(home, 40) == 1.0
+    assert zone_potential(home[::-1], 40) < 0.6
+
+    def phi(o):
+        return zone_potential(o[:10], 40) if kind == "zone" else ascending_length(o[:10]) / 10
 
     def make():
         return RackoGymEnv(num_players=2, opponents=["heuristic"], seat=0)
 
     plain = DummyVecEnv([make])
-    shaped = AscendingShaping(DummyVecEnv([make]), coef=2.0)
+    shaped = RackShaping(DummyVecEnv([make]), coef=2.0, kind=kind, num_players=2)
     plain.seed(4)
     shaped.seed(4)
     obs_p, obs_s = plain.reset(), shaped.reset()
@@ -186,9 +193,9 @@ def test_shaping_adds_the_ascending_gain() -> None:
         obs_p, r_p, d_p, info_p = plain.step(a)
         obs_s, r_s, d_s, _ = shaped.step(a)
         after = info_p[0]["terminal_observation"] if d_p[0] else obs_p[0]
-        gain = ascending_length(after[:10]) - ascending_length(prev)
+        gain = phi(after) - phi(prev)
         gains += gain != 0
-        assert r_s[0] == pytest.approx(r_p[0] + 2.0 * gain / 10)
+        assert r_s[0] == pytest.approx(r_p[0] + 2.0 * gain, abs=1e-6)
     assert gains > 0
 
 
@@ -205,3 +212,34 @@ def test_batched_vec_env_switch_trains(tmp_path: Path) -> None:
     ppo.main(["--config", str(path), "--out", str(split), "--total-steps", "1024", "--no-progress"])
     ppo.main(["--resume", "--out", str(split), "--no-progress", "--total-steps", "2048"])
     assert _same(_params(full)[0], _params(split)[0])
+
+
+def test_plot_curve(tmp_path: Path) -> None:
+    from train.plot_curve import plot
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "eval_history.json").write_text(
+        json.dumps([{"timesteps": 10, "heuristic": 0.2}, {"timesteps": 20, "heuristic": 0.4}])
+    )
+    plot(run, tmp_path / "c.png")
+    assert (tmp_path / "c.png").stat().st_size > 1000
+    with pytest.raises(FileNotFoundError, match="no eval_history"):
+        plot(tmp_path, tmp_path / "d.png")
+
+
+def test_behaviour_cloning_learns_the_teacher() -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from train.pretrain import agreement, behaviour_clone, collect_teacher_data
+
+    obs, masks, actions = collect_teacher_data("heuristic", 2, {}, 4000, seed=0)
+    assert obs.shape == (4000, 177) and masks[np.arange(4000), actions].all()
+    torch.manual_seed(0)
+    env = RackoGymEnv(num_players=2, opponents=["random"])
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [64, 64]}, seed=0)
+    before = agreement(model, obs, masks, actions)
+    losses = behaviour_clone(model, obs, masks, actions, epochs=15, batch_size=128, seed=0)
+    assert losses[-1] < losses[0]
+    assert agreement(model, obs, masks, actions) > max(before + 0.2, 0.65)

@@ -61,6 +61,16 @@ class SelfPlaySection(_Strict):
     latest_weight: float = Field(0.5, ge=0, le=1)  # share of the self-play weight for the newest
 
 
+class PretrainSection(_Strict):
+    """Behaviour-cloning warm start from a teacher bot before PPO (train/pretrain.py)."""
+
+    teacher: str = "expert"
+    decisions: int = Field(0, ge=0)  # teacher decisions to imitate; 0: no warm start
+    epochs: int = Field(30, ge=1)
+    batch_size: int = Field(256, ge=1)
+    learning_rate: float = Field(1e-3, gt=0)
+
+
 class EvalSection(_Strict):
     """Periodic evaluation against fixed bots (win rate of deterministic play)."""
 
@@ -86,7 +96,8 @@ class TrainConfig(_Strict):
     rules: RulesSection = RulesSection()
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
-    shaping: float = Field(0.0, ge=0)  # dense reward for ascending progress (racko_env.gym_env)
+    shaping: float = Field(0.0, ge=0)  # dense reward for rack progress (train/shaping.py)
+    shaping_kind: Literal["zone", "ascending"] = "zone"
     seed: int = 0
     total_steps: int = Field(1_000_000, ge=1)
     n_envs: int = Field(8, ge=1)
@@ -95,6 +106,7 @@ class TrainConfig(_Strict):
     opponents: dict[str, float] = Field(default_factory=lambda: {"heuristic": 1.0})
     selfplay: SelfPlaySection = SelfPlaySection()
     ppo: PPOSection = PPOSection()
+    pretrain: PretrainSection = PretrainSection()
     eval: EvalSection = EvalSection()
     final_eval: FinalEvalSection = FinalEvalSection()
     checkpoint_every: int = Field(100_000, ge=1)

@@ -39,12 +39,12 @@ def make_single_env(
 
 def make_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -> Any:
     """The VecEnv of ``cfg.vec_env`` with ``cfg.n_envs`` games, opponents drawn from the pool,
-    wrapped in ``AscendingShaping`` when ``cfg.shaping`` > 0."""
+    wrapped in ``RackShaping`` when ``cfg.shaping`` > 0."""
     venv = _make_raw_vec_env(cfg, opponents, weights)
     if cfg.shaping > 0:
-        from train.shaping import AscendingShaping
+        from train.shaping import RackShaping
 
-        venv = AscendingShaping(venv, cfg.shaping)
+        venv = RackShaping(venv, cfg.shaping, cfg.shaping_kind, cfg.num_players)
     return venv
 
 

@@ -155,6 +155,7 @@ class Trainer:
                 device="cpu",
                 verbose=0,
             )
+            self._pretrain(model)
             self.pool.add(snapshot_from_model(model, "snapshot@0"))
             push_pool(vec_env, *self.pool.mix(cfg.opponents))
         self.model, self.vec_env = model, vec_env
@@ -180,6 +181,32 @@ class Trainer:
         onnx_path, _ = export_run(self.run_dir)
         print(f"exported {onnx_path}")
         return onnx_path
+
+    def _pretrain(self, model: Any) -> None:
+        """Behaviour cloning from the teacher bot (config ``pretrain``), logged to pretrain.json."""
+        from train.pretrain import agreement, behaviour_clone, collect_teacher_data
+
+        cfg, pre = self.cfg, self.cfg.pretrain
+        if pre.decisions == 0:
+            return
+        t0 = time.time()
+        obs, masks, actions = collect_teacher_data(
+            pre.teacher, cfg.num_players, cfg.rules_options(), pre.decisions, cfg.seed, cfg.episode
+        )
+        t1 = time.time()
+        losses = behaviour_clone(
+            model, obs, masks, actions, pre.epochs, pre.batch_size, pre.learning_rate, cfg.seed
+        )
+        info = {
+            "teacher": pre.teacher,
+            "decisions": pre.decisions,
+            "collect_seconds": round(t1 - t0, 1),
+            "fit_seconds": round(time.time() - t1, 1),
+            "losses": losses,
+            "agreement": agreement(model, obs, masks, actions),
+        }
+        (self.run_dir / "pretrain.json").write_text(json.dumps(info, indent=1))
+        print(f"behaviour cloning from {pre.teacher}: agreement {info['agreement']:.3f}")
 
     # ----------------------------------------------------------------- callbacks
 
