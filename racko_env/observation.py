@@ -19,8 +19,8 @@ after the observer (to the left), then the one after, and so on.
 |         |      | all 0 when it is not the observer's turn)                                 |
 | 47      | 1    | 1 if the held card came from the discard pile (it must go into the rack)  |
 | 48      | 1    | turns played this round / turn limit                                      |
-| 49      | 1    | own game score / target score (game mode only, else 0)                    |
-| 50-52   | 3    | each opponent's game score / target score (game mode only, else 0)        |
+| 49      | 1    | own game score / target score, capped at 1 (game mode only, else 0)       |
+| 50-52   | 3    | each opponent's game score / target score, capped at 1 (game mode only)   |
 | 53-55   | 3    | 1 for each opponent seat that exists                                      |
 | 56      | 1    | 1 when playing partners (the second opponent is the partner)              |
 | 57-116  | 60   | card c (index 56 + c) is in the discard pile now                          |
@@ -119,9 +119,9 @@ def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.nda
     if include_scores:
         totals = game.totals
         inv_t = 1.0 / cfg.target_score
-        obs[OWN_SCORE] = totals[cfg.team_of(player)] * inv_t
+        obs[OWN_SCORE] = min(totals[cfg.team_of(player)] * inv_t, 1.0)
         for k in range(1, n):
-            obs[OPP_SCORES.start + k - 1] = totals[cfg.team_of((player + k) % n)] * inv_t
+            obs[OPP_SCORES.start + k - 1] = min(totals[cfg.team_of((player + k) % n)] * inv_t, 1.0)
     obs[OPP_PRESENT.start : OPP_PRESENT.start + n - 1] = 1.0
     if cfg.partners:
         obs[PARTNERS] = 1.0

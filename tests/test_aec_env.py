@@ -12,7 +12,7 @@ from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, seed_test
 
 import racko_env
-from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, RackoGame, racko_v0
+from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, racko_v0
 
 PLAYERS = [2, 3, 4]
 EPISODES = ["round", "game"]
@@ -26,12 +26,6 @@ def short(episode: str) -> dict:
 
 # ----------------------------------------------------------------- PettingZoo's own tests
 
-BOX_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="observation.py bug (reported to the lead): game scores / target_score exceed the "
-    "Box high of 1.0 when a game ends above its target",
-)
-
 
 @pytest.mark.parametrize("episode", EPISODES)
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
@@ -40,7 +34,6 @@ def test_pettingzoo_api_test(n: int, episode: str) -> None:
     api_test(racko_v0.env(num_players=n, episode=episode), num_cycles=300)
 
 
-@BOX_BUG
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
 def test_pettingzoo_api_test_whole_game(n: int) -> None:
     """Target 42 (no sum of 5s equals it) and 10-turn rounds: the game ends within the cycles."""
@@ -197,10 +190,8 @@ def scripted_env(**kwargs):
     """player_0 moves first and can go Rack-O by taking the 40 into slot 10; player_1's rack
     ascends for 3 cards (21, 22, 23, then 5)."""
     env = racko_v0.env(num_players=2, **kwargs)
-    game = env.unwrapped.game
     deck = deck_2p(EVENS + [1], [21, 22, 23, 5] + [None] * 6, 40)
-    game.new_game = functools.partial(RackoGame.new_game, game, first_dealer=1, deck_order=deck)
-    env.reset(seed=0)
+    env.reset(seed=0, options={"first_dealer": 1, "deck_order": deck})
     assert env.agent_selection == "player_0"
     return env
 
@@ -327,9 +318,7 @@ def test_observation_table_shape(n: int, partners: bool, present: list[int], fla
 def test_observation_flip_makes_the_draw_top_public() -> None:
     env = racko_v0.raw_env(num_players=2, empty_pile="flip", turn_limit=1000)
     game = env.unwrapped.game
-    deck = list(range(1, 41))
-    game.new_game = functools.partial(RackoGame.new_game, game, first_dealer=0, deck_order=deck)
-    env.reset(seed=0)
+    env.reset(seed=0, options={"first_dealer": 0, "deck_order": list(range(1, 41))})
     for _ in range(18):
         env.step(DRAW_PILE)
         env.step(DISCARD)

@@ -237,11 +237,6 @@ def test_round_observations_inside_the_box(options, seed) -> None:
     assert play_and_check_spaces(env, seed) > 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="observation.py bug (reported to the lead): game scores / target_score exceed the "
-    "Box high of 1.0 once a total passes the target (game end, or the tie rule's extra rounds)",
-)
 @pytest.mark.parametrize("n", [2, 3, 4], ids=["2p", "3p", "4p"])
 def test_game_observations_inside_the_box(n: int) -> None:
     """A short game ends with a total above the target (32: no total of 5s can equal it)."""

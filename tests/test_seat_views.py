@@ -55,5 +55,3 @@ def test_reset_options_fix_the_first_deal():
     np.testing.assert_array_equal(env.observe("player_0")["observation"], encode(env.game, 0))
     with pytest.raises(ValueError, match="deck_order"):
         env.reset(options={"deck_order": [1, 2, 3]})
-    with pytest.raises(ValueError, match="unknown reset option"):
-        env.reset(options={"dealer": 0})

@@ -97,8 +97,8 @@ class Encoder:
             totals = eng.totals[g]  # [k, T]
             inv_t = 1.0 / eng.config.target_score
             team_of = eng.team_of
-            out[:, OWN_SCORE] = totals[np.arange(k), team_of[seats]] * inv_t
-            opp = totals[np.arange(k)[:, None], team_of[others]] * inv_t
+            out[:, OWN_SCORE] = np.minimum(totals[np.arange(k), team_of[seats]] * inv_t, 1.0)
+            opp = np.minimum(totals[np.arange(k)[:, None], team_of[others]] * inv_t, 1.0)
             out[:, OPP_SCORES.start : OPP_SCORES.start + n - 1] = opp
             out[:, OPP_SCORES.start + n - 1 : OPP_SCORES.stop] = 0.0
         else:
