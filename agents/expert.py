@@ -3,8 +3,9 @@
 A *plan* keeps an ascending subsequence of the rack's cards and re-fills the slots between them.
 A gap of g slots between kept cards a < b can only be filled from the cards strictly between a and b
 that may still come (not in the own rack, not seen in an opponent's rack): with k of them out of
-U such cards in play, filling it takes about ``(U / k) * g * (1 + spread * (H_g - 1))`` draws
-(H_g the harmonic number: later cards of a gap have narrower windows). The bot keeps the plan with
+U such cards in play, filling it takes about ``(U / k) ** 1.1 * g ** 2`` draws (each slot of the
+gap has about k / g cards of its own to wait for, and later cards have narrower windows; the
+exponents were tuned by tournament). The bot keeps the plan with
 the fewest expected turns (a dynamic programme over the slots) and plays the move that lowers that
 estimate most: it takes the discard when that beats the expected gain of a blind draw over the
 unseen cards, and keeps a drawn card only when it lowers the estimate.
@@ -28,14 +29,14 @@ INF = float("inf")
 class ExpertParams:
     """Tuning knobs (found by tournament against ``heuristic``; see docs/agents.md).
 
-    spread: extra cost of the later cards of a multi-slot gap (0 = every slot as easy as the first).
+    gap_power: how steeply a gap's cost grows with the number of slots in it.
     width_power: how steeply a gap's cost grows as its window of candidate cards narrows.
     take_margin: turns the discard must save beyond a blind draw's expected saving to be taken.
     keep_margin: turns a drawn card must save to be kept.
     """
 
-    spread: float = 4.0
-    width_power: float = 1.0
+    gap_power: float = 2.0
+    width_power: float = 1.1
     take_margin: float = 0.0
     keep_margin: float = 1e-9
 
@@ -57,21 +58,12 @@ class _Planner:
         avail[n + 1] = avail[n]
         self.prefix = avail
         total = max(avail[n], 1)
-        harmonic = [0.0]
-        for g in range(1, RACK_SIZE + 1):
-            harmonic.append(harmonic[-1] + 1.0 / g)
         # cost[g][k]: expected draws to fill a gap of g slots from k candidate cards.
         self.cost = [
             [
                 0.0
                 if g == 0
-                else (
-                    INF
-                    if k < g
-                    else (total / k) ** params.width_power
-                    * g
-                    * (1 + params.spread * (harmonic[g] - 1))
-                )
+                else (INF if k < g else (total / k) ** params.width_power * g**params.gap_power)
                 for k in range(n + 1)
             ]
             for g in range(RACK_SIZE + 1)
