@@ -55,21 +55,40 @@ def test_zones():
     assert zone_range(0, 40) == (1, 4) and zone_range(9, 60) == (55, 60)
 
 
+@st.composite
+def tables(draw):
+    """A player count and a valid mix of rules options for it."""
+    players = draw(st.sampled_from([2, 3, 4]))
+    options = {
+        "empty_pile": draw(st.sampled_from(["shuffle", "flip"])),
+        "bonus": draw(st.booleans()),
+        "turn_limit": draw(st.sampled_from([60, 150])),
+    }
+    if players == 2:
+        options["min_run"] = draw(st.sampled_from([0, 0, 3, 4]))
+    if players == 4:
+        options["partners"] = draw(st.booleans())
+    return players, options
+
+
 @pytest.mark.parametrize("name", ["random", "heuristic", "expert"])
-@settings(max_examples=12, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    players=st.sampled_from([2, 3, 4]),
-    flip=st.booleans(),
-    bonus=st.booleans(),
-)
-def test_bots_play_only_legal_actions(name, seed, players, flip, bonus):
-    options = {"empty_pile": "flip" if flip else "shuffle", "bonus": bonus, "turn_limit": 150}
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), table=tables())
+def test_bots_play_only_legal_actions(name, seed, table):
+    players, options = table
     bots = [
         agents.load(name, num_players=players, seed=seed + i, **options) for i in range(players)
     ]
     env, steps = play_round(bots, seed, **options)
     assert env.game.round_over and steps > 0
+
+
+def test_expert_plays_legally_once_the_flipped_draw_pile_is_public():
+    """Four players: the 20-card draw pile runs out before the expert can finish."""
+    names = ("random", "expert", "random", "random")
+    bots = [agents.load(name, 4, seed=3, empty_pile="flip") for name in names]
+    env, _ = play_round(bots, 3, empty_pile="flip")
+    assert env.game.reshuffles > 0 and env.game.draw_known
 
 
 @pytest.mark.parametrize("name", ["random", "heuristic", "expert"])
