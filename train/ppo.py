@@ -13,6 +13,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -29,6 +30,8 @@ import yaml
 
 from train.config import TrainConfig, load_config
 from train.snapshot import SnapshotPolicy
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -102,7 +105,7 @@ class Trainer:
 
         from train.checkpoint import latest_checkpoint, load_state, restore_rngs
         from train.envs import make_vec_env, restore_env_states
-        from train.selfplay import SELF, SnapshotPool, push_pool, snapshot_from_model
+        from train.selfplay import SELF, SnapshotPool, StopOnSignal, push_pool, snapshot_from_model
 
         cfg = self.cfg
         torch.set_num_threads(cfg.torch_threads)
@@ -162,14 +165,20 @@ class Trainer:
         callbacks = self._callbacks(state.get("extra", {}))
         remaining = cfg.total_steps - model.num_timesteps
         t0, steps0 = time.time(), model.num_timesteps
-        if remaining > 0:
-            model.learn(
-                remaining,
-                callback=callbacks,
-                reset_num_timesteps=ckpt is None,
-                tb_log_name="ppo",
-                progress_bar=cfg.progress_bar,
-            )
+        stopper = StopOnSignal()
+        old = {sig: signal.signal(sig, stopper.request_stop) for sig in STOP_SIGNALS}
+        try:
+            if remaining > 0:
+                model.learn(
+                    remaining,
+                    callback=[*callbacks, stopper],
+                    reset_num_timesteps=ckpt is None,
+                    tb_log_name="ppo",
+                    progress_bar=cfg.progress_bar,
+                )
+        finally:
+            for sig, handler in old.items():
+                signal.signal(sig, handler)
         elapsed = time.time() - t0
         self._write_timing(elapsed, model.num_timesteps - steps0)
         self._checkpoint()

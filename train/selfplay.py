@@ -133,6 +133,26 @@ class SelfPlayCallback(BaseCallback):
             self.logger.record("selfplay/pool_size", len(self.pool.snapshots))
 
 
+class StopOnSignal(BaseCallback):
+    """Ends training cleanly on SIGINT/SIGTERM (Ctrl-C): the run then checkpoints and exports.
+
+    Training stops at the next env step; ``--resume`` continues from the checkpoint written then.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stop_requested = False
+
+    def request_stop(self, signum: int, frame: Any) -> None:
+        if self.stop_requested:  # a second Ctrl-C aborts at once
+            raise KeyboardInterrupt
+        print("stop requested: finishing the step, then checkpoint and export", flush=True)
+        self.stop_requested = True
+
+    def _on_step(self) -> bool:
+        return not self.stop_requested
+
+
 def rollouts_done(model: Any) -> int:
     return model.num_timesteps // (model.n_steps * model.n_envs)
 
