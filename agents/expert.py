@@ -23,22 +23,38 @@ from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
 from racko_env.rules import RACK_SIZE
 
 INF = float("inf")
+QUANTUM = 1024.0
 
 
 @dataclass(frozen=True)
 class ExpertParams:
     """Tuning knobs (found by tournament against ``heuristic``; see docs/agents.md).
 
-    gap_power: how steeply a gap's cost grows with the number of slots in it.
+    gap_power: how steeply a gap's cost grows with the number of slots g in it (g ** gap_power).
     width_power: how steeply a gap's cost grows as its window of candidate cards narrows.
+    spread: an extra factor (1 + spread * (H_g - 1)) for multi-slot gaps (H_g the harmonic
+      number); the first tuning used it with gap_power 1; 0 (off) by default.
     take_margin: turns the discard must save beyond a blind draw's expected saving to be taken.
     keep_margin: turns a drawn card must save to be kept.
     """
 
     gap_power: float = 2.0
     width_power: float = 1.1
+    spread: float = 0.0
     take_margin: float = 0.0
     keep_margin: float = 1e-9
+
+
+def gap_factor(g: int, params: ExpertParams) -> float:
+    """Cost of a gap of g >= 1 slots per unit of (U / k) ** width_power (shared with agents.batched)."""
+    harmonic = sum(1.0 / i for i in range(1, g + 1))
+    return g**params.gap_power * (1 + params.spread * (harmonic - 1))
+
+
+def quantize(cost: float) -> float:
+    """Round to a multiple of 1/1024: sums of such costs are exact in any order, so equal plans
+    tie exactly here and in a vectorized copy (agents.batched), and both pick the same move."""
+    return round(cost * QUANTUM) / QUANTUM
 
 
 class _Planner:
@@ -59,11 +75,11 @@ class _Planner:
         self.prefix = avail
         total = max(avail[n], 1)
         # cost[g][k]: expected draws to fill a gap of g slots from k candidate cards.
+        factor = [0.0] + [gap_factor(g, params) for g in range(1, RACK_SIZE + 1)]
+        wp = params.width_power
         self.cost = [
             [
-                0.0
-                if g == 0
-                else (INF if k < g else (total / k) ** params.width_power * g**params.gap_power)
+                0.0 if g == 0 else (INF if k < g else quantize((total / k) ** wp * factor[g]))
                 for k in range(n + 1)
             ]
             for g in range(RACK_SIZE + 1)
