@@ -308,3 +308,18 @@ def test_docs_example_bot_runs(tmp_path, monkeypatch):
 
     assert issubclass(my_bots.Cautious, Bot)
     assert decode  # the example uses agents.obs.decode
+
+
+def test_script_runs_as_documented(tmp_path):
+    """`python train/evaluate.py ...` from the repository root, two workers, JSON out."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "out.json"
+    cmd = [sys.executable, "train/evaluate.py", "--players", "3", "--rounds", "4"]
+    cmd += ["--bots", "expert", "heuristic", "random", "--seed", "0", "--json", str(out)]
+    done = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "| expert |" in done.stdout
+    assert json.loads(out.read_text())["bots"][0]["seat_counts"] == [4, 4, 4]
