@@ -165,6 +165,8 @@ class _ExpertBatch:
     INF = float("inf")
 
     def __init__(self, vec: np.ndarray, masks: np.ndarray, n: int, params: Any) -> None:
+        from agents.expert import QUANTUM, gap_factor
+
         self.p = params
         self.n = n
         self.masks = masks
@@ -190,16 +192,13 @@ class _ExpertBatch:
         self.prefix = prefix
         # cost[row, g, k]: expected draws to fill g slots from k candidates (as _Planner.cost).
         total = np.maximum(prefix[:, n], 1).astype(np.float64)
-        harmonic = [0.0]
-        for g in range(1, 11):
-            harmonic.append(harmonic[-1] + 1.0 / g)
         k = np.arange(n + 1)
         with np.errstate(divide="ignore"):
             ratio = np.power(total[:, None] / k[None, :], params.width_power)  # [r, n + 1]
         cost = np.empty((r, 11, n + 1))
         cost[:, 0] = 0.0
         for g in range(1, 11):
-            cost[:, g] = ratio * float(g) * (1 + params.spread * (harmonic[g] - 1))
+            cost[:, g] = np.round(ratio * gap_factor(g, params) * QUANTUM) / QUANTUM
             cost[:, g, k < g] = self.INF
         self.cost = cost
         vals = np.empty((r, 12), dtype=np.intp)
