@@ -182,3 +182,25 @@ def test_make_manifest_strips_player_count() -> None:
     m = make_manifest(3, {"num_players": 3, "bonus": True}, b"x")
     assert m["num_players"] == 3 and m["rules"]["bonus"] is True
     assert "num_players" not in m["rules"] and m["rules"]["empty_pile"] == "shuffle"
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_shipped_pretrained_bots_load_and_play(n: int) -> None:
+    path = REPO / "agents" / "pretrained" / f"racko_{n}p.onnx"
+    if not path.is_file():
+        pytest.skip(f"{path.name} is not shipped")
+    manifest = json.loads(path.with_suffix(".json").read_text())
+    assert manifest["num_players"] == n
+    assert manifest["training"]["seed"] == manifest["training"]["config"]["seed"]
+    assert manifest["evaluation"]["final_eval"]
+    assert path.with_suffix(".yaml").is_file()
+    bot = agents.load(str(path), num_players=n)
+    env = RackoGymEnv(num_players=n, opponents=["heuristic"])
+    obs, _ = env.reset(seed=n)
+    for _ in range(200):
+        mask = env.action_masks()
+        a = bot.act({"observation": obs, "action_mask": mask})
+        assert mask[a]
+        obs, _, term, trunc, _ = env.step(a)
+        if term or trunc:
+            obs, _ = env.reset()
