@@ -200,3 +200,18 @@ def test_state_roundtrip_continues_identically() -> None:
 def test_bad_arguments_are_refused(kwargs, match) -> None:
     with pytest.raises((ValueError, TypeError), match=match):
         RackoGymEnv(num_players=2, **kwargs)
+
+
+def test_gym_env_needs_no_torch() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gymnasium, racko_env\n"
+        "env = gymnasium.make('racko/Racko-v0', num_players=2, opponents=['heuristic'])\n"
+        "env.reset(seed=0)\n"
+        "env.step(int(env.unwrapped.action_masks().argmax()))\n"
+        "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
