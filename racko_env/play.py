@@ -14,11 +14,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import fields
 from typing import Any
 
-from racko_env.config import DEFAULT_TURN_LIMIT, EMPTY_PILE_MODES, RulesConfig
-from racko_env.rules import TARGET_SCORE
+from racko_env.cli import add_rules_arguments, flag_names, rules_options
+from racko_env.config import RulesConfig
 
 # ------------------------------------------------------------------------- command line
 
@@ -54,36 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--delay", type=float, default=1.0, help="--watch: seconds between moves (default 1)"
     )
-    rules = p.add_argument_group("rules options (shared/RULES.md)")
-    rules.add_argument("--empty-pile", choices=EMPTY_PILE_MODES, default="shuffle")
-    rules.add_argument(
-        "--turn-limit",
-        type=int,
-        default=DEFAULT_TURN_LIMIT,
-        help=f"turns after which a round without Rack-O is cut off (default {DEFAULT_TURN_LIMIT})",
-    )
-    rules.add_argument(
-        "--min-run", type=int, default=0, help="2 players: Rack-O also needs a run this long (3+)"
-    )
-    rules.add_argument("--bonus", action="store_true", help="Bonus Rack-O: points for long runs")
-    rules.add_argument("--partners", action="store_true", help="4 players in two teams")
-    rules.add_argument(
-        "--target-score", type=int, default=TARGET_SCORE, help="points that win the game (500)"
-    )
+    add_rules_arguments(p)
     return p
 
 
 def rules_from_args(args: argparse.Namespace) -> RulesConfig:
     """The validated rules (RulesConfig names any bad option)."""
-    return RulesConfig(
-        num_players=args.players,
-        empty_pile=args.empty_pile,
-        turn_limit=args.turn_limit,
-        min_run=args.min_run,
-        bonus=args.bonus,
-        partners=args.partners,
-        target_score=args.target_score,
-    )
+    return RulesConfig(num_players=args.players, **rules_options(args))
 
 
 def check_args(args: argparse.Namespace, config: RulesConfig) -> list[str]:
@@ -136,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = rules_from_args(args)
         seat_specs = check_args(args, config)
     except (ValueError, TypeError) as err:
-        parser.error(_flag_names(str(err)))
+        parser.error(flag_names(str(err)))
     hint_spec = args.hint
     if args.watch and hint_spec is not None:
         parser.error("--hint is for a human player; it cannot be used with --watch")
@@ -165,15 +141,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
     )
     return table.run()
-
-
-def _flag_names(message: str) -> str:
-    """Name the command-line flag in RulesConfig's messages ('turn_limit' -> --turn-limit)."""
-    for field in fields(RulesConfig):
-        flag = "--players" if field.name == "num_players" else "--" + field.name.replace("_", "-")
-        message = message.replace(f"rules option '{field.name}'", flag)
-        message = message.replace(f"{field.name}=", f"{flag} ")
-    return message
 
 
 def _seat_seed(seed: int | None, seat: int) -> int | None:

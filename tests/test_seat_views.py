@@ -55,3 +55,21 @@ def test_reset_options_fix_the_first_deal():
     np.testing.assert_array_equal(env.observe("player_0")["observation"], encode(env.game, 0))
     with pytest.raises(ValueError, match="deck_order"):
         env.reset(options={"deck_order": [1, 2, 3]})
+
+
+def test_rules_flags_are_shared_and_name_the_flag_in_errors():
+    import argparse
+
+    from racko_env.cli import add_rules_arguments, flag_names, rules_options
+    from racko_env.config import RulesConfig
+
+    parser = argparse.ArgumentParser()
+    add_rules_arguments(parser)
+    args = parser.parse_args(["--empty-pile", "flip", "--turn-limit", "50", "--bonus"])
+    options = rules_options(args)
+    assert RulesConfig(num_players=2, **options) == RulesConfig(
+        num_players=2, empty_pile="flip", turn_limit=50, bonus=True
+    )
+    with pytest.raises(ValueError) as err:
+        RulesConfig(num_players=2, **{**options, "turn_limit": 0})
+    assert flag_names(str(err.value)).startswith("--turn-limit must be at least 1")

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from racko_env.cli import add_rules_arguments, flag_names, rules_options
 from train.tournament import BotError, IllegalActionError, run_tournament
 
 __all__ = ["format_table", "main", "plot_report", "run_tournament"]
@@ -68,13 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="processes to play in (default: 2, or 1 on a single core); results do not depend on it",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    rules = parser.add_argument_group("rules options (see shared/RULES.md)")
-    rules.add_argument("--empty-pile", choices=["shuffle", "flip"], default="shuffle")
-    rules.add_argument("--turn-limit", type=_positive, default=400)
-    rules.add_argument("--min-run", type=int, default=0, help="2-player run variant: 0 or 3-10")
-    rules.add_argument("--bonus", action="store_true", help="Bonus Rack-O")
-    rules.add_argument("--partners", action="store_true", help="4 players in two teams")
-    rules.add_argument("--target-score", type=_positive, default=500)
+    add_rules_arguments(parser)
     return parser
 
 
@@ -140,14 +135,7 @@ def plot_report(report: dict[str, Any], path: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    rules = {
-        "empty_pile": args.empty_pile,
-        "turn_limit": args.turn_limit,
-        "min_run": args.min_run,
-        "bonus": args.bonus,
-        "partners": args.partners,
-        "target_score": args.target_score,
-    }
+    rules = rules_options(args)
     start = time.perf_counter()
     try:
         report = run_tournament(
@@ -164,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"evaluate: stopped: {err}", file=sys.stderr)
         return 3
     except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
-        print(f"evaluate: error: {err}", file=sys.stderr)
+        print(f"evaluate: error: {flag_names(str(err))}", file=sys.stderr)
         return 2
     elapsed = time.perf_counter() - start
     cfg = report["config"]
