@@ -156,8 +156,10 @@ def test_resume_without_checkpoint_is_refused(tmp_path: Path) -> None:
         ppo.main(["--resume", "--out", str(tmp_path / "nothing")])
 
 
-def test_wilson_interval() -> None:
-    lo, hi = ppo.wilson(60, 100)
+def test_wilson_interval_of_the_periodic_evaluation() -> None:
+    from train.tournament import wilson_interval
+
+    lo, hi = wilson_interval(60, 100)
     assert lo < 0.6 < hi and 0.49 < lo < 0.51 and 0.69 < hi < 0.70
 
 

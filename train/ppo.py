@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import signal
 import sys
@@ -30,19 +29,9 @@ import yaml
 
 from train.config import TrainConfig, load_config
 from train.snapshot import SnapshotPolicy
+from train.tournament import wilson_interval
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def evaluate_vs(
@@ -78,7 +67,7 @@ def evaluate_vs(
         returns.append(total)
         lengths.append(steps)
         obs, _ = env.reset()
-    lo, hi = wilson(wins, episodes)
+    lo, hi = wilson_interval(wins, episodes)
     return {
         "opponent": opponent,
         "episodes": episodes,
