@@ -136,14 +136,13 @@ def test_learner_rewards_match_the_aec_env(cfg: dict) -> None:
 # ----------------------------------------------------------------- batched bots
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> None:
-    v = VectorRacko(48, num_players, seed=num_players, turn_limit=120, empty_pile="flip")
-    batch, single = BatchHeuristic(), HeuristicBot(num_players)
-    rng = np.random.default_rng(1)
-    games = np.arange(48)
+def assert_batch_decides_like(batch, single, v: VectorRacko, steps: int, own: float, seed: int):
+    """Over ``steps`` decisions of every game, the batched bot picks what the per-game bot picks
+    (the games advance with the bot's move with probability ``own``, else a random legal one)."""
+    rng = np.random.default_rng(seed)
+    games = np.arange(v.num_games)
     seen_phases = set()
-    for _ in range(250):
+    for _ in range(steps):
         cur = v.game.current
         obs, masks = v.observe(games, cur), v.action_masks(games, cur)
         got = batch.act_batch(obs, masks)
@@ -153,10 +152,16 @@ def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> Non
         ]
         assert got.tolist() == want
         seen_phases |= set(v.game.phase.tolist())
-        r = v.step(np.where(rng.random(48) < 0.5, got, random_actions(masks, rng)))
+        r = v.step(np.where(rng.random(len(games)) < own, got, random_actions(masks, rng)))
         if r.done.any():
             v.reset(np.flatnonzero(r.done))
     assert seen_phases == {0, 1, 2}
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> None:
+    v = VectorRacko(48, num_players, seed=num_players, turn_limit=120, empty_pile="flip")
+    assert_batch_decides_like(BatchHeuristic(), HeuristicBot(num_players), v, 250, 0.5, seed=1)
 
 
 @pytest.mark.parametrize(
@@ -164,25 +169,9 @@ def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> Non
 )
 def test_batch_expert_decides_like_the_expert_bot(num_players: int, options: dict) -> None:
     v = VectorRacko(40, num_players, seed=num_players, turn_limit=100, **options)
-    batch, single = BatchExpert(num_players), ExpertBot(num_players)
+    batch = BatchExpert(num_players)
     batch.chunk = 16  # several passes per call
-    rng = np.random.default_rng(2)
-    games = np.arange(40)
-    seen_phases = set()
-    for _ in range(60):
-        cur = v.game.current
-        obs, masks = v.observe(games, cur), v.action_masks(games, cur)
-        got = batch.act_batch(obs, masks)
-        want = [
-            single.act({"observation": o, "action_mask": m.astype(np.int8)})
-            for o, m in zip(obs, masks, strict=True)
-        ]
-        assert got.tolist() == want
-        seen_phases |= set(v.game.phase.tolist())
-        r = v.step(np.where(rng.random(40) < 0.6, got, random_actions(masks, rng)))
-        if r.done.any():
-            v.reset(np.flatnonzero(r.done))
-    assert seen_phases == {0, 1, 2}
+    assert_batch_decides_like(batch, ExpertBot(num_players), v, 60, 0.6, seed=2)
 
 
 def test_batch_random_is_legal_uniform_and_seeded() -> None:
