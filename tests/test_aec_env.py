@@ -13,6 +13,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import racko_env
 from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, racko_v0
+from racko_env.observation import encode
 
 PLAYERS = [2, 3, 4]
 EPISODES = ["round", "game"]
@@ -541,3 +542,17 @@ def test_env_speed_benchmark_runs(tmp_path) -> None:
     assert all(r["steps_per_s"] > 0 for r in report["results"].values())
     with pytest.raises(SystemExit):
         bench.main(["--players", "5"])
+
+
+def test_reset_options_fix_the_first_deal():
+    env = racko_v0.raw_env(num_players=2)
+    deck = list(range(40, 0, -1))
+    env.reset(seed=3, options={"first_dealer": 1, "deck_order": deck})
+    # Dealer is seat 1, so seat 0 gets the first card (40) in its back slot, and moves first.
+    assert env.rack("player_0") == (22, 24, 26, 28, 30, 32, 34, 36, 38, 40)
+    assert env.rack("player_1") == (21, 23, 25, 27, 29, 31, 33, 35, 37, 39)
+    assert env.discard_top == 20
+    assert env.agent_selection == "player_0"
+    np.testing.assert_array_equal(env.observe("player_0")["observation"], encode(env.game, 0))
+    with pytest.raises(ValueError, match="deck_order"):
+        env.reset(options={"deck_order": [1, 2, 3]})

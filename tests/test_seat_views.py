@@ -41,35 +41,3 @@ def test_incremental_views_match_full_encode(options, episode):
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(rng.choice(legal)))
     assert checked > 500
-
-
-def test_reset_options_fix_the_first_deal():
-    env = racko_v0.raw_env(num_players=2)
-    deck = list(range(40, 0, -1))
-    env.reset(seed=3, options={"first_dealer": 1, "deck_order": deck})
-    # Dealer is seat 1, so seat 0 gets the first card (40) in its back slot, and moves first.
-    assert env.rack("player_0") == (22, 24, 26, 28, 30, 32, 34, 36, 38, 40)
-    assert env.rack("player_1") == (21, 23, 25, 27, 29, 31, 33, 35, 37, 39)
-    assert env.discard_top == 20
-    assert env.agent_selection == "player_0"
-    np.testing.assert_array_equal(env.observe("player_0")["observation"], encode(env.game, 0))
-    with pytest.raises(ValueError, match="deck_order"):
-        env.reset(options={"deck_order": [1, 2, 3]})
-
-
-def test_rules_flags_are_shared_and_name_the_flag_in_errors():
-    import argparse
-
-    from racko_env.cli import add_rules_arguments, flag_names, rules_options
-    from racko_env.config import RulesConfig
-
-    parser = argparse.ArgumentParser()
-    add_rules_arguments(parser)
-    args = parser.parse_args(["--empty-pile", "flip", "--turn-limit", "50", "--bonus"])
-    options = rules_options(args)
-    assert RulesConfig(num_players=2, **options) == RulesConfig(
-        num_players=2, empty_pile="flip", turn_limit=50, bonus=True
-    )
-    with pytest.raises(ValueError) as err:
-        RulesConfig(num_players=2, **{**options, "turn_limit": 0})
-    assert flag_names(str(err.value)).startswith("--turn-limit must be at least 1")
