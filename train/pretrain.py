@@ -24,22 +24,21 @@ def collect_teacher_data(
     decisions: int,
     seed: int,
     episode: str = "round",
-    batched: bool | None = None,
+    batched: bool = False,
     n_envs: int = 256,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``decisions`` (observation, mask, action) triples from teacher-vs-teacher games.
 
-    ``batched`` (default: when the teacher has a vectorized twin, and for more than 20,000
-    decisions) plays ``n_envs`` games at once in ``racko_env.vector`` with the teacher's
-    ``agents.batched`` twin (the same decisions, ~20x faster) and records one seat per game
-    (rotating); otherwise every seat's decisions in ``racko_v0`` games, one at a time.
+    Default: every seat's decisions in ``racko_v0`` games, one game at a time (the data the
+    shipped bots were trained on). ``batched=True`` plays ``n_envs`` games at once in
+    ``racko_env.vector`` with the teacher's ``agents.batched`` twin (the same decisions, ~3.4x
+    more decisions per second here) and records one seat per game (rotating); other data, so
+    it is opt-in to keep earlier configs reproducible.
     """
     import agents
 
     if decisions < 1:
         raise ValueError(f"decisions must be at least 1, got {decisions}")
-    if batched is None:
-        batched = teacher in BATCHED_TEACHERS and decisions > 20_000
     if batched:
         return _collect_batched(teacher, num_players, rules, decisions, seed, episode, n_envs)
     bots = [agents.load(teacher, num_players=num_players, **rules) for _ in range(num_players)]
