@@ -105,6 +105,13 @@ def test_dagger_run_writes_an_exportable_run_folder(tmp_path: Path) -> None:
     assert json.loads((run / "final_eval.json").read_text())["heuristic"]["episodes"] == 10
     manifest = json.loads((run / "bot.json").read_text())
     assert manifest["export_check"]["disagreements"] == 0
+    # the manifest says how the bot was made: cloning + DAgger, not PPO
+    assert "DAgger" in manifest["training"]["algorithm"]
+    assert [s["kind"] for s in manifest["training"]["dagger"]["steps"]] == [
+        "clone",
+        "dagger",
+        "dagger",
+    ]
     bot = agents.load(str(run / "bot.onnx"), num_players=2)
     obs, masks, actions = collect_teacher_data("heuristic", 2, {}, 50, seed=5)
     for o, m in zip(obs, masks, strict=True):

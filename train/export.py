@@ -197,6 +197,17 @@ def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
         "timesteps": int(model.num_timesteps),
         "algorithm": "MaskablePPO (sb3-contrib)",
     }
+    dagger_path = run_dir / "dagger.json"  # written by train/pretrain.py's clone + DAgger runs
+    if dagger_path.is_file():
+        dagger = json.loads(dagger_path.read_text())
+        steps = [
+            {k: v for k, v in step.items() if k != "losses"} for step in dagger.get("steps", [])
+        ]
+        training["algorithm"] = (
+            f"behaviour cloning of {cfg.pretrain.teacher!r} + "
+            f"{dagger.get('iterations', 0)} DAgger rounds (train/pretrain.py, no PPO)"
+        )
+        training["dagger"] = {**{k: v for k, v in dagger.items() if k != "steps"}, "steps": steps}
     return export_model(
         model, run_dir, cfg.num_players, cfg.rules_options(), evaluation, training, check
     )
