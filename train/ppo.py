@@ -34,6 +34,34 @@ from train.tournament import wilson_interval
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
+def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None = None) -> Any:
+    """A fresh MaskablePPO with the config's hyperparameters and network (CPU, seeded)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    p = cfg.ppo
+    act = torch.nn.Tanh if p.activation == "tanh" else torch.nn.ReLU
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": act},
+        tensorboard_log=tensorboard_log,
+        seed=cfg.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
 def evaluate_vs(
     policy: SnapshotPolicy,
     opponent: str,
@@ -126,27 +154,7 @@ class Trainer:
                 vec_env.last_obs = model._last_obs.copy()
             restore_rngs(state)
         else:
-            p = cfg.ppo
-            act = torch.nn.Tanh if p.activation == "tanh" else torch.nn.ReLU
-            model = MaskablePPO(
-                "MlpPolicy",
-                vec_env,
-                learning_rate=p.learning_rate,
-                n_steps=p.n_steps,
-                batch_size=p.batch_size,
-                n_epochs=p.n_epochs,
-                gamma=p.gamma,
-                gae_lambda=p.gae_lambda,
-                clip_range=p.clip_range,
-                ent_coef=p.ent_coef,
-                vf_coef=p.vf_coef,
-                max_grad_norm=p.max_grad_norm,
-                policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": act},
-                tensorboard_log=str(self.run_dir / "tb"),
-                seed=cfg.seed,
-                device="cpu",
-                verbose=0,
-            )
+            model = build_model(cfg, vec_env, tensorboard_log=str(self.run_dir / "tb"))
             self._pretrain(model)
             self.pool.add(snapshot_from_model(model, "snapshot@0"))
             push_pool(vec_env, *self.pool.mix(cfg.opponents))

@@ -238,38 +238,20 @@ def dagger_run(
     final_eval.json and the exported bot.onnx + bot.json.
     """
     import torch
-    from sb3_contrib import MaskablePPO
 
     from racko_env.vector.sb3_vec_env import RackoVecEnv
     from train.export import export_run
-    from train.ppo import evaluate_vs, prepare_run
+    from train.ppo import build_model, evaluate_vs, prepare_run
     from train.selfplay import snapshot_from_model
 
     cfg, run_dir = prepare_run(config, out, seed, None, False)
-    pre, p = cfg.pretrain, cfg.ppo
+    pre = cfg.pretrain
     if pre.decisions == 0:
         raise ValueError("pretrain.decisions must be positive for a DAgger run")
     torch.set_num_threads(cfg.torch_threads)
     rules = cfg.rules_options()
     env = RackoVecEnv(8, num_players=cfg.num_players, opponents=["random"], seed=cfg.seed, **rules)
-    act = torch.nn.Tanh if p.activation == "tanh" else torch.nn.ReLU
-    model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
-        policy_kwargs={"net_arch": list(p.net_arch), "activation_fn": act},
-        seed=cfg.seed,
-        device="cpu",
-    )
+    model = build_model(cfg, env)
     log: dict[str, Any] = {
         "iterations": iterations,
         "iter_decisions": iter_decisions,
