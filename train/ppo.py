@@ -62,6 +62,27 @@ def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None = None) 
     )
 
 
+def final_evaluation(model: Any, cfg: TrainConfig, run_dir: Path) -> dict[str, Any]:
+    """The deterministic policy against each ``final_eval`` opponent, saved to final_eval.json."""
+    from train.selfplay import snapshot_from_model
+
+    policy = snapshot_from_model(model, "final")
+    results = {
+        opp: evaluate_vs(
+            policy,
+            opp,
+            cfg.final_eval.rounds,
+            cfg.final_eval.seed,
+            cfg.num_players,
+            cfg.rules_options(),
+            cfg.episode,
+        )
+        for opp in cfg.final_eval.opponents
+    }
+    (run_dir / "final_eval.json").write_text(json.dumps(results, indent=1))
+    return results
+
+
 def evaluate_vs(
     policy: SnapshotPolicy,
     opponent: str,
@@ -265,26 +286,11 @@ class Trainer:
     def _final_eval(self) -> None:
         from sb3_contrib import MaskablePPO
 
-        from train.selfplay import snapshot_from_model
-
         cfg = self.cfg
         if cfg.final_eval.rounds == 0:
             return
         model = MaskablePPO.load(self.run_dir / "final_model.zip", device="cpu")
-        policy = snapshot_from_model(model, "final")
-        results = {
-            opp: evaluate_vs(
-                policy,
-                opp,
-                cfg.final_eval.rounds,
-                cfg.final_eval.seed,
-                cfg.num_players,
-                cfg.rules_options(),
-                cfg.episode,
-            )
-            for opp in cfg.final_eval.opponents
-        }
-        (self.run_dir / "final_eval.json").write_text(json.dumps(results, indent=1))
+        results = final_evaluation(model, cfg, self.run_dir)
         for opp, res in results.items():
             lo, hi = res["ci95"]
             print(f"final eval vs {opp}: win rate {res['win_rate']:.3f} (95% CI {lo:.3f}-{hi:.3f})")

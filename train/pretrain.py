@@ -241,8 +241,7 @@ def dagger_run(
 
     from racko_env.vector.sb3_vec_env import RackoVecEnv
     from train.export import export_run
-    from train.ppo import build_model, evaluate_vs, prepare_run
-    from train.selfplay import snapshot_from_model
+    from train.ppo import build_model, final_evaluation, prepare_run
 
     cfg, run_dir = prepare_run(config, out, seed, None, False)
     pre = cfg.pretrain
@@ -306,20 +305,7 @@ def dagger_run(
     (run_dir / "dagger.json").write_text(json.dumps(log, indent=1))
     model.save(run_dir / "final_model.zip")
     if cfg.final_eval.rounds:
-        policy = snapshot_from_model(model, "final")
-        results = {
-            opp: evaluate_vs(
-                policy,
-                opp,
-                cfg.final_eval.rounds,
-                cfg.final_eval.seed,
-                cfg.num_players,
-                rules,
-                cfg.episode,
-            )
-            for opp in cfg.final_eval.opponents
-        }
-        (run_dir / "final_eval.json").write_text(json.dumps(results, indent=1))
+        final_evaluation(model, cfg, run_dir)
     onnx_path, _ = export_run(run_dir)
     return onnx_path
 
