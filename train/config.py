@@ -107,6 +107,8 @@ class TrainConfig(_Strict):
     selfplay: SelfPlaySection = SelfPlaySection()
     ppo: PPOSection = PPOSection()
     pretrain: PretrainSection = PretrainSection()
+    # warm start: a saved model (.zip from a run) whose policy weights the fresh model starts from
+    init_from: str | None = None
     eval: EvalSection = EvalSection()
     final_eval: FinalEvalSection = FinalEvalSection()
     checkpoint_every: int = Field(100_000, ge=1)
@@ -132,6 +134,10 @@ class TrainConfig(_Strict):
             self.rules_config()
         except (TypeError, ValueError) as exc:
             raise ValueError(f"rules: {exc}") from exc
+        if self.init_from is not None and self.pretrain.decisions > 0:
+            raise ValueError(
+                "init_from and pretrain.decisions are both set: warm start from one or the other"
+            )
         if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
             raise ValueError(
                 f"ppo.batch_size ({self.ppo.batch_size}) exceeds one rollout "
@@ -144,6 +150,68 @@ class TrainConfig(_Strict):
 
     def rules_options(self) -> dict[str, Any]:
         """Rules options as keyword arguments for envs and bots (without ``num_players``)."""
+        return self.rules.model_dump()
+
+
+class ValueNetSection(_Strict):
+    """The rack value network (``train.afterstate.RackValueNet``): hidden layer sizes."""
+
+    hidden: list[int] = Field(default_factory=lambda: [128, 128])
+
+    @field_validator("hidden")
+    @classmethod
+    def _hidden_positive(cls, v: list[int]) -> list[int]:
+        if not v or any(h < 1 for h in v):
+            raise ValueError("hidden must list at least one positive layer size")
+        return v
+
+
+class ValueFitSection(_Strict):
+    """Least-squares fit of the value net to the recorded turn counts (each iteration)."""
+
+    epochs: int = Field(10, ge=1)
+    batch_size: int = Field(2048, ge=1)
+    learning_rate: float = Field(1e-3, gt=0)
+
+
+class ValueEvalSection(_Strict):
+    """Win rates of each iteration's policy (batched, quick; the bot file records them)."""
+
+    rounds: int = Field(1000, ge=0)  # 0: skip
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
+    seed: int = 7
+
+
+class ValueConfig(_Strict):
+    """One value-iteration run (``python train/value_iteration.py --config FILE``)."""
+
+    num_players: int = Field(2, ge=2, le=4)
+    rules: RulesSection = RulesSection()
+    seed: int = 0
+    teacher: Literal["random", "heuristic", "expert"] = "expert"  # plays iteration 0
+    iterations: int = Field(1, ge=1)
+    states: int = Field(300_000, ge=1)  # start-of-turn racks recorded per iteration
+    opponent: str = "random"  # the other seats while recording (rarely end the round first)
+    n_envs: int = Field(512, ge=1)
+    net: ValueNetSection = ValueNetSection()
+    fit: ValueFitSection = ValueFitSection()
+    eval: ValueEvalSection = ValueEvalSection()
+    export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
+    out: str = "runs/value"
+    torch_threads: int = Field(1, ge=1)
+
+    @model_validator(mode="after")
+    def _rules_valid(self) -> ValueConfig:
+        try:
+            self.rules_config()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"rules: {exc}") from exc
+        return self
+
+    def rules_config(self) -> RulesConfig:
+        return RulesConfig(num_players=self.num_players, **self.rules.model_dump())
+
+    def rules_options(self) -> dict[str, Any]:
         return self.rules.model_dump()
 
 
@@ -162,17 +230,19 @@ def _format(exc: ValidationError, source: str) -> str:
     return "\n".join(lines)
 
 
-def parse_config(data: dict[str, Any], source: str = "<dict>") -> TrainConfig:
-    """Validate a config dict; raise ``ConfigError`` naming every bad key."""
+def parse_config(
+    data: dict[str, Any], source: str = "<dict>", schema: type[BaseModel] = TrainConfig
+) -> Any:
+    """Validate a config dict against ``schema``; raise ``ConfigError`` naming every bad key."""
     if not isinstance(data, dict):
         raise ConfigError(f"invalid training config {source}: expected a mapping at the top level")
     try:
-        return TrainConfig.model_validate(data)
+        return schema.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_format(exc, source)) from None
 
 
-def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
+def load_config(path: str | Path, schema: type[BaseModel] = TrainConfig, **overrides: Any) -> Any:
     """Read a YAML config, apply top-level overrides (those not None), and validate."""
     path = Path(path)
     if not path.is_file():
@@ -184,4 +254,4 @@ def load_config(path: str | Path, **overrides: Any) -> TrainConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"invalid training config {path}: expected a mapping at the top level")
     data.update({k: v for k, v in overrides.items() if v is not None})
-    return parse_config(data, str(path))
+    return parse_config(data, str(path), schema)

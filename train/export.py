@@ -162,6 +162,73 @@ def export_model(
     return onnx_path, json_path
 
 
+def export_module(
+    module: Any,
+    out_dir: Path,
+    num_players: int,
+    rules: dict[str, Any],
+    evaluation: dict[str, Any] | None = None,
+    training: dict[str, Any] | None = None,
+    check: int = 300,
+    stem: str = "bot",
+) -> tuple[Path, Path]:
+    """Write ``stem.onnx`` + ``stem.json`` for a torch module ``(obs, mask) -> (action, logits)``.
+
+    For networks that are not a plain MLP (``train.afterstate.OnePlyPolicy``): the graph is traced
+    by torch's TorchScript exporter, then checked action for action against the module itself.
+    """
+    import io
+    import warnings
+
+    import onnxruntime as ort
+    import torch
+
+    module = module.eval()
+    buf = io.BytesIO()
+    example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
+    batch = {0: "batch"}
+    with warnings.catch_warnings():  # the TorchScript exporter warns that it is the older one
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module,
+            example,
+            buf,
+            dynamo=False,
+            input_names=[INPUT_OBS, INPUT_MASK],
+            output_names=[OUTPUT_ACTION, OUTPUT_LOGITS],
+            dynamic_axes={
+                INPUT_OBS: batch,
+                INPUT_MASK: batch,
+                OUTPUT_ACTION: batch,
+                OUTPUT_LOGITS: batch,
+            },
+            opset_version=OPSET,
+        )
+    import onnx
+
+    proto = onnx.load_from_string(buf.getvalue())
+    proto.producer_name = "racko"
+    onnx.checker.check_model(proto)
+    onnx_bytes = proto.SerializeToString()
+    if check:
+        obs, masks = sample_observations(num_players, rules, check)
+        session = ort.InferenceSession(onnx_bytes, providers=["CPUExecutionProvider"])
+        got = session.run([OUTPUT_ACTION], {INPUT_OBS: obs, INPUT_MASK: masks})[0]
+        with torch.no_grad():
+            want = module(torch.as_tensor(obs), torch.as_tensor(masks))[0].numpy()
+        bad = int(np.sum(got != want))
+        if bad:
+            raise RuntimeError(f"ONNX export disagrees with the torch policy on {bad}/{check} obs")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_path, json_path = out_dir / f"{stem}.onnx", out_dir / f"{stem}.json"
+    onnx_path.write_bytes(onnx_bytes)
+    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training)
+    if check:
+        manifest["export_check"] = {"observations": check, "disagreements": 0}
+    json_path.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
+    return onnx_path, json_path
+
+
 def find_model(run_dir: Path) -> Path:
     """``final_model.zip`` if training finished, else the newest checkpoint's model."""
     final = run_dir / "final_model.zip"
@@ -176,7 +243,7 @@ def find_model(run_dir: Path) -> Path:
 
 
 def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
-    """Export a training run folder (as written by ``train/ppo.py``) to ``RUN_DIR/bot.onnx``."""
+    """Export a training run folder (``train/ppo.py`` or ``train/value_iteration.py``)."""
     from sb3_contrib import MaskablePPO
 
     from train.config import load_config
@@ -184,6 +251,10 @@ def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise FileNotFoundError(f"run folder not found: {run_dir}")
+    if (run_dir / "value_net.pt").is_file():  # written by train/value_iteration.py
+        from train.value_iteration import export_value_run
+
+        return export_value_run(run_dir, check)
     cfg = load_config(run_dir / "config.yaml")
     model = MaskablePPO.load(find_model(run_dir), device="cpu")
     evaluation: dict[str, Any] = {}
@@ -215,7 +286,9 @@ def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("run_dir", help="a folder written by train/ppo.py")
+    parser.add_argument(
+        "run_dir", help="a folder written by train/ppo.py or train/value_iteration.py"
+    )
     parser.add_argument("--check", type=int, default=300, help="observations to verify (0: skip)")
     args = parser.parse_args(argv)
     import torch

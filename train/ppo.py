@@ -62,6 +62,30 @@ def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None = None) 
     )
 
 
+def init_policy_from(model: Any, path: str | Path) -> None:
+    """Copy a saved model's policy weights (actor and critic) into ``model``.
+
+    The saved network must have the config's shape; a mismatch names both shapes rather than
+    failing inside torch.
+    """
+    from sb3_contrib import MaskablePPO
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"init_from: no saved model at {path}")
+    source = MaskablePPO.load(path, device="cpu").policy.state_dict()
+    target = model.policy.state_dict()
+    theirs = {k: tuple(v.shape) for k, v in source.items()}
+    ours = {k: tuple(v.shape) for k, v in target.items()}
+    if theirs != ours:
+        diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
+        raise ValueError(
+            f"init_from {path}: its network does not match ppo.net_arch; first differences: "
+            + ", ".join(f"{k} {theirs.get(k)} vs {ours.get(k)}" for k in diff[:3])
+        )
+    model.policy.load_state_dict(source)
+
+
 def final_evaluation(model: Any, cfg: TrainConfig, run_dir: Path) -> dict[str, Any]:
     """The deterministic policy against each ``final_eval`` opponent, saved to final_eval.json."""
     from train.selfplay import snapshot_from_model
@@ -176,6 +200,8 @@ class Trainer:
             restore_rngs(state)
         else:
             model = build_model(cfg, vec_env, tensorboard_log=str(self.run_dir / "tb"))
+            if cfg.init_from is not None:
+                init_policy_from(model, cfg.init_from)
             self._pretrain(model)
             self.pool.add(snapshot_from_model(model, "snapshot@0"))
             push_pool(vec_env, *self.pool.mix(cfg.opponents))

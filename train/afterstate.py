@@ -1,0 +1,201 @@
+"""A learned rack value and the one-ply policy over it (the network inside a value-trained bot).
+
+``RackValueNet`` estimates V(s): how many more own turns a rack needs to reach Rack-O, given which
+cards may still come. Its input describes each slot by its card and by how many cards that may still
+come lie below that card (the counts that decide how easily the gaps between kept cards fill), plus
+two totals. A rack that is already ascending is worth exactly 0.
+
+``OnePlyPolicy`` turns V into moves the way a player weighs them, one ply ahead (as TD-Gammon does):
+
+- place the held card where the resulting rack is worth least;
+- keep a drawn card when its best placement beats leaving the rack as it is;
+- take the discard when its best placement beats the *expected* best outcome of a blind draw,
+  averaged over every card the draw pile may hold (or the known top when ``flip`` made it public).
+
+Its logits are minus the expected turns of each action, so a masked argmax is the move. It is plain
+tensor arithmetic on the observation (layout v1), so it exports to ONNX with the observation and
+the mask as inputs like any other bot file (``train.value_iteration``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from racko_env.observation import DISCARD_TOP, DRAW_TOP_KNOWN, HELD, IN_DISCARD, RACK, UNSEEN
+from train.snapshot import MASKED_LOGIT
+
+RACK_SIZE = 10
+FEATURES = 3 * RACK_SIZE + 4
+NO_PLAN = 1000.0  # plan cost of a rack no ascending completion can reach (instead of inf)
+KEEP_MARGIN = 1e-3  # turns a kept card must save: a card that changes nothing is discarded
+GAP_POWER, WIDTH_POWER = 2.0, 1.1  # the expert's planning constants (agents.expert.ExpertParams)
+
+
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=False):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    layers.append(nn.Linear(sizes[-1], 1))
+    return nn.Sequential(*layers)
+
+
+def card_tables(obs: torch.Tensor, num_cards: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Cumulative counts (B, N + 1): entry v = cards of value <= v that may come / that are unseen.
+
+    "May come" is unseen or in the discard pile (a shuffle brings the pile back); cards in the own
+    rack, in an opponent's known slot or held in public view can not.
+    """
+    unseen = obs[:, UNSEEN.start : UNSEEN.start + num_cards]
+    avail = unseen + obs[:, IN_DISCARD.start : IN_DISCARD.start + num_cards]
+    zero = torch.zeros_like(unseen[:, :1])
+    return (
+        torch.cat([zero, torch.cumsum(avail, dim=1)], dim=1),
+        torch.cat([zero, torch.cumsum(unseen, dim=1)], dim=1),
+    )
+
+
+def rack_features(
+    racks: torch.Tensor, cum_avail: torch.Tensor, cum_unseen: torch.Tensor, num_cards: int
+) -> torch.Tensor:
+    """Features (B, K, FEATURES) of K candidate racks per row (``racks``: (B, K, 10) card ints)."""
+    b, k, _ = racks.shape
+    below = (racks - 1).clamp(min=0).reshape(b, k * RACK_SIZE)
+    a = torch.gather(cum_avail, 1, below).reshape(b, k, RACK_SIZE)
+    u = torch.gather(cum_unseen, 1, below).reshape(b, k, RACK_SIZE)
+    tot_a = (cum_avail[:, -1:] / num_cards).unsqueeze(1).expand(b, k, 1)
+    tot_u = (cum_unseen[:, -1:] / num_cards).unsqueeze(1).expand(b, k, 1)
+    plan = plan_cost(racks, cum_avail)[..., None]
+    return torch.cat(
+        [
+            racks.to(cum_avail.dtype) / num_cards,
+            a / 10.0,
+            u / 10.0,
+            tot_a,
+            tot_u,
+            torch.log1p(plan),
+            (plan >= NO_PLAN).to(plan.dtype),
+        ],
+        -1,
+    )
+
+
+def plan_cost(racks: torch.Tensor, cum_avail: torch.Tensor) -> torch.Tensor:
+    """The ``expert`` planner's estimate of draws still needed (B, K), as a hand-made feature.
+
+    The cheapest ascending completion: keep an increasing subsequence and fill each gap of g slots
+    between kept cards a < b from the k cards between them that may still come, at a cost of
+    ``(U / k) ** 1.1 * g ** 2`` (``agents.expert``). A dynamic programme over the 12 positions
+    (two sentinels) written with fixed-size tensor ops, so it runs inside the ONNX graph too.
+    """
+    b, k, _ = racks.shape
+    n = cum_avail.shape[1] - 1
+    total = cum_avail[:, -1].clamp(min=1.0)[:, None, None]
+    vals = torch.cat(
+        [torch.zeros_like(racks[..., :1]), racks, torch.full_like(racks[..., :1], n + 1)], dim=-1
+    )
+    cum = torch.cat([cum_avail, cum_avail[:, -1:]], dim=1)  # value n + 1 counts like n
+    flat = vals.reshape(b, k * (RACK_SIZE + 2))
+    below = torch.gather(cum, 1, (flat - 1).clamp(min=0)).reshape(b, k, RACK_SIZE + 2)
+    upto = torch.gather(cum, 1, flat.clamp(max=n + 1)).reshape(b, k, RACK_SIZE + 2)
+    fwd = [torch.zeros_like(below[..., 0])]
+    for j in range(1, RACK_SIZE + 2):
+        prev = torch.stack(fwd, dim=-1)  # (B, K, j)
+        g = torch.arange(j - 1, -1, -1, dtype=cum.dtype, device=cum.device)  # gap sizes j-i-1
+        between = below[..., j : j + 1] - upto[..., :j]
+        width = (total / between.clamp(min=1.0)) ** WIDTH_POWER
+        cost = torch.where(between >= g, width * g**GAP_POWER, torch.full_like(width, NO_PLAN))
+        ok = vals[..., :j] < vals[..., j : j + 1]
+        step = torch.where(ok, prev + cost, torch.full_like(cost, NO_PLAN))
+        fwd.append(step.min(dim=-1).values.clamp(max=NO_PLAN))
+    return fwd[-1]
+
+
+def ascending(racks: torch.Tensor) -> torch.Tensor:
+    return (racks[..., 1:] > racks[..., :-1]).all(dim=-1)
+
+
+class RackValueNet(nn.Module):
+    """Features (..., FEATURES) -> expected own turns still needed (>= 0)."""
+
+    def __init__(self, hidden: tuple[int, ...] = (128, 128)) -> None:
+        super().__init__()
+        self.hidden = tuple(hidden)
+        self.mlp = _mlp([FEATURES, *hidden])
+
+    def forward(self, feats: torch.Tensor) -> torch.Tensor:
+        return nn.functional.softplus(self.mlp(feats)).squeeze(-1)
+
+
+class OnePlyPolicy(nn.Module):
+    """(observation (B, 177), action_mask (B, 14) bool) -> (action (B,), masked logits (B, 14))."""
+
+    def __init__(self, value: RackValueNet, num_cards: int) -> None:
+        super().__init__()
+        self.value = value
+        self.num_cards = num_cards
+        self.register_buffer("eye", torch.eye(RACK_SIZE, dtype=torch.bool), persistent=False)
+        self.register_buffer(
+            "cards", torch.arange(1, num_cards + 1, dtype=torch.long), persistent=False
+        )
+
+    def _values(
+        self, racks: torch.Tensor, cum_a: torch.Tensor, cum_u: torch.Tensor
+    ) -> torch.Tensor:
+        v = self.value(rack_features(racks, cum_a, cum_u, self.num_cards))
+        return torch.where(ascending(racks), torch.zeros_like(v), v)
+
+    def turns(self, obs: torch.Tensor, expect_draw: bool = True) -> torch.Tensor:
+        """Expected own turns to Rack-O after each action (B, 14); unused actions get a value too.
+
+        ``expect_draw=False`` skips the blind draw's expectation (N x 10 racks per row; the DRAW
+        column is then +inf): for batches with no draw decision.
+        """
+        n = self.num_cards
+        rack = torch.round(obs[:, RACK] * n).long()
+        held = torch.round(obs[:, HELD] * n).long()
+        top = torch.round(obs[:, DISCARD_TOP] * n).long()
+        known = torch.round(obs[:, DRAW_TOP_KNOWN] * n).long()
+        drawing = obs[:, 44] > 0.5
+        cum_a, cum_u = card_tables(obs, n)
+        b = obs.shape[0]
+        card = torch.where(drawing, top, held)
+        placed = torch.where(self.eye, card[:, None, None], rack[:, None, :])  # (B, 10, 10)
+        v = self._values(torch.cat([placed, rack[:, None, :]], dim=1), cum_a, cum_u)
+        slot_v, stay = v[:, :RACK_SIZE], v[:, RACK_SIZE]
+        best_card = slot_v.min(dim=1).values
+        keep = best_card + KEEP_MARGIN
+        if not expect_draw:
+            draw_v = torch.full_like(stay, float("inf"))
+            return torch.cat(
+                [slot_v, draw_v[:, None], best_card[:, None], keep[:, None], stay[:, None]], 1
+            )
+        # every card the draw pile may give, in every slot: (B, N, 10 slots, 10)
+        drawn = torch.where(
+            self.eye[None, None], self.cards[None, :, None, None], rack[:, None, None, :]
+        )
+        dv = self._values(drawn.reshape(b, n * RACK_SIZE, RACK_SIZE), cum_a, cum_u)
+        best_drawn = torch.minimum(dv.reshape(b, n, RACK_SIZE).min(dim=2).values, stay[:, None])
+        unseen = obs[:, UNSEEN.start : UNSEEN.start + n]
+        top_known = (self.cards[None, :] == known[:, None]).to(obs.dtype)
+        w = torch.where((known > 0)[:, None], top_known, unseen)
+        draw_v = (w * best_drawn).sum(1) / w.sum(1).clamp(min=1.0)
+        return torch.cat(
+            [slot_v, draw_v[:, None], best_card[:, None], keep[:, None], stay[:, None]], dim=1
+        )
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = -self.turns(obs)
+        masked = torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+        return masked.argmax(dim=1), masked
+
+
+def describe(policy: OnePlyPolicy) -> dict[str, Any]:
+    return {
+        "kind": "one-ply over a learned rack value",
+        "num_cards": policy.num_cards,
+        "hidden": list(policy.value.hidden),
+        "features": FEATURES,
+    }

@@ -1,0 +1,340 @@
+"""Train a Rack-O bot by approximate policy iteration on a learned rack value (``train.afterstate``).
+
+Each iteration plays games with the current policy (the first with ``expert``), records every
+start-of-turn rack with the number of own turns the player then needed to go Rack-O, fits
+``RackValueNet`` to those counts, and makes the one-ply policy over the new value the next
+iteration's player. Playing one ply greedily over the value of the previous policy is a policy
+improvement step, so the bot starts where the expert is and moves past it.
+
+``python train/value_iteration.py --config configs/2p_value.yaml`` writes to the run folder:
+``config.yaml``, ``iterations/iter_K.pt`` (the value net after iteration K; ``--resume`` continues
+after the newest), ``history.json`` (per iteration: rounds, mean turns, losses, win rates),
+``value_net.pt`` and the bot file ``bot.onnx`` + ``bot.json``. Every iteration is seeded from
+``seed`` and its number, so a resumed run ends with the same network as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np
+import torch
+
+import yaml
+
+from racko_env.observation import PHASE
+from racko_env.rules import deck_size
+from train.afterstate import OnePlyPolicy, RackValueNet, card_tables, describe, rack_features
+from train.config import ValueConfig, load_config
+
+ITERATIONS = "iterations"
+
+
+class TorchOnePly:
+    """``OnePlyPolicy`` as a ``BatchPolicy`` (numpy in, actions out), computing the blind-draw
+    expectation only for rows that decide whether to draw."""
+
+    name = "one-ply"
+
+    def __init__(self, policy: OnePlyPolicy) -> None:
+        self.policy = policy.eval()
+
+    @torch.no_grad()
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        o = torch.as_tensor(obs, dtype=torch.float32)
+        m = torch.as_tensor(masks, dtype=torch.bool)
+        out = np.empty(len(obs), dtype=np.intp)
+        drawing = obs[:, PHASE.start] > 0.5
+        for rows, expect in ((np.flatnonzero(drawing), True), (np.flatnonzero(~drawing), False)):
+            if rows.size:
+                logits = -self.policy.turns(o[rows], expect_draw=expect)
+                logits = torch.where(m[rows], logits, torch.full_like(logits, -1e9))
+                out[rows] = logits.argmax(1).numpy()
+        return out
+
+
+def state_features(obs: np.ndarray, num_cards: int) -> np.ndarray:
+    """The value net's input for each row's own rack as it stands (start of turn)."""
+    o = torch.as_tensor(obs, dtype=torch.float32)
+    rack = torch.round(o[:, :10] * num_cards).long()[:, None, :]
+    cum_a, cum_u = card_tables(o, num_cards)
+    return rack_features(rack, cum_a, cum_u, num_cards)[:, 0].numpy()
+
+
+def collect(
+    learner: Any,
+    states: int,
+    seed: int,
+    num_players: int,
+    rules: dict[str, Any],
+    opponent: str = "random",
+    n_envs: int = 512,
+) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """``states`` (features, own turns still needed) pairs from rounds the learner went Rack-O.
+
+    Rounds the learner did not end itself tell nothing about how long it would have needed, so
+    they are dropped (against ``random`` opponents there are almost none).
+    """
+    from racko_env.vector.sb3_vec_env import RackoVecEnv
+
+    n = deck_size(num_players)
+    env = RackoVecEnv(n_envs, num_players, opponents=[opponent], seed=seed, **rules)
+    obs = env.reset()
+    pending: list[list[np.ndarray]] = [[] for _ in range(n_envs)]
+    xs: list[np.ndarray] = []
+    ts: list[np.ndarray] = []
+    total, rounds, dropped = 0, 0, 0
+    while total < states:
+        masks = env.action_masks()
+        drawing = np.flatnonzero(obs[:, PHASE.start] > 0.5)
+        if drawing.size:
+            feats = state_features(obs[drawing], n)
+            for i, f in zip(drawing, feats, strict=True):
+                pending[i].append(f)
+        obs, rewards, dones, _ = env.step(learner.act_batch(obs, masks))
+        for i in np.flatnonzero(dones):
+            rounds += 1
+            if rewards[i] > 0 and pending[i]:
+                k = len(pending[i])
+                xs.append(np.stack(pending[i]))
+                ts.append(np.arange(k, 0, -1, dtype=np.float32))
+                total += k
+            else:
+                dropped += 1
+            pending[i] = []
+    env.close()
+    x, t = np.concatenate(xs), np.concatenate(ts)
+    return (
+        x,
+        t,
+        {"rounds": rounds, "dropped": dropped, "mean_turns": float(np.mean([a[0] for a in ts]))},
+    )
+
+
+def fit(
+    net: RackValueNet,
+    x: np.ndarray,
+    t: np.ndarray,
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    seed: int,
+) -> list[float]:
+    """Least squares on the turn counts (their mean is the value), Adam with a cosine schedule."""
+    gen = torch.Generator().manual_seed(seed)
+    xt, tt = torch.as_tensor(x), torch.as_tensor(t)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    steps = epochs * max(1, len(xt) // batch_size)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
+    losses = []
+    net.train()
+    for _ in range(epochs):
+        perm = torch.randperm(len(xt), generator=gen)
+        tot, k = 0.0, 0
+        for i in range(0, len(xt) - batch_size + 1, batch_size):
+            idx = perm[i : i + batch_size]
+            loss = torch.nn.functional.mse_loss(net(xt[idx]), tt[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            tot, k = tot + float(loss.detach()), k + 1
+        losses.append(tot / max(k, 1))
+    net.eval()
+    return losses
+
+
+def win_rate(
+    learner: Any,
+    opponent: str,
+    rounds: int,
+    seed: int,
+    num_players: int,
+    rules: dict[str, Any],
+    n_envs: int = 500,
+) -> float:
+    """Share of rounds won: each of ``n_envs`` tables plays ``rounds / n_envs`` rounds."""
+    from racko_env.vector.sb3_vec_env import RackoVecEnv
+
+    n_envs = min(n_envs, rounds)
+    per = -(-rounds // n_envs)
+    env = RackoVecEnv(n_envs, num_players, opponents=[opponent], seed=seed, **rules)
+    obs = env.reset()
+    done_count = np.zeros(n_envs, dtype=np.int64)
+    wins = 0
+    while (done_count < per).any():
+        obs, rewards, dones, _ = env.step(learner.act_batch(obs, env.action_masks()))
+        counted = dones & (done_count < per)
+        wins += int((rewards[counted] > 0).sum())
+        done_count += dones
+    env.close()
+    return wins / (per * n_envs)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".tmp_{path.name}")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def new_net(cfg: ValueConfig, iteration: int) -> RackValueNet:
+    torch.manual_seed(cfg.seed * 1000 + iteration)
+    return RackValueNet(tuple(cfg.net.hidden))
+
+
+def policy_of(cfg: ValueConfig, net: RackValueNet) -> OnePlyPolicy:
+    return OnePlyPolicy(net, deck_size(cfg.num_players))
+
+
+def load_net(cfg: ValueConfig, path: Path) -> RackValueNet:
+    net = new_net(cfg, 0)
+    net.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    return net.eval()
+
+
+def completed_iterations(run_dir: Path) -> list[int]:
+    folder = run_dir / ITERATIONS
+    if not folder.is_dir():
+        return []
+    return sorted(int(p.stem.removeprefix("iter_")) for p in folder.glob("iter_*.pt"))
+
+
+def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
+    """Run (or continue) value iteration in ``run_dir``; export the bot; return its ONNX path."""
+    from agents.batched import load_batch
+
+    torch.set_num_threads(cfg.torch_threads)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    history_path = run_dir / "history.json"
+    done = completed_iterations(run_dir) if resume else []
+    if resume and not done:
+        raise FileNotFoundError(f"--resume: no finished iteration in {run_dir / ITERATIONS}")
+    if not resume and done:
+        raise FileExistsError(f"{run_dir} already holds a run: pass --resume or another --out")
+    history = json.loads(history_path.read_text()) if resume else []
+    history = history[: len(done)]
+    net = load_net(cfg, run_dir / ITERATIONS / f"iter_{done[-1]}.pt") if done else None
+    (run_dir / ITERATIONS).mkdir(exist_ok=True)
+    rules = cfg.rules_options()
+    for it in range(len(done), cfg.iterations):
+        t0 = time.time()
+        if net is None:
+            learner: Any = load_batch(cfg.teacher, cfg.num_players, **rules)
+        else:
+            learner = TorchOnePly(policy_of(cfg, net))
+        x, t, info = collect(
+            learner,
+            cfg.states,
+            cfg.seed * 1000 + it,
+            cfg.num_players,
+            rules,
+            cfg.opponent,
+            cfg.n_envs,
+        )
+        t1 = time.time()
+        net = new_net(cfg, it)
+        f = cfg.fit
+        losses = fit(net, x, t, f.epochs, f.batch_size, f.learning_rate, cfg.seed * 1000 + it)
+        t2 = time.time()
+        row: dict[str, Any] = {
+            "iteration": it,
+            "player": cfg.teacher if it == 0 else f"one-ply over iteration {it - 1}",
+            "states": len(x),
+            **info,
+            "losses": [round(v, 4) for v in losses],
+            "collect_seconds": round(t1 - t0, 1),
+            "fit_seconds": round(t2 - t1, 1),
+        }
+        if cfg.eval.rounds:
+            policy = TorchOnePly(policy_of(cfg, net))
+            row["win_rate"] = {
+                opp: win_rate(policy, opp, cfg.eval.rounds, cfg.eval.seed, cfg.num_players, rules)
+                for opp in cfg.eval.opponents
+            }
+            row["eval_seconds"] = round(time.time() - t2, 1)
+        buf = __import__("io").BytesIO()
+        torch.save(net.state_dict(), buf)
+        _write_atomic(run_dir / ITERATIONS / f"iter_{it}.pt", buf.getvalue())
+        history.append(row)
+        _write_atomic(history_path, json.dumps(history, indent=1).encode())
+        print(f"iteration {it}: {json.dumps({k: v for k, v in row.items() if k != 'losses'})}")
+    assert net is not None
+    buf = __import__("io").BytesIO()
+    torch.save(net.state_dict(), buf)
+    _write_atomic(run_dir / "value_net.pt", buf.getvalue())
+    onnx_path, _ = export_value_run(run_dir, cfg.export_check)
+    return onnx_path
+
+
+def export_value_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
+    """Export a value-iteration run folder to ``RUN_DIR/bot.onnx`` + ``bot.json``."""
+    from train.export import export_module
+
+    run_dir = Path(run_dir)
+    cfg = load_config(run_dir / "config.yaml", ValueConfig)
+    net = load_net(cfg, run_dir / "value_net.pt")
+    history_path = run_dir / "history.json"
+    history = json.loads(history_path.read_text()) if history_path.is_file() else []
+    policy = policy_of(cfg, net)
+    evaluation = {"win_rate": history[-1].get("win_rate", {})} if history else {}
+    if evaluation:
+        evaluation["rounds"] = cfg.eval.rounds
+    training = {
+        "algorithm": (
+            f"approximate policy iteration on a learned rack value, one-ply policy "
+            f"(train/value_iteration.py; iteration 0 plays {cfg.teacher!r})"
+        ),
+        "network": describe(policy),
+        "config": cfg.model_dump(),
+        "seed": cfg.seed,
+        "iterations": [{k: v for k, v in row.items() if k != "losses"} for row in history],
+    }
+    return export_module(
+        policy, run_dir, cfg.num_players, cfg.rules_options(), evaluation, training, check
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--config", help="YAML config (see configs/2p_value.yaml)")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --out / out")
+    parser.add_argument("--seed", type=int, help="override the config's seed")
+    parser.add_argument("--iterations", type=int, help="override the number of iterations")
+    parser.add_argument("--out", help="override the run folder")
+    args = parser.parse_args(argv)
+    if args.config is None and not (args.resume and args.out):
+        parser.error("give --config FILE (or --resume --out RUN_DIR)")
+    overrides = {"seed": args.seed, "iterations": args.iterations, "out": args.out}
+    if args.resume:
+        run_dir = Path(args.out) if args.out else Path(load_config(args.config, ValueConfig).out)
+        saved = run_dir / "config.yaml"
+        if not saved.is_file():
+            raise SystemExit(f"--resume: {saved} not found")
+        cfg = load_config(saved, ValueConfig, iterations=args.iterations)
+    else:
+        cfg = load_config(args.config, ValueConfig, **overrides)
+        run_dir = Path(cfg.out)
+        if completed_iterations(run_dir):
+            raise SystemExit(f"{run_dir} already holds a run: pass --resume or another --out")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    if args.resume and args.iterations is not None:
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    onnx_path = train(cfg, run_dir, resume=args.resume)
+    print(f"exported {onnx_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
