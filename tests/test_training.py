@@ -41,6 +41,7 @@ def test_shipped_configs_validate(name: str) -> None:
         ({"ppo": {"batch_size": 4096, "n_steps": 64}, "n_envs": 2}, "batch_size"),
         ({"ppo": {"activation": "gelu"}}, "ppo.activation:"),
         ({"shaping": -1}, "shaping:"),
+        ({"init_from": "x.zip", "pretrain": {"decisions": 10}}, "init_from and pretrain"),
     ],
 )
 def test_bad_configs_name_the_key(data: dict, key: str) -> None:
@@ -136,6 +137,28 @@ def test_smoke_trains_checkpoints_resumes_and_exports(tmp_path: Path) -> None:
     assert json.loads((full / "eval_history.json").read_text()) == json.loads(
         (split / "eval_history.json").read_text()
     )
+
+
+def test_init_from_starts_from_a_saved_policy(tmp_path: Path) -> None:
+    """A run warm-started from another run's model begins with exactly its weights."""
+    source = tmp_path / "source"
+    assert ppo.main(["--config", str(SMOKE), "--out", str(source), "--no-progress"]) == 0
+    cfg = load_config(SMOKE, init_from=str(source / "final_model.zip"), total_steps=256)
+    from train.envs import make_vec_env
+
+    env = make_vec_env(cfg, ["heuristic"], [1.0])
+    model = ppo.build_model(cfg, env)
+    ppo.init_policy_from(model, cfg.init_from)
+    want, _ = _params(source)
+    got = model.policy.state_dict()
+    assert _same(want, got)
+    bigger = load_config(SMOKE, ppo={"net_arch": [64, 64]})
+    other = ppo.build_model(bigger, env)
+    with pytest.raises(ValueError, match="does not match ppo.net_arch"):
+        ppo.init_policy_from(other, source / "final_model.zip")
+    with pytest.raises(FileNotFoundError, match="init_from"):
+        ppo.init_policy_from(other, tmp_path / "missing.zip")
+    env.close()
 
 
 @pytest.mark.slow

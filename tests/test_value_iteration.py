@@ -16,7 +16,15 @@ from agents.batched import BatchExpert
 from agents.expert import ExpertParams, _Planner
 from agents.obs import decode
 from racko_env.rules import deck_size
-from train.afterstate import FEATURES, NO_PLAN, OnePlyPolicy, RackValueNet, card_tables, plan_cost
+from train.afterstate import (
+    FEATURES,
+    NO_PLAN,
+    OnePlyPolicy,
+    RackValueNet,
+    card_tables,
+    placement_plan_costs,
+    plan_cost,
+)
 from train.config import ConfigError, ValueConfig, load_config, parse_config
 from train.export import sample_observations
 from train.snapshot import MASKED_LOGIT
@@ -32,6 +40,7 @@ class PlanValue(nn.Module):
     """A "value net" that reads back the expert planner's own cost from the features."""
 
     hidden = ()
+    plans = ((2.0, 1.1),)
 
     def forward(self, feats: torch.Tensor) -> torch.Tensor:
         return torch.expm1(feats[..., PLAN])
@@ -66,6 +75,24 @@ def test_plan_cost_is_the_expert_planners_estimate(num_players):
         assert ours[i] == pytest.approx(want, rel=1e-4, abs=1e-3), (i, view.rack)
 
 
+@pytest.mark.parametrize(
+    ("num_players", "plan"), [(2, (2.0, 1.1)), (2, (1.0, 0.0)), (4, (1.0, 1.0))]
+)
+def test_placement_plan_costs_match_the_full_programme(num_players, plan):
+    n = deck_size(num_players)
+    obs, _ = sample_observations(num_players, {}, 120, seed=3)
+    o = torch.as_tensor(obs)
+    cum_a, _ = card_tables(o, n)
+    rack = torch.round(o[:, :10] * n).long()
+    cards = torch.arange(1, n + 1)[None].expand(len(o), n)
+    fast, stay = placement_plan_costs(rack, cards, cum_a, *plan)
+    eye = torch.eye(10, dtype=torch.bool)
+    racks = torch.where(eye[None, None], cards[:, :, None, None], rack[:, None, None, :])
+    full = plan_cost(racks.reshape(len(o), n * 10, 10), cum_a, *plan).reshape(len(o), n, 10)
+    torch.testing.assert_close(fast, full, rtol=1e-5, atol=1e-4)
+    torch.testing.assert_close(stay, plan_cost(rack[:, None], cum_a, *plan)[:, 0])
+
+
 def test_plan_cost_known_answers():
     n = 40
     cum = torch.cat([torch.zeros(1, 1), torch.cumsum(torch.ones(1, n), 1)], 1)  # all 40 may come
@@ -74,21 +101,30 @@ def test_plan_cost_known_answers():
     assert cost[0] == 0  # ascending: nothing to fill
     # descending keeps one card; the cheapest gap structure still costs many draws
     assert cost[1] > 10
+    # gap power 1, width power 0: the plan cost is the number of slots still to fill
+    swapped = torch.tensor([[[1, 2, 3, 4, 5, 6, 7, 8, 30, 9], [40, 2, 3, 4, 5, 6, 7, 8, 9, 1]]])
+    assert plan_cost(swapped, cum, 1.0, 0.0)[0].tolist() == [1.0, 2.0]
     blocked = torch.cat([torch.zeros(1, 1), torch.zeros(1, n)], 1)  # nothing may come
     stuck = torch.tensor([[[5, 4, 3, 2, 1, 6, 7, 8, 9, 10]]])
     assert plan_cost(stuck, blocked)[0, 0] == NO_PLAN
 
 
 def test_one_ply_over_the_planner_cost_is_the_expert():
-    """The policy structure adds nothing of its own: fed the expert's cost, it plays the expert."""
+    """The policy structure adds nothing of its own: fed the expert's cost, it plays the expert
+    (up to exact ties, which float32 sums may order either way)."""
     obs, masks = expert_games(2, 1500, seed=11)
     policy = OnePlyPolicy(PlanValue(), 40)
     with torch.no_grad():
+        turns = policy.turns(torch.as_tensor(obs)).numpy()
         ours = policy(torch.as_tensor(obs), torch.as_tensor(masks))[0].numpy()
     theirs = BatchExpert(2).act_batch(obs, masks)
     phases = obs[:, 44:47].argmax(1)
     assert set(phases.tolist()) == {0, 1, 2}
-    np.testing.assert_array_equal(ours, theirs)
+    differ = np.flatnonzero(ours != theirs)
+    assert len(differ) <= 3, differ
+    rows = np.arange(len(obs))
+    gap = np.abs(turns[rows, ours] - turns[rows, theirs])[differ]
+    assert np.all(gap <= 1e-4 * np.abs(turns[rows, theirs][differ]) + 2e-3), gap
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -146,6 +182,8 @@ def test_value_config_names_bad_keys(tmp_path):
         parse_config({"states": 0}, "x.yaml", ValueConfig)
     with pytest.raises(ConfigError, match="unknown key"):
         parse_config({"iteratons": 2}, "x.yaml", ValueConfig)
+    with pytest.raises(ConfigError, match="net.plans"):
+        parse_config({"net": {"plans": [[0, 1]]}}, "x.yaml", ValueConfig)
     with pytest.raises(ConfigError, match="teacher"):
         parse_config({"teacher": "oracle"}, "x.yaml", ValueConfig)
     with pytest.raises(ConfigError, match="rules"):

@@ -154,15 +154,26 @@ class TrainConfig(_Strict):
 
 
 class ValueNetSection(_Strict):
-    """The rack value network (``train.afterstate.RackValueNet``): hidden layer sizes."""
+    """The rack value network (``train.afterstate.RackValueNet``): hidden layer sizes, and the
+    planner settings (gap power, width power) whose plan costs are input features."""
 
     hidden: list[int] = Field(default_factory=lambda: [128, 128])
+    plans: list[tuple[float, float]] = Field(default_factory=lambda: [(2.0, 1.1)])
 
     @field_validator("hidden")
     @classmethod
     def _hidden_positive(cls, v: list[int]) -> list[int]:
         if not v or any(h < 1 for h in v):
             raise ValueError("hidden must list at least one positive layer size")
+        return v
+
+    @field_validator("plans")
+    @classmethod
+    def _plans_ok(cls, v: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        if not v or any(g < 0 or w < 0 for g, w in v):
+            raise ValueError(
+                "plans must list at least one [gap_power, width_power] pair, both >= 0"
+            )
         return v
 
 
@@ -192,6 +203,7 @@ class ValueConfig(_Strict):
     iterations: int = Field(1, ge=1)
     states: int = Field(300_000, ge=1)  # start-of-turn racks recorded per iteration
     opponent: str = "random"  # the other seats while recording (rarely end the round first)
+    td_steps: int = Field(0, ge=0)  # 0: fit whole-round turn counts; n: n turns + previous value
     n_envs: int = Field(512, ge=1)
     net: ValueNetSection = ValueNetSection()
     fit: ValueFitSection = ValueFitSection()

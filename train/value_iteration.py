@@ -34,7 +34,14 @@ import yaml
 
 from racko_env.observation import PHASE
 from racko_env.rules import deck_size
-from train.afterstate import OnePlyPolicy, RackValueNet, card_tables, describe, rack_features
+from train.afterstate import (
+    EXPERT_PLAN,
+    OnePlyPolicy,
+    RackValueNet,
+    card_tables,
+    describe,
+    rack_features,
+)
 from train.config import ValueConfig, load_config
 
 ITERATIONS = "iterations"
@@ -63,12 +70,14 @@ class TorchOnePly:
         return out
 
 
-def state_features(obs: np.ndarray, num_cards: int) -> np.ndarray:
+def state_features(
+    obs: np.ndarray, num_cards: int, plans: tuple[tuple[float, float], ...] = (EXPERT_PLAN,)
+) -> np.ndarray:
     """The value net's input for each row's own rack as it stands (start of turn)."""
     o = torch.as_tensor(obs, dtype=torch.float32)
     rack = torch.round(o[:, :10] * num_cards).long()[:, None, :]
     cum_a, cum_u = card_tables(o, num_cards)
-    return rack_features(rack, cum_a, cum_u, num_cards)[:, 0].numpy()
+    return rack_features(rack, cum_a, cum_u, num_cards, plans)[:, 0].numpy()
 
 
 def collect(
@@ -79,6 +88,7 @@ def collect(
     rules: dict[str, Any],
     opponent: str = "random",
     n_envs: int = 512,
+    plans: tuple[tuple[float, float], ...] = (EXPERT_PLAN,),
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """``states`` (features, own turns still needed) pairs from rounds the learner went Rack-O.
 
@@ -98,7 +108,7 @@ def collect(
         masks = env.action_masks()
         drawing = np.flatnonzero(obs[:, PHASE.start] > 0.5)
         if drawing.size:
-            feats = state_features(obs[drawing], n)
+            feats = state_features(obs[drawing], n, plans)
             for i, f in zip(drawing, feats, strict=True):
                 pending[i].append(f)
         obs, rewards, dones, _ = env.step(learner.act_batch(obs, masks))
@@ -119,6 +129,22 @@ def collect(
         t,
         {"rounds": rounds, "dropped": dropped, "mean_turns": float(np.mean([a[0] for a in ts]))},
     )
+
+
+def bootstrap_targets(x: np.ndarray, t: np.ndarray, net: RackValueNet, steps: int) -> np.ndarray:
+    """n-step targets: ``steps`` turns plus the value ``net`` gives the rack ``steps`` turns later.
+
+    ``collect`` lists each round's racks in order with turn counts going down to 1, so the rack
+    ``steps`` turns later is ``steps`` rows on whenever the count is above ``steps``; rounds that
+    end sooner keep their exact count. Far fewer turns of luck in each target than the whole rest
+    of the round (Monte Carlo), at the price of trusting ``net``.
+    """
+    y = t.copy()
+    later = np.flatnonzero(t > steps)
+    with torch.no_grad():
+        v = net(torch.as_tensor(x[later + steps])).numpy()
+    y[later] = steps + v
+    return y
 
 
 def fit(
@@ -189,7 +215,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 def new_net(cfg: ValueConfig, iteration: int) -> RackValueNet:
     torch.manual_seed(cfg.seed * 1000 + iteration)
-    return RackValueNet(tuple(cfg.net.hidden))
+    return RackValueNet(tuple(cfg.net.hidden), tuple(tuple(p) for p in cfg.net.plans))
 
 
 def policy_of(cfg: ValueConfig, net: RackValueNet) -> OnePlyPolicy:
@@ -240,7 +266,10 @@ def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
             rules,
             cfg.opponent,
             cfg.n_envs,
+            tuple(tuple(p) for p in cfg.net.plans),
         )
+        if cfg.td_steps and net is not None:
+            t = bootstrap_targets(x, t, net, cfg.td_steps)
         t1 = time.time()
         net = new_net(cfg, it)
         f = cfg.fit
