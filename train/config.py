@@ -170,9 +170,10 @@ class ValueNetSection(_Strict):
     @field_validator("plans")
     @classmethod
     def _plans_ok(cls, v: list[tuple[float, float]]) -> list[tuple[float, float]]:
-        if not v or any(g < 0 or w < 0 for g, w in v):
+        if not v or any(g <= 0 or w < 0 for g, w in v):
             raise ValueError(
-                "plans must list at least one [gap_power, width_power] pair, both >= 0"
+                "plans must list at least one [gap_power, width_power] pair, gap_power > 0 and "
+                "width_power >= 0"
             )
         return v
 
