@@ -215,6 +215,10 @@ def test_smoke_run_resumes_to_the_same_network_and_exports_a_playable_bot(tmp_pa
     assert part.returncode == 0, part.stderr
     again = _run("--config", config, "--out", str(tmp_path / "part"), cwd=tmp_path)
     assert again.returncode != 0 and "--resume" in again.stderr
+    # a crash after the history row of iteration 1 was written but before its network was
+    history_path = tmp_path / "part" / "history.json"
+    rows = json.loads(history_path.read_text())
+    history_path.write_text(json.dumps([*rows, {"iteration": 1, "orphan": True}]))
     resumed = _run("--resume", "--out", str(tmp_path / "part"), "--iterations", "2", cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     a = torch.load(tmp_path / "whole" / "value_net.pt", weights_only=True)
@@ -222,6 +226,7 @@ def test_smoke_run_resumes_to_the_same_network_and_exports_a_playable_bot(tmp_pa
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     history = json.loads((tmp_path / "part" / "history.json").read_text())
     assert [row["iteration"] for row in history] == [0, 1]
+    assert not any("orphan" in row for row in history)
 
     manifest = json.loads((tmp_path / "whole" / "bot.json").read_text())
     assert manifest["export_check"]["disagreements"] == 0

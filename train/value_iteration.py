@@ -16,6 +16,7 @@ after the newest), ``history.json`` (per iteration: rounds, mean turns, losses, 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -213,6 +214,12 @@ def _write_atomic(path: Path, data: bytes) -> None:
     tmp.replace(path)
 
 
+def _save_net(net: RackValueNet, path: Path) -> None:
+    buf = io.BytesIO()
+    torch.save(net.state_dict(), buf)
+    _write_atomic(path, buf.getvalue())
+
+
 def new_net(cfg: ValueConfig, iteration: int) -> RackValueNet:
     torch.manual_seed(cfg.seed * 1000 + iteration)
     return RackValueNet(tuple(cfg.net.hidden), tuple(tuple(p) for p in cfg.net.plans))
@@ -255,7 +262,7 @@ def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
     for it in range(len(done), cfg.iterations):
         t0 = time.time()
         if net is None:
-            learner: Any = load_batch(cfg.teacher, cfg.num_players, **rules)
+            learner: Any = load_batch(cfg.teacher, cfg.num_players, seed=cfg.seed, **rules)
         else:
             learner = TorchOnePly(policy_of(cfg, net))
         x, t, info = collect(
@@ -291,16 +298,14 @@ def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
                 for opp in cfg.eval.opponents
             }
             row["eval_seconds"] = round(time.time() - t2, 1)
-        buf = __import__("io").BytesIO()
-        torch.save(net.state_dict(), buf)
-        _write_atomic(run_dir / ITERATIONS / f"iter_{it}.pt", buf.getvalue())
+        # history first: a crash between the two leaves an extra row that --resume drops
         history.append(row)
         _write_atomic(history_path, json.dumps(history, indent=1).encode())
+        _save_net(net, run_dir / ITERATIONS / f"iter_{it}.pt")
         print(f"iteration {it}: {json.dumps({k: v for k, v in row.items() if k != 'losses'})}")
-    assert net is not None
-    buf = __import__("io").BytesIO()
-    torch.save(net.state_dict(), buf)
-    _write_atomic(run_dir / "value_net.pt", buf.getvalue())
+    if net is None:  # iterations >= 1 by the schema; kept for a clear message
+        raise ValueError("no iteration to export: iterations must be at least 1")
+    _save_net(net, run_dir / "value_net.pt")
     onnx_path, _ = export_value_run(run_dir, cfg.export_check)
     return onnx_path
 
