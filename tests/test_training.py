@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 SMOKE = REPO / "configs" / "smoke.yaml"
 
 
-@pytest.mark.parametrize("name", ["smoke", "2p", "3p", "4p"])
+@pytest.mark.parametrize("name", ["smoke", "2p", "3p", "4p", "2p_finetune"])
 def test_shipped_configs_validate(name: str) -> None:
     cfg = load_config(REPO / "configs" / f"{name}.yaml")
     assert cfg.num_players in (2, 3, 4)
