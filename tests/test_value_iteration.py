@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -229,6 +230,11 @@ def test_smoke_run_resumes_to_the_same_network_and_exports_a_playable_bot(tmp_pa
     assert not any("orphan" in row for row in history)
 
     manifest = json.loads((tmp_path / "whole" / "bot.json").read_text())
+    # train/export.py re-exports a value run to the same bytes
+    from train.export import export_run
+
+    again_path, _ = export_run(tmp_path / "whole", check=20)
+    assert hashlib.sha256(again_path.read_bytes()).hexdigest() == manifest["onnx_sha256"]
     assert manifest["export_check"]["disagreements"] == 0
     assert "policy iteration" in manifest["training"]["algorithm"]
     bot = agents.load(str(tmp_path / "whole" / "bot.onnx"), num_players=2, turn_limit=50)
