@@ -18,6 +18,12 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+def _layer_sizes(name: str, v: list[int]) -> list[int]:
+    if not v or any(n < 1 for n in v):
+        raise ValueError(f"{name} must be a non-empty list of positive layer sizes")
+    return v
+
+
 class RulesSection(_Strict):
     """Rules options other than the player count (see ``racko_env.RulesConfig``)."""
 
@@ -48,9 +54,7 @@ class PPOSection(_Strict):
     @field_validator("net_arch")
     @classmethod
     def _layers_positive(cls, v: list[int]) -> list[int]:
-        if not v or any(n < 1 for n in v):
-            raise ValueError("net_arch must be a non-empty list of positive layer sizes")
-        return v
+        return _layer_sizes("net_arch", v)
 
 
 class SelfPlaySection(_Strict):
@@ -89,11 +93,31 @@ class FinalEvalSection(_Strict):
     workers: int = Field(1, ge=1)
 
 
-class TrainConfig(_Strict):
-    """One training run (``python train/ppo.py --config FILE``)."""
+class _GameConfig(_Strict):
+    """What every run config starts with: the game it trains for (its bot plays only that)."""
 
     num_players: int = Field(2, ge=2, le=4)
     rules: RulesSection = RulesSection()
+
+    @model_validator(mode="after")
+    def _rules_valid(self) -> _GameConfig:
+        try:
+            self.rules_config()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"rules: {exc}") from exc
+        return self
+
+    def rules_config(self) -> RulesConfig:
+        return RulesConfig(num_players=self.num_players, **self.rules.model_dump())
+
+    def rules_options(self) -> dict[str, Any]:
+        """Rules options as keyword arguments for envs and bots (without ``num_players``)."""
+        return self.rules.model_dump()
+
+
+class TrainConfig(_GameConfig):
+    """One training run (``python train/ppo.py --config FILE``)."""
+
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
     shaping: float = Field(0.0, ge=0)  # dense reward for rack progress (train/shaping.py)
@@ -129,11 +153,7 @@ class TrainConfig(_Strict):
         return v
 
     @model_validator(mode="after")
-    def _rules_valid(self) -> TrainConfig:
-        try:
-            self.rules_config()
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"rules: {exc}") from exc
+    def _run_valid(self) -> TrainConfig:
         if self.init_from is not None and self.pretrain.decisions > 0:
             raise ValueError(
                 "init_from and pretrain.decisions are both set: warm start from one or the other"
@@ -144,13 +164,6 @@ class TrainConfig(_Strict):
                 f"(ppo.n_steps * n_envs = {self.ppo.n_steps * self.n_envs})"
             )
         return self
-
-    def rules_config(self) -> RulesConfig:
-        return RulesConfig(num_players=self.num_players, **self.rules.model_dump())
-
-    def rules_options(self) -> dict[str, Any]:
-        """Rules options as keyword arguments for envs and bots (without ``num_players``)."""
-        return self.rules.model_dump()
 
 
 class ValueNetSection(_Strict):
@@ -163,9 +176,7 @@ class ValueNetSection(_Strict):
     @field_validator("hidden")
     @classmethod
     def _hidden_positive(cls, v: list[int]) -> list[int]:
-        if not v or any(h < 1 for h in v):
-            raise ValueError("hidden must list at least one positive layer size")
-        return v
+        return _layer_sizes("hidden", v)
 
     @field_validator("plans")
     @classmethod
@@ -194,11 +205,9 @@ class ValueEvalSection(_Strict):
     seed: int = 7
 
 
-class ValueConfig(_Strict):
+class ValueConfig(_GameConfig):
     """One value-iteration run (``python train/value_iteration.py --config FILE``)."""
 
-    num_players: int = Field(2, ge=2, le=4)
-    rules: RulesSection = RulesSection()
     seed: int = 0
     teacher: Literal["random", "heuristic", "expert"] = "expert"  # plays iteration 0
     iterations: int = Field(1, ge=1)
@@ -212,20 +221,6 @@ class ValueConfig(_Strict):
     export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
     out: str = "runs/value"
     torch_threads: int = Field(1, ge=1)
-
-    @model_validator(mode="after")
-    def _rules_valid(self) -> ValueConfig:
-        try:
-            self.rules_config()
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"rules: {exc}") from exc
-        return self
-
-    def rules_config(self) -> RulesConfig:
-        return RulesConfig(num_players=self.num_players, **self.rules.model_dump())
-
-    def rules_options(self) -> dict[str, Any]:
-        return self.rules.model_dump()
 
 
 class ConfigError(ValueError):

@@ -122,14 +122,39 @@ def sample_observations(
     return np.stack(all_obs), np.stack(all_masks)
 
 
-def check_against_model(model: Any, onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> int:
-    """Number of observations where the ONNX action differs from ``model.predict`` (should be 0)."""
+def onnx_actions(onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The actions a bot graph returns for a batch (onnxruntime, CPU)."""
     import onnxruntime as ort
 
     session = ort.InferenceSession(onnx_bytes, providers=["CPUExecutionProvider"])
-    onnx_actions = session.run([OUTPUT_ACTION], {INPUT_OBS: obs, INPUT_MASK: masks})[0]
+    return session.run([OUTPUT_ACTION], {INPUT_OBS: obs, INPUT_MASK: masks})[0]
+
+
+def check_against_model(model: Any, onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> int:
+    """Number of observations where the ONNX action differs from ``model.predict`` (should be 0)."""
     sb3_actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
-    return int(np.sum(onnx_actions != sb3_actions))
+    return int(np.sum(onnx_actions(onnx_bytes, obs, masks) != sb3_actions))
+
+
+def write_bot(
+    onnx_bytes: bytes,
+    out_dir: Path,
+    num_players: int,
+    rules: dict[str, Any],
+    evaluation: dict[str, Any] | None,
+    training: dict[str, Any] | None,
+    checked: int,
+    stem: str = "bot",
+) -> tuple[Path, Path]:
+    """Write ``stem.onnx`` and its manifest ``stem.json`` (``checked``: observations verified)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_path, json_path = out_dir / f"{stem}.onnx", out_dir / f"{stem}.json"
+    onnx_path.write_bytes(onnx_bytes)
+    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training)
+    if checked:
+        manifest["export_check"] = {"observations": checked, "disagreements": 0}
+    json_path.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
+    return onnx_path, json_path
 
 
 def export_model(
@@ -152,14 +177,7 @@ def export_model(
         bad = check_against_model(model, onnx_bytes, obs, masks)
         if bad:
             raise RuntimeError(f"ONNX export disagrees with the SB3 policy on {bad}/{check} obs")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    onnx_path, json_path = out_dir / f"{stem}.onnx", out_dir / f"{stem}.json"
-    onnx_path.write_bytes(onnx_bytes)
-    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training)
-    if check:
-        manifest["export_check"] = {"observations": check, "disagreements": 0}
-    json_path.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
-    return onnx_path, json_path
+    return write_bot(onnx_bytes, out_dir, num_players, rules, evaluation, training, check, stem)
 
 
 def export_module(
@@ -180,7 +198,6 @@ def export_module(
     import io
     import warnings
 
-    import onnxruntime as ort
     import torch
 
     module = module.eval()
@@ -212,21 +229,12 @@ def export_module(
     onnx_bytes = proto.SerializeToString()
     if check:
         obs, masks = sample_observations(num_players, rules, check)
-        session = ort.InferenceSession(onnx_bytes, providers=["CPUExecutionProvider"])
-        got = session.run([OUTPUT_ACTION], {INPUT_OBS: obs, INPUT_MASK: masks})[0]
         with torch.no_grad():
             want = module(torch.as_tensor(obs), torch.as_tensor(masks))[0].numpy()
-        bad = int(np.sum(got != want))
+        bad = int(np.sum(onnx_actions(onnx_bytes, obs, masks) != want))
         if bad:
             raise RuntimeError(f"ONNX export disagrees with the torch policy on {bad}/{check} obs")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    onnx_path, json_path = out_dir / f"{stem}.onnx", out_dir / f"{stem}.json"
-    onnx_path.write_bytes(onnx_bytes)
-    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training)
-    if check:
-        manifest["export_check"] = {"observations": check, "disagreements": 0}
-    json_path.write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n")
-    return onnx_path, json_path
+    return write_bot(onnx_bytes, out_dir, num_players, rules, evaluation, training, check, stem)
 
 
 def find_model(run_dir: Path) -> Path:
