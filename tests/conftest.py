@@ -11,3 +11,26 @@ try:
     torch.set_num_threads(1)
 except ImportError:  # the environment tests need no torch
     pass
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def assert_plays_legally():
+    """Check that a bot, in the learner's seat of ``racko/Racko-v0``, only plays legal actions."""
+
+    def check(bot, num_players: int, opponents: list, steps: int, seed: int) -> None:
+        from racko_env.gym_env import RackoGymEnv
+
+        env = RackoGymEnv(num_players=num_players, opponents=opponents)
+        obs, _ = env.reset(seed=seed)
+        for _ in range(steps):
+            mask = env.action_masks()
+            action = bot.act({"observation": obs, "action_mask": mask})
+            assert mask[action], (action, mask)
+            obs, _, term, trunc, _ = env.step(action)
+            if term or trunc:
+                obs, _ = env.reset()
+
+    return check

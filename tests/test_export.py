@@ -186,7 +186,7 @@ def test_make_manifest_strips_player_count() -> None:
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_shipped_pretrained_bots_load_and_play(n: int) -> None:
+def test_shipped_pretrained_bots_load_and_play(n: int, assert_plays_legally) -> None:
     path = REPO / "agents" / "pretrained" / f"racko_{n}p.onnx"
     if not path.is_file():
         pytest.skip(f"{path.name} is not shipped")
@@ -199,12 +199,4 @@ def test_shipped_pretrained_bots_load_and_play(n: int) -> None:
     assert config["seed"] == manifest["training"]["seed"]
     assert config["num_players"] == n
     bot = agents.load(str(path), num_players=n)
-    env = RackoGymEnv(num_players=n, opponents=["heuristic"])
-    obs, _ = env.reset(seed=n)
-    for _ in range(200):
-        mask = env.action_masks()
-        a = bot.act({"observation": obs, "action_mask": mask})
-        assert mask[a]
-        obs, _, term, trunc, _ = env.step(a)
-        if term or trunc:
-            obs, _ = env.reset()
+    assert_plays_legally(bot, n, ["heuristic"], steps=200, seed=n)

@@ -96,7 +96,7 @@ def _same(a: dict, b: dict) -> bool:
 
 
 @pytest.mark.slow
-def test_smoke_trains_checkpoints_resumes_and_exports(tmp_path: Path) -> None:
+def test_smoke_trains_checkpoints_resumes_and_exports(tmp_path: Path, assert_plays_legally) -> None:
     full, split = tmp_path / "full", tmp_path / "split"
     assert ppo.main(["--config", str(SMOKE), "--out", str(full), "--no-progress"]) == 0
     for name in ("config.yaml", "final_model.zip", "bot.onnx", "bot.json", "eval_history.json"):
@@ -113,15 +113,7 @@ def test_smoke_trains_checkpoints_resumes_and_exports(tmp_path: Path) -> None:
 
     # the exported bot loads through agents.load and plays only legal actions
     bot = agents.load(str(full / "bot.onnx"), num_players=2)
-    env = RackoGymEnv(num_players=2, opponents=[bot])
-    obs, _ = env.reset(seed=0)
-    for _ in range(300):
-        mask = env.action_masks()
-        a = bot.act({"observation": obs, "action_mask": mask})
-        assert mask[a]
-        obs, _, term, trunc, _ = env.step(a)
-        if term or trunc:
-            obs, _ = env.reset()
+    assert_plays_legally(bot, 2, [bot], steps=300, seed=0)
 
     # stop half way, resume: the same model as the uninterrupted run, bit for bit
     ppo.main(
