@@ -278,11 +278,26 @@ class OnePlyPolicy(nn.Module):
         slot_v, stay = v[:, :RACK_SIZE], v[:, RACK_SIZE]
         best_card = slot_v.min(dim=1).values
         keep = best_card + KEEP_MARGIN
-        if not expect_draw:
+        if expect_draw:
+            draw_v = self._blind_draw(obs, rack, known, stay, cum_a, cum_u, costs)
+        else:
             draw_v = torch.full_like(stay, float("inf"))
-            return torch.cat(
-                [slot_v, draw_v[:, None], best_card[:, None], keep[:, None], stay[:, None]], 1
-            )
+        return torch.cat(
+            [slot_v, draw_v[:, None], best_card[:, None], keep[:, None], stay[:, None]], dim=1
+        )
+
+    def _blind_draw(
+        self,
+        obs: torch.Tensor,
+        rack: torch.Tensor,
+        known: torch.Tensor,
+        stay: torch.Tensor,
+        cum_a: torch.Tensor,
+        cum_u: torch.Tensor,
+        costs: list[tuple[torch.Tensor, torch.Tensor]],
+    ) -> torch.Tensor:
+        """Expected turns after a blind draw: the best use of each card the pile may give."""
+        b, n = obs.shape[0], self.num_cards
         # every card the draw pile may give, in every slot: (B, N, 10 slots, 10)
         drawn = torch.where(
             self.eye[None, None], self.cards[None, :, None, None], rack[:, None, None, :]
@@ -297,10 +312,7 @@ class OnePlyPolicy(nn.Module):
         unseen = obs[:, UNSEEN.start : UNSEEN.start + n]
         top_known = (self.cards[None, :] == known[:, None]).to(obs.dtype)
         w = torch.where((known > 0)[:, None], top_known, unseen)
-        draw_v = (w * best_drawn).sum(1) / w.sum(1).clamp(min=1.0)
-        return torch.cat(
-            [slot_v, draw_v[:, None], best_card[:, None], keep[:, None], stay[:, None]], dim=1
-        )
+        return (w * best_drawn).sum(1) / w.sum(1).clamp(min=1.0)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         logits = -self.turns(obs)
