@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -112,7 +113,9 @@ def user_modules(tmp_path, monkeypatch):
 def test_tables_and_rotations():
     assert tables_for(3, 2) == [(0, 1), (0, 2), (1, 2)]
     assert tables_for(2, 4) == [(0, 0, 0, 1), (0, 0, 1, 1), (0, 1, 1, 1)]
-    assert seatings((0, 1, 2)) == [(0, 1, 2), (1, 2, 0), (2, 0, 1)]
+    assert seatings((0, 1, 2)) == [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+    assert seatings((0, 1)) == [(0, 1), (1, 0)]
+    assert len(seatings((0, 0, 1, 2))) == 12 and len(set(seatings((0, 0, 1, 2)))) == 12
     with pytest.raises(ValueError):
         tables_for(0, 2)
 
@@ -131,7 +134,24 @@ def test_every_bot_sits_in_every_seat_equally_often(bots, players):
     counts = [b["seat_counts"] for b in report["bots"]]
     assert all(len(set(c)) == 1 for c in counts), counts
     assert len({c[0] for c in counts}) == 1  # every bot equally often overall too
-    assert report["config"]["seatings_per_deal"] == len(tables_for(bots, players)) * players
+    assert report["config"]["seatings_per_deal"] == sum(
+        len(seatings(t)) for t in tables_for(bots, players)
+    )
+
+
+@pytest.mark.parametrize(("bots", "players"), [(3, 3), (3, 4), (4, 4), (2, 3)])
+def test_every_bot_plays_after_every_other_equally_often(bots, players):
+    # a player's discards are offered to the next player first: rotations alone would always seat
+    # the same bot after the same other bot at a table of three
+    follows = Counter()
+    for lineup in tables_for(bots, players):
+        for seating in seatings(lineup):
+            for s in range(players):
+                follows[seating[s], seating[(s + 1) % players]] += 1
+    for a in range(bots):
+        for b in range(bots):
+            assert follows[a, b] == follows[b, a], (a, b, follows)
+    assert len({follows[a, b] for a in range(bots) for b in range(bots) if a != b}) == 1
 
 
 def test_duplicate_deals_are_the_same_deals(user_modules):
@@ -322,4 +342,5 @@ def test_script_runs_as_documented(tmp_path):
     done = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "| expert |" in done.stdout
-    assert json.loads(out.read_text())["bots"][0]["seat_counts"] == [4, 4, 4]
+    seat_counts = json.loads(out.read_text())["bots"][0]["seat_counts"]
+    assert seat_counts == [8, 8, 8]  # 4 deals x 6 seatings, each bot in each seat twice

@@ -3,7 +3,7 @@
     python train/evaluate.py --players 2 --rounds 2000 --bots expert heuristic --seed 0 --json out.json
 
 Bots are ``agents.load`` specs: ``random``, ``heuristic``, ``expert``, ``module:Class`` or a bot
-file (``.onnx``). The format (tables, seat rotations, duplicate deals) is in ``train.tournament``;
+file (``.onnx``). The format (tables, seatings, duplicate deals) is in ``train.tournament``;
 from Python call ``train.evaluate.run_tournament(...)``.
 """
 
@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     unit.add_argument(
         "--rounds",
         type=_positive,
-        help="deals of single rounds; each is played at every table in every seat rotation "
+        help="deals of single rounds; each is played at every table in every seating "
         "(default 1000)",
     )
     unit.add_argument(

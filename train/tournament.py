@@ -2,8 +2,12 @@
 
 Format. Every *deal* has a seed; ``env.reset(seed=deal_seed)`` fixes the first dealer, the deal and
 the draw pile, so replaying a seed replays the same deal. Each deal is played at every *table*
-(lineup of bots) once per seat rotation: the lineup ``(A, B, C)`` is seated as ``ABC``, ``BCA`` and
-``CAB``, so every bot holds every seat, and every hand of cards, equally often. Tables are:
+(lineup of bots) once in every distinct seating: the lineup ``(A, B, C)`` is seated as ``ABC``,
+``ACB``, ``BAC``, ``BCA``, ``CAB`` and ``CBA``, so every bot holds every seat, and every hand of
+cards, equally often, and sits after every other bot as often as that bot sits after it. The
+second half matters in Rack-O: a player's discards are offered to the next player first, so with
+rotations alone (``ABC``, ``BCA``, ``CAB``) C would always play after B and take B's discards,
+an edge or a handicap that the format would credit to C. Tables are:
 
 * as many bots as seats or more: every combination of ``num_players`` different bots (with 3 bots
   and 2 players: A-B, A-C, B-C);
@@ -85,9 +89,11 @@ def tables_for(num_bots: int, num_players: int) -> list[tuple[int, ...]]:
 
 
 def seatings(lineup: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """The cyclic rotations of a lineup: bot ``seating[s]`` sits in seat s."""
-    n = len(lineup)
-    return [tuple(lineup[(s + r) % n] for s in range(n)) for r in range(n)]
+    """Every distinct arrangement of a lineup, in a fixed order: bot ``seating[s]`` sits in seat s.
+
+    Not just the rotations: who plays after whom must be balanced too (see the module docstring).
+    """
+    return list(dict.fromkeys(itertools.permutations(lineup)))
 
 
 def deal_seeds(seed: int, count: int) -> list[int]:
@@ -314,8 +320,8 @@ def run_tournament(
     """Play a duplicate tournament and return its report (a JSON-ready dict, see docs/evaluation.md).
 
     ``bots`` are ``agents.load`` specs (names, ``module:Class`` paths, bot files) or bot objects;
-    ``rounds`` (default 1000) or ``games`` is the number of deals each table plays in every seat
-    rotation. ``workers`` > 1 plays deals in that many processes (bot objects must then be
+    ``rounds`` (default 1000) or ``games`` is the number of deals each table plays in every
+    seating. ``workers`` > 1 plays deals in that many processes (bot objects must then be
     picklable; specs always work). Raises ValueError for bad input, FileNotFoundError for a missing
     bot file, and IllegalActionError / BotError (naming the bot) when a bot misbehaves.
     """
