@@ -110,7 +110,7 @@ def user_modules(tmp_path, monkeypatch):
     return recorder_bots
 
 
-def test_tables_and_rotations():
+def test_tables_and_seatings():
     assert tables_for(3, 2) == [(0, 1), (0, 2), (1, 2)]
     assert tables_for(2, 4) == [(0, 0, 0, 1), (0, 0, 1, 1), (0, 1, 1, 1)]
     assert seatings((0, 1, 2)) == [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
