@@ -9,11 +9,10 @@ some slot) that costs at most ``delta`` expected own turns more and whose discar
 leaves. ``delta = 0`` is the bot as shipped.
 
 Any bot that only sees its observation knows less than this oracle, so the best win rate here
-bounds what denial can add. Measured on 2,000 duplicate rounds (docs/training.md): 50.5% as
-shipped, 54.6% at delta 0.1, 56.2% at 0.3, 45.9% at 1.0; the same steering with a learned
-predictor of ``expert``'s takes from the observation gave 51.4% (0.3).
+bounds what denial can add. Measured on 2,000 duplicate rounds (docs/training.md): 49.9% as
+shipped, 55.0% at delta 0.1, 56.0% at 0.3, 45.2% at 1.0.
 
-    python benchmarks/denial_ceiling.py                          # deltas 0, 0.1, 0.3, 1 (~15 min)
+    python benchmarks/denial_ceiling.py                          # deltas 0, 0.1, 0.3, 1 (~7 min)
     python benchmarks/denial_ceiling.py --rounds 200 --deltas 0.3
 """
 
