@@ -72,7 +72,7 @@ class DenialOracle:
         slots = self._turns(kept, seat)
         return [(now[DISCARD], (DISCARD,))] + [(slots[i], (KEEP, i)) for i in range(10)]
 
-    def _expert_takes(self, game: RackoGame, seat: int, moves: tuple[int, ...]) -> bool:
+    def _expert_takes(self, game: RackoGame, moves: tuple[int, ...]) -> bool:
         after = game.clone()
         for a in moves:
             after.apply(a)
@@ -94,12 +94,12 @@ class DenialOracle:
         else:
             mine = (own,)
         chosen = mine
-        if self._expert_takes(game, seat, mine):
+        if self._expert_takes(game, mine):
             best = min(v for v, _ in options)
             for v, moves in sorted(options):
                 if v - best > self.delta:
                     break
-                if moves != mine and not self._expert_takes(game, seat, moves):
+                if moves != mine and not self._expert_takes(game, moves):
                     chosen = moves
                     self.swaps += 1
                     break
