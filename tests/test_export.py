@@ -22,7 +22,9 @@ from train.export import (
     check_against_model,
     export_model,
     make_manifest,
+    onnx_actions,
     sample_observations,
+    verify_export,
 )
 from train.selfplay import snapshot_from_model
 
@@ -200,3 +202,15 @@ def test_shipped_pretrained_bots_load_and_play(n: int, assert_plays_legally) -> 
     assert config["num_players"] == n
     bot = agents.load(str(path), num_players=n)
     assert_plays_legally(bot, n, ["heuristic"], steps=200, seed=n)
+
+
+def test_export_refuses_a_graph_that_disagrees_with_its_policy(model):
+    onnx_bytes = build_onnx(snapshot_from_model(model, "t")).SerializeToString()
+    rules = {"turn_limit": 400}
+    verify_export(onnx_bytes, lambda o, m: onnx_actions(onnx_bytes, o, m), 2, rules, 40, "policy")
+
+    def off_by_one_slot(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return (onnx_actions(onnx_bytes, obs, masks) + 1) % 14
+
+    with pytest.raises(RuntimeError, match=r"disagrees with the SB3 policy on 40/40 obs"):
+        verify_export(onnx_bytes, off_by_one_slot, 2, rules, 40, "SB3 policy")

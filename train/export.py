@@ -9,9 +9,11 @@ only Gemm, Tanh/Relu, Where and ArgMax: easy for any ONNX runtime.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -130,10 +132,31 @@ def onnx_actions(onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> np.nd
     return session.run([OUTPUT_ACTION], {INPUT_OBS: obs, INPUT_MASK: masks})[0]
 
 
+def sb3_actions(model: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The SB3 policy's own masked, deterministic actions: what an export must reproduce."""
+    return model.predict(obs, action_masks=masks, deterministic=True)[0]
+
+
 def check_against_model(model: Any, onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> int:
     """Number of observations where the ONNX action differs from ``model.predict`` (should be 0)."""
-    sb3_actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
-    return int(np.sum(onnx_actions(onnx_bytes, obs, masks) != sb3_actions))
+    return int(np.sum(onnx_actions(onnx_bytes, obs, masks) != sb3_actions(model, obs, masks)))
+
+
+def verify_export(
+    onnx_bytes: bytes,
+    reference: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    num_players: int,
+    rules: dict[str, Any],
+    check: int,
+    what: str,
+) -> None:
+    """Raise unless the graph picks ``reference``'s action on ``check`` observations of real play."""
+    if not check:
+        return
+    obs, masks = sample_observations(num_players, rules, check)
+    bad = int(np.sum(onnx_actions(onnx_bytes, obs, masks) != reference(obs, masks)))
+    if bad:
+        raise RuntimeError(f"ONNX export disagrees with the {what} on {bad}/{check} obs")
 
 
 def write_bot(
@@ -172,11 +195,9 @@ def export_model(
 
     model_proto = build_onnx(snapshot_from_model(model, "exported"))
     onnx_bytes = model_proto.SerializeToString()
-    if check:
-        obs, masks = sample_observations(num_players, rules, check)
-        bad = check_against_model(model, onnx_bytes, obs, masks)
-        if bad:
-            raise RuntimeError(f"ONNX export disagrees with the SB3 policy on {bad}/{check} obs")
+    verify_export(
+        onnx_bytes, functools.partial(sb3_actions, model), num_players, rules, check, "SB3 policy"
+    )
     return write_bot(onnx_bytes, out_dir, num_players, rules, evaluation, training, check, stem)
 
 
@@ -227,13 +248,12 @@ def export_module(
     proto.producer_name = "racko"
     onnx.checker.check_model(proto)
     onnx_bytes = proto.SerializeToString()
-    if check:
-        obs, masks = sample_observations(num_players, rules, check)
+
+    def module_actions(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            want = module(torch.as_tensor(obs), torch.as_tensor(masks))[0].numpy()
-        bad = int(np.sum(onnx_actions(onnx_bytes, obs, masks) != want))
-        if bad:
-            raise RuntimeError(f"ONNX export disagrees with the torch policy on {bad}/{check} obs")
+            return module(torch.as_tensor(obs), torch.as_tensor(masks))[0].numpy()
+
+    verify_export(onnx_bytes, module_actions, num_players, rules, check, "torch policy")
     return write_bot(onnx_bytes, out_dir, num_players, rules, evaluation, training, check, stem)
 
 
