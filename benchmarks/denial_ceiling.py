@@ -80,19 +80,22 @@ class DenialOracle:
             return False
         return self.expert.act(_obs(after, after.current)) == TAKE_DISCARD
 
+    def own_moves(self, game: RackoGame, seat: int) -> tuple[int, ...]:
+        """The rest of the turn the bot itself plays from a keep or place decision."""
+        own = self.bot.act(_obs(game, seat))
+        if own != KEEP:
+            return (own,)
+        kept = game.clone()
+        kept.apply(KEEP)
+        return (KEEP, self.bot.act(_obs(kept, seat)))
+
     def play_turn_part(self, game: RackoGame, seat: int) -> None:
         """Apply the bot's decision, or at a keep/place decision the whole rest of its turn."""
-        own = self.bot.act(_obs(game, seat))
         if game.phase == Phase.DRAW or self.delta <= 0:
-            game.apply(own)
+            game.apply(self.bot.act(_obs(game, seat)))
             return
         options = self._options(game, seat)
-        if own == KEEP:
-            kept = game.clone()
-            kept.apply(KEEP)
-            mine: tuple[int, ...] = (KEEP, self.bot.act(_obs(kept, seat)))
-        else:
-            mine = (own,)
+        mine = self.own_moves(game, seat)
         chosen = mine
         if self._expert_takes(game, mine):
             best = min(v for v, _ in options)
