@@ -361,8 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         if completed_iterations(run_dir):
             raise SystemExit(f"{run_dir} already holds a run: pass --resume or another --out")
         run_dir.mkdir(parents=True, exist_ok=True)
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
-    if args.resume and args.iterations is not None:
+    if not args.resume or args.iterations is not None:  # the run folder keeps the config it runs
         (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     onnx_path = train(cfg, run_dir, resume=args.resume)
     print(f"exported {onnx_path}")
