@@ -16,10 +16,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
-from racko_env.config import RulesConfig
-from racko_env.engine import TurnRecord
-from racko_env.play_text import (
+from racko_apps.play_text import (
     describe_turn,
     explain_score,
     label_bot_slots,
@@ -27,6 +24,9 @@ from racko_env.play_text import (
     parse_slot,
     run_cards,
 )
+from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
+from racko_env.config import RulesConfig
+from racko_env.engine import TurnRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "COLUMNS": "200", "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
@@ -35,7 +35,7 @@ DRAW_AND_DISCARD = "d\nx\n" * 4000  # always legal in turn: a player who never i
 
 def play(*args: str, stdin: str = "", env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "racko_env.play", *args],
+        [sys.executable, "-m", "racko_apps.play", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -277,7 +277,7 @@ def test_q_leaves_cleanly():
 def test_ctrl_c_leaves_with_a_summary_and_status_130():
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "racko_env.play", "--seed", "1", "--bots", "heuristic"],
+        ["-m", "racko_apps.play", "--seed", "1", "--bots", "heuristic"],
         cwd=str(ROOT),
         env=ENV,
         encoding="utf-8",
@@ -398,9 +398,15 @@ def test_console_script_and_help():
     from importlib.metadata import entry_points
 
     (script,) = [e for e in entry_points(group="console_scripts") if e.name == "racko"]
-    assert script.value == "racko_env.play:main"
+    assert script.value == "racko_apps.cli:main"
     out = subprocess.run(
-        [sys.executable, "-c", "from racko_env.play import main; raise SystemExit(main())", "-h"],
+        [
+            sys.executable,
+            "-c",
+            "from racko_apps.cli import main; raise SystemExit(main())",
+            "play",
+            "-h",
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -411,3 +417,18 @@ def test_console_script_and_help():
                  "--seed", "--empty-pile", "--turn-limit", "--min-run", "--bonus", "--partners",
                  "--target-score"):  # fmt: skip
         assert flag in out.stdout
+
+
+def test_racko_command_lists_subcommands_and_plays_by_default():
+    from racko_apps.cli import SUBCOMMANDS, main
+
+    assert "play" in SUBCOMMANDS
+    assert main(["no-such-subcommand"]) == 2
+    out = subprocess.run(
+        [sys.executable, "-m", "racko_apps.cli", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=ENV,
+    )
+    assert out.returncode == 0 and "play" in out.stdout

@@ -49,7 +49,7 @@ class PlanValue(nn.Module):
 
 def expert_games(num_players: int, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Observations and masks met by the learner seat when expert plays expert."""
-    from racko_env.vector.sb3_vec_env import RackoVecEnv
+    from train.sb3_vec_env import RackoVecEnv
 
     env = RackoVecEnv(32, num_players, opponents=["expert"], seed=seed)
     expert = BatchExpert(num_players)

@@ -29,7 +29,7 @@ from agents.expert import ExpertBot
 from agents.heuristic import HeuristicBot
 from racko_env import racko_v0
 from racko_env.vector import VectorRacko
-from racko_env.vector.sb3_vec_env import RackoVecEnv
+from train.sb3_vec_env import RackoVecEnv
 
 
 def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

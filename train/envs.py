@@ -51,11 +51,10 @@ def make_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -
 def _make_raw_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -> Any:
     if cfg.vec_env == "batched":
         try:
-            from racko_env.vector.sb3_vec_env import RackoVecEnv
+            from train.sb3_vec_env import RackoVecEnv
         except ImportError as exc:
             raise RuntimeError(
-                f"vec_env: batched needs racko_env.vector.sb3_vec_env ({exc}); "
-                "use vec_env: subproc or dummy"
+                f"vec_env: batched needs train.sb3_vec_env ({exc}); use vec_env: subproc or dummy"
             ) from None
         return RackoVecEnv(
             cfg.n_envs,

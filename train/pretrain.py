@@ -97,7 +97,7 @@ def _collect_batched(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Teacher-vs-teacher games in ``RackoVecEnv``: the learner seat is played by the teacher too."""
     from agents.batched import load_batch
-    from racko_env.vector.sb3_vec_env import RackoVecEnv
+    from train.sb3_vec_env import RackoVecEnv
 
     if teacher not in BATCHED_TEACHERS:
         raise ValueError(f"batched collection needs one of {BATCHED_TEACHERS}, got {teacher!r}")
@@ -190,7 +190,7 @@ def collect_on_policy(
     actions, the model's agreement with the teacher on these states).
     """
     from agents.batched import load_batch
-    from racko_env.vector.sb3_vec_env import RackoVecEnv
+    from train.sb3_vec_env import RackoVecEnv
     from train.selfplay import snapshot_from_model
 
     if decisions < 1:
@@ -239,9 +239,9 @@ def dagger_run(
     """
     import torch
 
-    from racko_env.vector.sb3_vec_env import RackoVecEnv
     from train.export import export_run
     from train.ppo import build_model, final_evaluation, prepare_run
+    from train.sb3_vec_env import RackoVecEnv
 
     cfg, run_dir = prepare_run(config, out, seed, None, False)
     pre = cfg.pretrain

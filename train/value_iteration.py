@@ -96,7 +96,7 @@ def collect(
     Rounds the learner did not end itself tell nothing about how long it would have needed, so
     they are dropped (against ``random`` opponents there are almost none).
     """
-    from racko_env.vector.sb3_vec_env import RackoVecEnv
+    from train.sb3_vec_env import RackoVecEnv
 
     n = deck_size(num_players)
     env = RackoVecEnv(n_envs, num_players, opponents=[opponent], seed=seed, **rules)
@@ -191,7 +191,7 @@ def win_rate(
     n_envs: int = 500,
 ) -> float:
     """Share of rounds won: each of ``n_envs`` tables plays ``rounds / n_envs`` rounds."""
-    from racko_env.vector.sb3_vec_env import RackoVecEnv
+    from train.sb3_vec_env import RackoVecEnv
 
     n_envs = min(n_envs, rounds)
     per = -(-rounds // n_envs)

@@ -21,11 +21,7 @@ from rich.padding import Padding
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from racko_env import racko_v0
-from racko_env.actions import ACTION_NAMES, DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
-from racko_env.config import RulesConfig
-from racko_env.engine import RackoGame
-from racko_env.play_text import (
+from racko_apps.play_text import (
     HELP_TEXT,
     SLOT_LABELS,
     describe_turn,
@@ -34,6 +30,10 @@ from racko_env.play_text import (
     parse_command,
     prompt_for,
 )
+from racko_env import racko_v0
+from racko_env.actions import ACTION_NAMES, DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
+from racko_env.config import RulesConfig
+from racko_env.engine import RackoGame
 from racko_env.rules import ascending_prefix
 
 LOG_LINES = 10

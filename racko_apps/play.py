@@ -1,6 +1,6 @@
 """Play Rack-O in the terminal against any bot, or watch bots play each other.
 
-    python -m racko_env.play --players 3 --bots expert agents/pretrained/racko_3p.onnx
+    python -m racko_apps.play --players 3 --bots expert agents/pretrained/racko_3p.onnx
     racko --bots heuristic --hint expert --rounds 2
     racko --watch --bots heuristic random --delay 0.5
 
@@ -23,7 +23,7 @@ from racko_env.config import RulesConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``racko`` / ``python -m racko_env.play`` command line."""
+    """The ``racko`` / ``python -m racko_apps.play`` command line."""
     p = argparse.ArgumentParser(
         prog="racko",
         description="Play Rack-O in the terminal against bots, or watch bots play (--watch).",
@@ -126,7 +126,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"cannot load bot: {err}")
 
     try:
-        from racko_env.play_table import Table  # rich is needed only once a game starts
+        from racko_apps.play_table import Table  # rich is needed only once a game starts
     except ImportError as err:
         parser.error(f"the terminal game needs the 'play' extra (pip install 'racko[play]'): {err}")
 
