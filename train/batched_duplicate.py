@@ -1,0 +1,131 @@
+"""Duplicate rounds for batch policies, on the batched engine: the trainers' own evaluation.
+
+The same format as ``train.tournament`` (every deal played at every table in every distinct seating,
+``tables_for`` and ``seatings`` are shared), but every seating of every deal is one game of one
+``racko_env.vector.VectorRacko`` batch, and each bot decides for all its games at once
+(``agents.batched.BatchPolicy``: the vectorized ``expert``/``heuristic``/``random`` twins, a frozen
+torch policy). That makes 2,000 duplicate rounds against ``expert`` a matter of a minute or two
+instead of a quarter of an hour, which is what lets a 30-minute training run report them.
+
+Duplicate: every game gets its own random stream seeded by its deal's seed (``DealChance``), so
+the seatings of one deal start from the same deal and draw refill shuffles from the same stream,
+as ``racko_v0.raw_env.reset(seed=deal_seed)`` does for ``train.tournament``. The deals themselves
+are not the ones ``train.tournament`` deals for the same seed (the engines shuffle differently);
+both are fair samples, and the final numbers of a shipped bot come from ``train/evaluate.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from racko_env.vector import VectorRacko
+from train.tournament import deal_seeds, seatings, tables_for, wilson_interval
+
+
+class DealChance:
+    """A ``ChanceSource`` with one random stream per game, seeded by that game's deal seed."""
+
+    def __init__(self, seeds: Sequence[int]) -> None:
+        self.rngs = [np.random.default_rng(int(s)) for s in seeds]
+
+    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
+        return np.array([self.rngs[g].integers(num_players) for g in games], dtype=np.intp)
+
+    def deck_orders(self, games: np.ndarray, num_cards: int) -> np.ndarray:
+        return np.stack([self.rngs[g].permutation(num_cards) + 1 for g in games])
+
+    def refill_orders(self, games: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+        out = np.zeros((len(games), width), dtype=np.intp)
+        for row, (g, m) in enumerate(zip(games, lengths, strict=True)):
+            out[row, :m] = self.rngs[g].permutation(int(m))
+            out[row, m:] = np.arange(m, width)
+        return out
+
+
+def play_duplicate(
+    policies: Sequence[Any],
+    labels: Sequence[str],
+    num_players: int,
+    rules: dict[str, Any],
+    rounds: int,
+    seed: int,
+    batch_deals: int = 250,
+) -> dict[str, Any]:
+    """Win rates (95% Wilson intervals) of batch policies over ``rounds`` duplicate deals.
+
+    ``policies``: one ``act_batch(obs, masks)`` object per bot; a table with fewer bots than
+    seats seats the same object several times. Returns ``{label: {"win_rate", "ci95", "wins",
+    "seats"}}`` plus the format's counts; a win is shared among the seats on winning teams.
+    """
+    if len(policies) != len(labels) or len(set(labels)) != len(labels):
+        raise ValueError("give one distinct label per policy")
+    layout = [s for t in tables_for(len(policies), num_players) for s in seatings(t)]
+    wins = np.zeros(len(policies))
+    seats = np.zeros(len(policies), dtype=np.int64)
+    all_seeds = deal_seeds(seed, rounds)
+    for start in range(0, rounds, batch_deals):
+        chunk = all_seeds[start : start + batch_deals]
+        w, s = _play_chunk(policies, layout, chunk, num_players, rules)
+        wins += w
+        seats += s
+    report: dict[str, Any] = {
+        "format": "duplicate rounds, batched engine (train.batched_duplicate)",
+        "rounds": rounds,
+        "seatings_per_deal": len(layout),
+        "seed": seed,
+        "num_players": num_players,
+        "bots": {},
+    }
+    for i, label in enumerate(labels):
+        lo, hi = wilson_interval(wins[i], int(seats[i]))
+        report["bots"][label] = {
+            "win_rate": wins[i] / max(seats[i], 1),
+            "ci95": [lo, hi],
+            "wins": float(wins[i]),
+            "seats": int(seats[i]),
+        }
+    return report
+
+
+def _play_chunk(
+    policies: Sequence[Any],
+    layout: list[tuple[int, ...]],
+    seeds: Sequence[int],
+    num_players: int,
+    rules: dict[str, Any],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every seating of every deal in ``seeds`` as one batch; (wins, seats) per bot."""
+    per_deal = len(layout)
+    game_seeds = [s for s in seeds for _ in range(per_deal)]
+    bot_of = np.array([layout[i % per_deal] for i in range(len(game_seeds))], dtype=np.intp)
+    vec = VectorRacko(
+        len(game_seeds), num_players=num_players, chance=DealChance(game_seeds), **rules
+    )
+    g_all = np.arange(len(game_seeds))
+    rewards = np.zeros((len(game_seeds), num_players))
+    live = np.ones(len(game_seeds), dtype=bool)
+    while live.any():
+        g = g_all[live]
+        seat = vec.game.current[g]
+        obs = vec.observe(g, seat)
+        masks = vec.action_masks(g, seat)
+        bots = bot_of[g, seat]
+        actions = np.zeros(len(g), dtype=np.int64)
+        for b in np.unique(bots):
+            rows = np.flatnonzero(bots == b)
+            actions[rows] = policies[b].act_batch(obs[rows], masks[rows])
+        result = vec.step(actions, g)
+        rewards[g] += result.rewards
+        live[g[result.done]] = False
+    # a win is worth 1, shared among the winning teams (each seat of a winning team gets it)
+    won = rewards == rewards.max(axis=1, keepdims=True)
+    seats_per_team = num_players // vec.game.num_teams
+    share = won / (won.sum(axis=1, keepdims=True) / seats_per_team)
+    wins = np.zeros(len(policies))
+    seats = np.zeros(len(policies), dtype=np.int64)
+    np.add.at(wins, bot_of, share)
+    np.add.at(seats, bot_of, 1)
+    return wins, seats
