@@ -286,7 +286,7 @@ def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
     cfg = load_config(run_dir / "config.yaml")
     model = MaskablePPO.load(find_model(run_dir), device="cpu")
     evaluation: dict[str, Any] = {}
-    for name in ("final_eval.json", "eval_history.json"):
+    for name in ("final_eval.json", "eval_history.json", "warmstart.json"):
         path = run_dir / name
         if path.is_file():
             evaluation[name.removesuffix(".json")] = json.loads(path.read_text())
@@ -307,6 +307,19 @@ def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
             f"{dagger.get('iterations', 0)} DAgger rounds (train/pretrain.py, no PPO)"
         )
         training["dagger"] = {**{k: v for k, v in dagger.items() if k != "steps"}, "steps": steps}
+    from train.policy import PolicyGraph, StructuredPolicy
+
+    if isinstance(model.policy, StructuredPolicy):
+        training["policy"] = "structured (train/policy.py)"
+        return export_module(
+            PolicyGraph(model.policy),
+            run_dir,
+            cfg.num_players,
+            cfg.rules_options(),
+            evaluation,
+            training,
+            check,
+        )
     return export_model(
         model, run_dir, cfg.num_players, cfg.rules_options(), evaluation, training, check
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 from gymnasium import spaces
+from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
@@ -51,4 +52,4 @@ class FeatureCache(VecEnvWrapper):
         return self.augment(obs), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
-        return self.venv.action_masks()
+        return get_action_masks(self.venv)

@@ -362,9 +362,9 @@ class FrozenPolicy:
     """A frozen copy of a policy that plays a batch of games (a self-play opponent, numpy in/out)."""
 
     def __init__(self, policy: MaskableActorCriticPolicy, name: str = "snapshot") -> None:
-        import copy
-
-        self.graph = PolicyGraph(copy.deepcopy(policy).eval())
+        twin = type(policy)(**policy._get_constructor_parameters())
+        twin.load_state_dict(policy.state_dict())
+        self.graph = PolicyGraph(twin.eval())
         for p in self.graph.parameters():
             p.requires_grad_(False)
         self.name = name
@@ -384,6 +384,18 @@ class FrozenPolicy:
         obs = np.asarray(observation["observation"], dtype=np.float32)[None]
         mask = np.asarray(observation["action_mask"], dtype=bool)[None]
         return int(self.act_batch(obs, mask)[0])
+
+    def save(self, path: Any) -> None:
+        """The weights only (a tensor file ``torch.load(weights_only=True)`` reads back)."""
+        torch.save({"name": self.name, "state": self.graph.policy.state_dict()}, path)
+
+    @classmethod
+    def load(cls, path: Any, template: MaskableActorCriticPolicy) -> FrozenPolicy:
+        """A snapshot saved by ``save``, in a copy of ``template`` (a policy of the same shape)."""
+        data = torch.load(path, map_location="cpu", weights_only=True)
+        snap = cls(template, str(data["name"]))
+        snap.graph.policy.load_state_dict(data["state"])
+        return snap
 
     def __repr__(self) -> str:
         return f"<FrozenPolicy {self.name!r}>"

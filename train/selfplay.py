@@ -90,17 +90,30 @@ class SnapshotPool:
         return specs, weights
 
     def save(self, folder: Path) -> None:
+        """numpy MLP snapshots as ``.npz``, structured ones as weights-only ``.pt``."""
         folder.mkdir(parents=True, exist_ok=True)
         names = []
         for i, snap in enumerate(self.snapshots):
-            fname = f"snapshot_{i:03d}.npz"
+            fname = f"snapshot_{i:03d}" + (".npz" if isinstance(snap, SnapshotPolicy) else ".pt")
             snap.save(folder / fname)
             names.append(fname)
         (folder / "pool.json").write_text(json.dumps({"snapshots": names}, indent=1))
 
-    def load(self, folder: Path) -> None:
+    def load(self, folder: Path, template: Any = None) -> None:
+        """Read a saved pool; ``.pt`` snapshots are loaded into copies of ``template`` (the
+        run's policy, rebuilt from its config)."""
         names = json.loads((folder / "pool.json").read_text())["snapshots"]
-        self.snapshots = [SnapshotPolicy.load(folder / n) for n in names]
+        self.snapshots = [self._load_one(folder / n, template) for n in names]
+
+    @staticmethod
+    def _load_one(path: Path, template: Any) -> Any:
+        if path.suffix == ".npz":
+            return SnapshotPolicy.load(path)
+        from train.policy import FrozenPolicy
+
+        if template is None:
+            raise ValueError(f"{path}: a structured snapshot needs the run's policy to load into")
+        return FrozenPolicy.load(path, template)
 
 
 def push_pool(vec_env: Any, specs: list[Any], weights: list[float]) -> None:
@@ -114,8 +127,15 @@ def push_pool(vec_env: Any, specs: list[Any], weights: list[float]) -> None:
 class SelfPlayCallback(BaseCallback):
     """Every ``every_updates`` PPO updates, freeze the learner into the pool and push the pool."""
 
-    def __init__(self, pool: SnapshotPool, opponents: dict[str, float], every_updates: int):
+    def __init__(
+        self,
+        pool: SnapshotPool,
+        opponents: dict[str, float],
+        every_updates: int,
+        snapshot: Callable[[Any, str], Any] = snapshot_from_model,
+    ):
         super().__init__()
+        self.snapshot = snapshot
         self.pool = pool
         self.opponents = opponents
         self.every_updates = every_updates
@@ -127,7 +147,7 @@ class SelfPlayCallback(BaseCallback):
     def _on_rollout_start(self) -> None:
         updates = rollouts_done(self.model)
         if updates > self.last_update and updates % self.every_updates == 0:
-            self.pool.add(snapshot_from_model(self.model, f"snapshot@{self.num_timesteps}"))
+            self.pool.add(self.snapshot(self.model, f"snapshot@{self.num_timesteps}"))
             self.last_update = updates
             push_pool(self.training_env, *self.pool.mix(self.opponents))
             self.logger.record("selfplay/pool_size", len(self.pool.snapshots))
