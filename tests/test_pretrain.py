@@ -102,7 +102,7 @@ def test_dagger_run_writes_an_exportable_run_folder(tmp_path: Path) -> None:
     log = json.loads((run / "dagger.json").read_text())
     assert [s["kind"] for s in log["steps"]] == ["clone", "dagger", "dagger"]
     assert all(0 <= s["on_policy_agreement"] <= 1 for s in log["steps"][1:])
-    assert json.loads((run / "final_eval.json").read_text())["heuristic"]["episodes"] == 10
+    assert json.loads((run / "final_eval.json").read_text())["heuristic"]["rounds"] == 10
     manifest = json.loads((run / "bot.json").read_text())
     assert manifest["export_check"]["disagreements"] == 0
     # the manifest says how the bot was made: cloning + DAgger, not PPO

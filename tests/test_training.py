@@ -126,9 +126,12 @@ def test_smoke_trains_checkpoints_resumes_and_exports(tmp_path: Path, assert_pla
     b, model_b = _params(split)
     assert model_b.num_timesteps == 2048
     assert _same(a, b)
-    assert json.loads((full / "eval_history.json").read_text()) == json.loads(
-        (split / "eval_history.json").read_text()
-    )
+
+    def history(run: Path) -> list[dict]:  # wall-clock minutes differ between runs
+        rows = json.loads((run / "eval_history.json").read_text())
+        return [{k: v for k, v in row.items() if k != "minutes"} for row in rows]
+
+    assert history(full) == history(split)
 
 
 def test_init_from_starts_from_a_saved_policy(tmp_path: Path) -> None:

@@ -204,6 +204,7 @@ class Trainer:
         self.run_dir = run_dir
         self.resume = resume
         self.eval_history: list[dict[str, Any]] = []
+        self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
 
     def run(self) -> Path:
         from train.progress import RunProgress
@@ -252,6 +253,9 @@ class Trainer:
             self.pool.load(ckpt / "pool", template=model.policy)
             state = load_state(ckpt)
             self.eval_history = state["extra"]["eval_history"]
+            self.minutes_before = max(
+                (r.get("minutes", 0.0) for r in self.eval_history), default=0.0
+            )
             push_pool(vec_env, *self.pool.mix(cfg.opponents))
             restore_env_states(vec_env, state["env_states"])
             if hasattr(vec_env, "last_obs"):  # the shaping wrapper's view of the last step
@@ -441,7 +445,7 @@ class Trainer:
         steps = int(self.model.num_timesteps)
         row: dict[str, Any] = {
             "timesteps": steps,
-            "minutes": round((time.time() - self.progress.t0) / 60, 2),
+            "minutes": round(self.minutes_before + (time.monotonic() - self.progress.t0) / 60, 2),
             "rounds": cfg.eval.rounds,
         }
         for opp, res in results.items():
