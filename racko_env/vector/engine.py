@@ -114,12 +114,29 @@ class VectorGame:
 
     # ----------------------------------------------------------------- helpers
 
-    def _games(self, games: np.ndarray | list[int] | None) -> np.ndarray:
+    def _games(self, games: np.ndarray | list[int] | None, distinct: bool = False) -> np.ndarray:
+        """The game indices of a call, checked: integers in range, and ``distinct`` for calls that
+        change games (a repeated index would apply two decisions to one game at once, half over
+        the other's writes, and corrupt it: a card lost or doubled)."""
         if games is None:
             return self._all
-        g = np.asarray(games, dtype=np.intp).reshape(-1)
+        raw = np.asarray(games)
+        if raw.size and (raw.dtype.kind not in "iu"):
+            raise TypeError(
+                f"game indices must be integers (an index array, not a mask), got dtype {raw.dtype}"
+            )
+        g = raw.astype(np.intp, copy=False).reshape(-1)
         if g.size and (g.min() < 0 or g.max() >= self.num_games):
             raise IndexError(f"game indices must be in 0..{self.num_games - 1}, got {g.tolist()}")
+        # Increasing indices (what np.flatnonzero gives every caller in this package) are distinct
+        # without a sort; anything else is checked in full.
+        if distinct and g.size > 1 and not (g[1:] > g[:-1]).all():
+            values, counts = np.unique(g, return_counts=True)
+            if (counts > 1).any():
+                raise ValueError(
+                    f"game indices must be distinct in a call that changes games; repeated: "
+                    f"{values[counts > 1].tolist()}"
+                )
         return g
 
     def _decks(self, g: np.ndarray, deck_orders: np.ndarray | None) -> np.ndarray:
@@ -144,7 +161,7 @@ class VectorGame:
         deck_orders: np.ndarray | None = None,
     ) -> None:
         """Start new games (scores to zero) and deal round 1; chance fills what is not given."""
-        g = self._games(games)
+        g = self._games(games, distinct=True)
         n = self.num_players
         if first_dealer is None:
             dealers = np.asarray(self.chance.first_dealers(g, n), dtype=np.intp)
@@ -164,7 +181,7 @@ class VectorGame:
         self, games: np.ndarray | list[int] | None = None, deck_orders: np.ndarray | None = None
     ) -> None:
         """Deal the next round of games whose round is over; the deal passes to the left."""
-        g = self._games(games)
+        g = self._games(games, distinct=True)
         if self.game_over[g].any():
             raise RuntimeError(f"games {g[self.game_over[g]].tolist()} are over; use new_game()")
         if not self.round_over[g].all():
@@ -210,9 +227,9 @@ class VectorGame:
         """Apply one decision of the player on turn in each of ``games``.
 
         An illegal action raises ``ValueError`` naming the game, the action and the legal ones,
-        before anything changes.
+        before anything changes. ``games`` must be distinct (one decision per game per call).
         """
-        g = self._games(games)
+        g = self._games(games, distinct=True)
         a = np.asarray(actions).reshape(-1)
         if a.shape != g.shape:
             raise ValueError(f"need one action per game: {len(g)} games, got {a.shape[0]} actions")
