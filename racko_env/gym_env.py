@@ -18,8 +18,11 @@ This is the view MaskablePPO trains on; it is torch-free.
   move ended it; in game mode with score rewards each round's reward arrives on the learner step
   where that round ended. ``terminated``: Rack-O (or game over); ``truncated``: the turn limit.
 - ``deal_seed``: the seed of the current episode's ``racko_v0`` reset, to replay it there.
-- An illegal learner action ends the episode with reward -1 and ``info["illegal_action"]`` (as
-  PettingZoo's classic wrapper does), so random-action checkers never crash the env.
+- Actions are integers (a Python int or a numpy integer; not a bool, float, string, None or
+  array of more than one element): anything else raises ``ValueError``, nothing is rounded. An
+  integer that is not legal now (any integer outside 0..13 too) ends the episode with reward -1
+  and ``info["illegal_action"]`` (as PettingZoo's classic wrapper does), so random-action checkers
+  never crash the env. ``step()`` before ``reset()`` raises ``RuntimeError`` saying so.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from racko_env.actions import NUM_ACTIONS
+from racko_env.actions import NUM_ACTIONS, as_action_id
 from racko_env.observation import OBS_SIZE
 from racko_env.racko_v0 import raw_env
 
@@ -52,7 +55,7 @@ class _BatchAdapter:
     def act(self, observation: dict[str, np.ndarray]) -> int:
         obs = np.asarray(observation["observation"], dtype=np.float32)[None]
         mask = np.asarray(observation["action_mask"], dtype=bool)[None]
-        return int(self.policy.act_batch(obs, mask)[0])
+        return self.policy.act_batch(obs, mask)[0]  # checked as an action by the env, not coerced
 
 
 class RackoGymEnv(gymnasium.Env):
@@ -95,7 +98,7 @@ class RackoGymEnv(gymnasium.Env):
         self._seat_bots: dict[int, Any] = {}
         self._round_number = -1
         self._done = True
-        self.deal_seed: int | None = None
+        self.deal_seed: int | None = None  # None until the first reset()
 
     # ------------------------------------------------------------------ opponents
 
@@ -192,7 +195,12 @@ class RackoGymEnv(gymnasium.Env):
             if agent == me:
                 return
             bot = self._seat_bots[aec.agent_name_mapping[agent]]
-            aec.step(int(bot.act(aec.observe(agent))))
+            action = bot.act(aec.observe(agent))
+            try:
+                aec.step(action)  # checked, not coerced: a bot's bad action is its bug to see
+            except ValueError as err:
+                name = getattr(bot, "name", type(bot).__name__)
+                raise ValueError(f"opponent {name} ({agent}) played {action!r}: {err}") from None
             self._pending_reward += aec.rewards[me]
 
     def _unique_bots(self) -> list[Any]:
@@ -202,11 +210,16 @@ class RackoGymEnv(gymnasium.Env):
         return list(seen.values())
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """One learner decision. ``action`` must be an integer (``as_action_id``): anything else,
+        None, NaN, floats, strings, bools and arrays alike, raises ``ValueError``. An integer that
+        is not legal now (out of 0..13 included) ends the episode with ``ILLEGAL_REWARD``."""
+        if self.deal_seed is None:
+            raise RuntimeError("step() called before reset(); call reset() first")
         if self._done:
             raise RuntimeError("step() called after the episode ended; call reset() first")
         aec = self._aec
         me = aec.possible_agents[self.learner]
-        action = int(action)
+        action = as_action_id(action)
         if not aec.game.is_legal(action):
             self._done = True
             return self._obs(), ILLEGAL_REWARD, True, False, self._info(illegal_action=action)
