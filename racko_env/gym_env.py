@@ -6,8 +6,9 @@ This is the view MaskablePPO trains on; it is torch-free.
 - The learner's seat rotates: episode k of an env instance plays seat ``(offset + k) % n``, with
   ``offset`` drawn from the seed given to ``reset``. ``seat=`` pins it instead.
 - Opponents are drawn per episode and per seat from a weighted pool: ``opponents`` is a list of
-  ``agents.load`` specs (``"heuristic"``, ``"expert"``, ``"module:Class"``, ``"bot.onnx"``) or bot
-  objects (``reset()`` / ``act(obs_dict)``, or a batch policy with ``act_batch(obs, masks)``), and
+  bot names (``"heuristic"``, ``"expert"``, ``"module:Class"``, ``"bot.onnx"``: resolved by the
+  installed bot provider, ``agents.load``, through ``racko_env.opponents``; this module never
+  imports ``agents``) or bot objects (``reset()`` / ``act(obs_dict)``, or a batch policy with ``act_batch(obs, masks)``), and
   ``opponent_weights`` their relative weights (default: equal). ``set_opponent_pool`` swaps the
   pool during training (self-play snapshots).
 - Observation: the learner's 177-float vector (layout v1, ``racko_env.observation``). Legal
@@ -37,6 +38,7 @@ from gymnasium import spaces
 
 from racko_env.actions import NUM_ACTIONS, as_action_id
 from racko_env.observation import OBS_SIZE
+from racko_env.opponents import resolve as resolve_bot_name
 from racko_env.racko_v0 import raw_env
 
 ILLEGAL_REWARD = -1.0
@@ -123,9 +125,7 @@ class RackoGymEnv(gymnasium.Env):
     def _resolve(self, spec: Any) -> Any:
         if isinstance(spec, str):
             if spec not in self._bot_cache:
-                import agents
-
-                self._bot_cache[spec] = agents.load(
+                self._bot_cache[spec] = resolve_bot_name(
                     spec, num_players=self.num_players, **self._rules_without_players()
                 )
             return self._bot_cache[spec]
@@ -134,7 +134,7 @@ class RackoGymEnv(gymnasium.Env):
         if hasattr(spec, "act_batch"):
             return _BatchAdapter(spec)
         raise TypeError(
-            f"opponent {spec!r} is neither an agents.load spec nor a bot (reset/act or act_batch)"
+            f"opponent {spec!r} is neither a bot name nor a bot (reset/act or act_batch)"
         )
 
     def _rules_without_players(self) -> dict[str, Any]:
