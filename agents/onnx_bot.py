@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Bot
+from racko_env.actions import NUM_ACTIONS
 from racko_env.config import RulesConfig
 from racko_env.observation import OBS_SIZE, OBS_VERSION
 
@@ -41,7 +42,7 @@ class OnnxBot(Bot):
             ["action"],
             {
                 "observation": np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE),
-                "action_mask": np.asarray(masks).astype(bool).reshape(-1, 14),
+                "action_mask": np.asarray(masks).astype(bool).reshape(-1, NUM_ACTIONS),
             },
         )
         return out[0].astype(np.int64)

@@ -8,12 +8,12 @@ This is the view MaskablePPO trains on; it is torch-free.
 - Opponents are drawn per episode and per seat from a weighted pool: ``opponents`` is a list of
   bot names (``"heuristic"``, ``"expert"``, ``"module:Class"``, ``"bot.onnx"``: resolved by the
   installed bot provider, ``agents.load``, through ``racko_env.opponents``; this module never
-  imports ``agents``) or bot objects (``reset()`` / ``act(obs_dict)``, or a batch policy with ``act_batch(obs, masks)``), and
-  ``opponent_weights`` their relative weights (default: equal). ``set_opponent_pool`` swaps the
-  pool during training (self-play snapshots).
-- Observation: the learner's 177-float vector (layout v1, ``racko_env.observation``). Legal
-  actions: ``action_masks()`` (bool, 14) and ``info["action_mask"]``. Opponents move until the
-  learner has a decision again, so the mask is never all False.
+  imports ``agents``) or bot objects (``reset()`` / ``act(obs_dict)``, or a batch policy with
+  ``act_batch(obs, masks)``), and ``opponent_weights`` their relative weights (default: equal).
+  ``set_opponent_pool`` swaps the pool during training (self-play snapshots).
+- Observation: the learner's ``OBS_SIZE``-float vector (layout v1, ``racko_env.observation``).
+  Legal actions: ``action_masks()`` (bool, ``NUM_ACTIONS``) and ``info["action_mask"]``.
+  Opponents move until the learner has a decision again, so the mask is never all False.
 - Reward: the learner seat's reward from the AEC env (``reward="win"|"score"``,
   ``episode="round"|"game"``), delivered on the step that ends the episode also when an opponent's
   move ended it; in game mode with score rewards each round's reward arrives on the learner step
@@ -235,7 +235,7 @@ class RackoGymEnv(gymnasium.Env):
         return self._obs(), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now (bool, 14); all False only after the episode ended."""
+        """Legal actions of the learner now (bool, ``NUM_ACTIONS``); all False only after the episode ended."""
         if self._done:
             return np.zeros(NUM_ACTIONS, dtype=bool)
         return self._aec.observe(self._aec.possible_agents[self.learner])["action_mask"].astype(

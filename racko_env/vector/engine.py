@@ -25,10 +25,17 @@ from racko_env.actions import (
     Phase,
 )
 from racko_env.config import RulesConfig
-from racko_env.rules import CARD_POINTS, RACK_SIZE, RACKO_SCORE, RUN_BONUS, deck_size
+from racko_env.rules import (
+    CARD_POINTS,
+    MAX_PLAYERS,
+    RACK_SIZE,
+    RACKO_SCORE,
+    RUN_BONUS,
+    deck_size,
+)
 from racko_env.vector.chance import ChanceSource, NumpyChance
 
-MAX_CARDS = 60
+MAX_CARDS = deck_size(MAX_PLAYERS)  # the widest deck: card arrays are this + 1 wide
 
 # LEGAL[phase, action]: the action mask of the player on turn, by phase.
 LEGAL = np.zeros((len(Phase), NUM_ACTIONS), dtype=bool)
@@ -220,7 +227,7 @@ class VectorGame:
     # ----------------------------------------------------------------- moves
 
     def legal_mask(self, games: np.ndarray | list[int] | None = None) -> np.ndarray:
-        """bool [len(games), 14]: the legal actions of the player on turn in each game."""
+        """bool [len(games), NUM_ACTIONS]: the legal actions of the player on turn in each game."""
         return LEGAL[self.phase[self._games(games)]]
 
     def step(self, actions: np.ndarray, games: np.ndarray | list[int] | None = None) -> None:
