@@ -20,6 +20,7 @@ CHECKED = [
     "tests/test_layers.py",
     "tests/test_onnx_bot.py",
     "tests/test_patience.py",
+    "tests/test_extras.py",
 ]
 CLOCKS = {"time", "monotonic", "perf_counter"}
 
