@@ -9,5 +9,10 @@ from __future__ import annotations
 
 from agents.base import Bot
 from agents.loader import BUILTIN_BOTS, load
+from racko_env.opponents import register_resolver
+
+# The entry point in pyproject.toml does this for an installed racko; registering here too keeps a
+# checkout with older installed metadata working once agents is imported.
+register_resolver(load)
 
 __all__ = ["BUILTIN_BOTS", "Bot", "load"]

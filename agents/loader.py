@@ -50,8 +50,10 @@ def load(
     beside it, played by ``agents.onnx_bot``), or a bot object (returned as is). ``seed`` makes
     random bots reproducible.
 
-    Raises ValueError for an unknown name, a bad player count or bad rules options, and
-    FileNotFoundError naming a bot file that does not exist.
+    Raises ValueError for an unknown name, a bad player count or bad rules options,
+    FileNotFoundError naming a bot file that does not exist, ``agents.onnx_bot.BotFileError`` (a
+    ValueError) for a bot file that does not fit, and ``agents.extras.MissingExtraError`` (an
+    ImportError, one line naming the 'bots' extra) for a bot file without onnxruntime.
     """
     if isinstance(num_players, bool) or not isinstance(num_players, int):
         raise ValueError(
@@ -94,14 +96,9 @@ def _load_file(path: Path, num_players: int, rules_options: dict[str, Any]) -> B
         raise ValueError(
             f"bot file {str(path)!r} is not a supported bot file; expected one of {BOT_FILE_SUFFIXES}"
         )
-    try:
-        onnx_bot = importlib.import_module("agents.onnx_bot")
-    except ImportError as err:
-        raise ImportError(
-            f"cannot load bot file {str(path)!r}: the ONNX bot player (agents.onnx_bot) is not "
-            f"available ({err}); install the 'bots' extra (pip install 'racko[bots]')"
-        ) from err
-    return onnx_bot.load_onnx_bot(str(path), num_players=num_players, **rules_options)
+    from agents.onnx_bot import load_onnx_bot  # numpy only; onnxruntime is checked inside
+
+    return load_onnx_bot(str(path), num_players=num_players, **rules_options)
 
 
 def _load_class(

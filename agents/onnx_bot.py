@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Bot
+from agents.extras import require
+from racko_env.actions import NUM_ACTIONS
 from racko_env.config import RulesConfig
 from racko_env.observation import OBS_SIZE, OBS_VERSION
 
@@ -28,7 +30,12 @@ class BotFileError(ValueError):
 
 
 class OnnxBot(Bot):
-    """Plays the masked argmax of an exported policy (deterministic)."""
+    """Plays the masked argmax of an exported policy (deterministic).
+
+    The graph's answer is checked on every call: an action outside 0..13, or one the mask forbids,
+    raises ``BotFileError`` naming the bot and the action, since playing it would hand a broken
+    file's bug to the env (or to whoever seats the bot) as an illegal move.
+    """
 
     def __init__(self, session: Any, manifest: dict[str, Any], name: str) -> None:
         self.session = session
@@ -37,20 +44,54 @@ class OnnxBot(Bot):
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions for a batch (the ``BatchPolicy`` protocol)."""
+        masks = np.asarray(masks).astype(bool).reshape(-1, NUM_ACTIONS)
         out = self.session.run(
-            ["action"],
+            [OUTPUT_ACTION],
             {
-                "observation": np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE),
-                "action_mask": np.asarray(masks).astype(bool).reshape(-1, 14),
+                INPUT_OBS: np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE),
+                INPUT_MASK: masks,
             },
         )
-        return out[0].astype(np.int64)
+        actions = np.asarray(out[0])
+        if actions.shape != (masks.shape[0],) or actions.dtype.kind not in "iu":
+            raise BotFileError(
+                f"{self.name}: the graph returned {actions.dtype} actions of shape {actions.shape} "
+                f"for {masks.shape[0]} observations, expected int64 ({masks.shape[0]},)"
+            )
+        actions = actions.astype(np.int64, copy=False)
+        in_range = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = in_range.copy()
+        legal[in_range] = masks[np.flatnonzero(in_range), actions[in_range]]
+        if not legal.all():
+            row = int(np.flatnonzero(~legal)[0])
+            action = int(actions[row])
+            if not in_range[row]:
+                why = f"outside the action ids 0..{NUM_ACTIONS - 1}"
+            else:
+                why = f"not legal under the mask (legal: {np.flatnonzero(masks[row]).tolist()})"
+            raise BotFileError(f"{self.name}: the graph chose action {action}, {why}")
+        return actions
 
     def act(self, observation: Mapping[str, Any]) -> int:
         mask = np.asarray(observation["action_mask"]).astype(bool)
         if not mask.any():
             raise ValueError(f"{self.name}: asked to act with no legal action")
         return int(self.act_batch(observation["observation"], mask)[0])
+
+
+# The graph's interface (docs/bot-format.md), as the manifest writes it: dtype and shape per name.
+INPUT_OBS, INPUT_MASK = "observation", "action_mask"
+OUTPUT_ACTION, OUTPUT_LOGITS = "action", "masked_logits"
+INPUTS: dict[str, dict[str, Any]] = {
+    INPUT_OBS: {"dtype": "float32", "shape": ["batch", OBS_SIZE]},
+    INPUT_MASK: {"dtype": "bool", "shape": ["batch", NUM_ACTIONS]},
+}
+OUTPUTS: dict[str, dict[str, Any]] = {
+    OUTPUT_ACTION: {"dtype": "int64", "shape": ["batch"]},
+    OUTPUT_LOGITS: {"dtype": "float32", "shape": ["batch", NUM_ACTIONS]},
+}
+REQUIRED_OUTPUTS = (OUTPUT_ACTION,)
+_ORT_TYPES = {"float32": "tensor(float)", "bool": "tensor(bool)", "int64": "tensor(int64)"}
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -80,6 +121,31 @@ def check_manifest(
             f"{source}: trained on observation layout version "
             f"{manifest.get('observation_version')!r}, this env uses version {OBS_VERSION}"
         )
+    if manifest.get("observation_size") != OBS_SIZE:
+        raise BotFileError(
+            f"{source}: the manifest's observation_size is {manifest.get('observation_size')!r}, "
+            f"layout version {OBS_VERSION} has {OBS_SIZE}"
+        )
+    if manifest.get("inputs") != INPUTS:
+        raise BotFileError(
+            f"{source}: the manifest's inputs are {manifest.get('inputs')!r}, expected {INPUTS!r}"
+        )
+    outputs = manifest.get("outputs")
+    if (
+        not isinstance(outputs, dict)
+        or not set(REQUIRED_OUTPUTS) <= set(outputs)
+        or any(outputs[name] != OUTPUTS.get(name) for name in outputs)
+    ):
+        raise BotFileError(
+            f"{source}: the manifest's outputs are {outputs!r}; expected {OUTPUT_ACTION!r} "
+            f"(and optionally {OUTPUT_LOGITS!r}) as in {OUTPUTS!r}"
+        )
+    digest = manifest.get("onnx_sha256")
+    if not isinstance(digest, str) or len(digest) != 64:
+        raise BotFileError(
+            f"{source}: the manifest needs onnx_sha256, the SHA-256 of the .onnx file as 64 hex "
+            f"digits; got {digest!r}"
+        )
     if manifest.get("num_players") != num_players:
         raise BotFileError(
             f"{source}: trained for {manifest.get('num_players')!r} players, "
@@ -98,18 +164,57 @@ def check_manifest(
         raise BotFileError(f"{source}: trained for other rules options ({detail})")
 
 
-def load_onnx_bot(path: str | Path, num_players: int = 2, **rules_options: Any) -> OnnxBot:
-    """Load ``path`` (.onnx, manifest beside it as .json) for a game with these rules."""
-    import onnxruntime as ort
+def _check_graph(session: Any, manifest: dict[str, Any], source: str) -> None:
+    """The graph's own inputs and outputs (names, dtypes, shapes) against the manifest."""
 
+    def signature(args: list[Any]) -> dict[str, tuple[str, list[Any]]]:
+        return {a.name: (a.type, list(a.shape)) for a in args}
+
+    def check(kind: str, found: dict[str, tuple[str, list[Any]]], wanted: dict[str, Any]) -> None:
+        for name, spec in wanted.items():
+            if name not in found:
+                raise BotFileError(
+                    f"{source}: the graph has no {kind} {name!r} (its {kind}s: {sorted(found)})"
+                )
+            dtype, shape = found[name]
+            fixed = spec["shape"][1:]
+            # The batch axis must be dynamic (a name or unknown); the others fixed as declared.
+            ok_shape = (
+                len(shape) == len(spec["shape"])
+                and not isinstance(shape[0], int)
+                and shape[1:] == fixed
+            )
+            if dtype != _ORT_TYPES[spec["dtype"]] or not ok_shape:
+                raise BotFileError(
+                    f"{source}: graph {kind} {name!r} is {dtype} {shape}, the manifest says "
+                    f"{spec['dtype']} {spec['shape']}"
+                )
+
+    inputs = signature(session.get_inputs())
+    if set(inputs) != set(INPUTS):
+        raise BotFileError(
+            f"{source}: graph inputs are {sorted(inputs)}, expected {sorted(INPUTS)}"
+        )
+    check("input", inputs, manifest["inputs"])
+    check("output", signature(session.get_outputs()), manifest["outputs"])
+
+
+def load_onnx_bot(path: str | Path, num_players: int = 2, **rules_options: Any) -> OnnxBot:
+    """Load ``path`` (.onnx, manifest beside it as .json) for a game with these rules.
+
+    Everything is checked before the bot plays: the manifest (format, layout version and size,
+    inputs, outputs, players, rules, ``onnx_sha256``), the file's hash, and the graph's inputs and
+    outputs against the manifest. Raises ``BotFileError`` naming the first mismatch, and
+    ``MissingExtraError`` (one line: the 'bots' extra) without onnxruntime.
+    """
+    ort = require("onnxruntime", "bots", "playing an exported .onnx bot")
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"bot file not found: {path}")
     manifest = _read_manifest(path.with_suffix(".json"))
     check_manifest(manifest, str(path), num_players, rules_options)
     data = path.read_bytes()
-    digest = manifest.get("onnx_sha256")
-    if digest is not None and hashlib.sha256(data).hexdigest() != digest:
+    if hashlib.sha256(data).hexdigest() != manifest["onnx_sha256"]:
         raise BotFileError(f"{path}: the file does not match its manifest's onnx_sha256 (corrupt?)")
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
@@ -118,9 +223,5 @@ def load_onnx_bot(path: str | Path, num_players: int = 2, **rules_options: Any) 
         session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own exception types
         raise BotFileError(f"{path}: onnxruntime cannot load it: {exc}") from None
-    names = {i.name for i in session.get_inputs()}
-    if names != {"observation", "action_mask"}:
-        raise BotFileError(
-            f"{path}: graph inputs are {sorted(names)}, expected observation, action_mask"
-        )
+    _check_graph(session, manifest, str(path))
     return OnnxBot(session, manifest, name=path.stem)

@@ -14,13 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from rich import box
-from rich.console import Console
-from rich.markup import escape
-from rich.padding import Padding
-from rich.table import Table as RichTable
-from rich.text import Text
-
+from agents.extras import needs_extra
 from racko_apps.play_text import (
     HELP_TEXT,
     SLOT_LABELS,
@@ -35,6 +29,14 @@ from racko_env.actions import ACTION_NAMES, DISCARD, DRAW_PILE, KEEP, TAKE_DISCA
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
 from racko_env.rules import ascending_prefix
+
+with needs_extra("rich", "play", "the terminal game"):  # one line naming the extra if missing
+    from rich import box
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.padding import Padding
+    from rich.table import Table as RichTable
+    from rich.text import Text
 
 LOG_LINES = 10
 ROUND_END_PAUSE = 5  # --watch: the scores stay this many --delay periods

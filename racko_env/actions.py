@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from operator import index
+from typing import Any
 
 NUM_ACTIONS = 14
 
@@ -44,3 +46,26 @@ def action_name(action: int) -> str:
     if isinstance(action, int) and 0 <= action < NUM_ACTIONS:
         return ACTION_NAMES[action]
     return "not an action id"
+
+
+def as_action_id(action: Any) -> int:
+    """``action`` as a Python int, if it is an integer: an ``int`` (not a ``bool``), a numpy integer
+    scalar or a 0-d numpy integer array (as Gymnasium's ``Discrete.contains`` accepts); else
+    ``ValueError``. Standard library only: numpy integers speak ``operator.index``.
+
+    Nothing is coerced: ``True`` is not slot 1, ``10.0`` is not a draw, ``"10"`` is not an action.
+    A float that happens to be whole usually means a bug upstream (a network output fed back
+    unrounded), and playing it silently hides that bug. The value is not range-checked here;
+    whether it is legal is the caller's question.
+    """
+    if type(action) is int:  # the common case, first
+        return action
+    if not isinstance(action, bool):
+        try:
+            return index(action)  # the integer protocol: numpy integers and 0-d integer arrays
+        except TypeError:
+            pass
+    raise ValueError(
+        f"an action must be an integer action id 0..{NUM_ACTIONS - 1} (int or numpy integer), "
+        f"got {action!r} of type {type(action).__name__}"
+    )

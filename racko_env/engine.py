@@ -19,6 +19,7 @@ from racko_env.actions import (
     NUM_ACTIONS,
     TAKE_DISCARD,
     Phase,
+    as_action_id,
 )
 from racko_env.config import RulesConfig
 from racko_env.rules import RACK_SIZE, deck_size, hand_score, is_racko
@@ -141,14 +142,8 @@ class RackoGame:
     def apply(self, action: int) -> None:
         """Play one decision of the player on turn; an illegal action raises ``ValueError``."""
         phase = self.phase
-        if isinstance(action, bool) or not isinstance(action, int):
-            try:
-                as_int = int(action)  # numpy integers
-            except (TypeError, ValueError):
-                as_int = None
-            if as_int is None or as_int != action:
-                raise ValueError(f"action must be an integer action id, got {action!r}")
-            action = as_int
+        if type(action) is not int:
+            action = as_action_id(action)  # numpy integers; anything else raises ValueError
         if action not in LEGAL_BY_PHASE[phase]:
             legal = LEGAL_BY_PHASE[phase]
             name = ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS else "not an action id"

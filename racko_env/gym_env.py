@@ -6,20 +6,24 @@ This is the view MaskablePPO trains on; it is torch-free.
 - The learner's seat rotates: episode k of an env instance plays seat ``(offset + k) % n``, with
   ``offset`` drawn from the seed given to ``reset``. ``seat=`` pins it instead.
 - Opponents are drawn per episode and per seat from a weighted pool: ``opponents`` is a list of
-  ``agents.load`` specs (``"heuristic"``, ``"expert"``, ``"module:Class"``, ``"bot.onnx"``) or bot
-  objects (``reset()`` / ``act(obs_dict)``, or a batch policy with ``act_batch(obs, masks)``), and
-  ``opponent_weights`` their relative weights (default: equal). ``set_opponent_pool`` swaps the
-  pool during training (self-play snapshots).
-- Observation: the learner's 177-float vector (layout v1, ``racko_env.observation``). Legal
-  actions: ``action_masks()`` (bool, 14) and ``info["action_mask"]``. Opponents move until the
-  learner has a decision again, so the mask is never all False.
+  bot names (``"heuristic"``, ``"expert"``, ``"module:Class"``, ``"bot.onnx"``: resolved by the
+  installed bot provider, ``agents.load``, through ``racko_env.opponents``; this module never
+  imports ``agents``) or bot objects (``reset()`` / ``act(obs_dict)``, or a batch policy with
+  ``act_batch(obs, masks)``), and ``opponent_weights`` their relative weights (default: equal).
+  ``set_opponent_pool`` swaps the pool during training (self-play snapshots).
+- Observation: the learner's ``OBS_SIZE``-float vector (layout v1, ``racko_env.observation``).
+  Legal actions: ``action_masks()`` (bool, ``NUM_ACTIONS``) and ``info["action_mask"]``.
+  Opponents move until the learner has a decision again, so the mask is never all False.
 - Reward: the learner seat's reward from the AEC env (``reward="win"|"score"``,
   ``episode="round"|"game"``), delivered on the step that ends the episode also when an opponent's
   move ended it; in game mode with score rewards each round's reward arrives on the learner step
   where that round ended. ``terminated``: Rack-O (or game over); ``truncated``: the turn limit.
 - ``deal_seed``: the seed of the current episode's ``racko_v0`` reset, to replay it there.
-- An illegal learner action ends the episode with reward -1 and ``info["illegal_action"]`` (as
-  PettingZoo's classic wrapper does), so random-action checkers never crash the env.
+- Actions are integers (a Python int or a numpy integer; not a bool, float, string, None or
+  array of more than one element): anything else raises ``ValueError``, nothing is rounded. An
+  integer that is not legal now (any integer outside 0..13 too) ends the episode with reward -1
+  and ``info["illegal_action"]`` (as PettingZoo's classic wrapper does), so random-action checkers
+  never crash the env. ``step()`` before ``reset()`` raises ``RuntimeError`` saying so.
 """
 
 from __future__ import annotations
@@ -32,8 +36,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from racko_env.actions import NUM_ACTIONS
+from racko_env.actions import NUM_ACTIONS, as_action_id
 from racko_env.observation import OBS_SIZE
+from racko_env.opponents import resolve as resolve_bot_name
 from racko_env.racko_v0 import raw_env
 
 ILLEGAL_REWARD = -1.0
@@ -52,7 +57,7 @@ class _BatchAdapter:
     def act(self, observation: dict[str, np.ndarray]) -> int:
         obs = np.asarray(observation["observation"], dtype=np.float32)[None]
         mask = np.asarray(observation["action_mask"], dtype=bool)[None]
-        return int(self.policy.act_batch(obs, mask)[0])
+        return self.policy.act_batch(obs, mask)[0]  # checked as an action by the env, not coerced
 
 
 class RackoGymEnv(gymnasium.Env):
@@ -95,7 +100,7 @@ class RackoGymEnv(gymnasium.Env):
         self._seat_bots: dict[int, Any] = {}
         self._round_number = -1
         self._done = True
-        self.deal_seed: int | None = None
+        self.deal_seed: int | None = None  # None until the first reset()
 
     # ------------------------------------------------------------------ opponents
 
@@ -120,9 +125,7 @@ class RackoGymEnv(gymnasium.Env):
     def _resolve(self, spec: Any) -> Any:
         if isinstance(spec, str):
             if spec not in self._bot_cache:
-                import agents
-
-                self._bot_cache[spec] = agents.load(
+                self._bot_cache[spec] = resolve_bot_name(
                     spec, num_players=self.num_players, **self._rules_without_players()
                 )
             return self._bot_cache[spec]
@@ -131,7 +134,7 @@ class RackoGymEnv(gymnasium.Env):
         if hasattr(spec, "act_batch"):
             return _BatchAdapter(spec)
         raise TypeError(
-            f"opponent {spec!r} is neither an agents.load spec nor a bot (reset/act or act_batch)"
+            f"opponent {spec!r} is neither a bot name nor a bot (reset/act or act_batch)"
         )
 
     def _rules_without_players(self) -> dict[str, Any]:
@@ -192,7 +195,12 @@ class RackoGymEnv(gymnasium.Env):
             if agent == me:
                 return
             bot = self._seat_bots[aec.agent_name_mapping[agent]]
-            aec.step(int(bot.act(aec.observe(agent))))
+            action = bot.act(aec.observe(agent))
+            try:
+                aec.step(action)  # checked, not coerced: a bot's bad action is its bug to see
+            except ValueError as err:
+                name = getattr(bot, "name", type(bot).__name__)
+                raise ValueError(f"opponent {name} ({agent}) played {action!r}: {err}") from None
             self._pending_reward += aec.rewards[me]
 
     def _unique_bots(self) -> list[Any]:
@@ -202,11 +210,16 @@ class RackoGymEnv(gymnasium.Env):
         return list(seen.values())
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """One learner decision. ``action`` must be an integer (``as_action_id``): anything else,
+        None, NaN, floats, strings, bools and arrays alike, raises ``ValueError``. An integer that
+        is not legal now (out of 0..13 included) ends the episode with ``ILLEGAL_REWARD``."""
+        if self.deal_seed is None:
+            raise RuntimeError("step() called before reset(); call reset() first")
         if self._done:
             raise RuntimeError("step() called after the episode ended; call reset() first")
         aec = self._aec
         me = aec.possible_agents[self.learner]
-        action = int(action)
+        action = as_action_id(action)
         if not aec.game.is_legal(action):
             self._done = True
             return self._obs(), ILLEGAL_REWARD, True, False, self._info(illegal_action=action)
@@ -222,7 +235,7 @@ class RackoGymEnv(gymnasium.Env):
         return self._obs(), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner now (bool, 14); all False only after the episode ended."""
+        """Legal actions of the learner now (bool, ``NUM_ACTIONS``); all False only after the episode ended."""
         if self._done:
             return np.zeros(NUM_ACTIONS, dtype=bool)
         return self._aec.observe(self._aec.possible_agents[self.learner])["action_mask"].astype(

@@ -1,72 +1,171 @@
 """What one seat may know, as a flat vector: the observation layout (version ``OBS_VERSION``).
 
+The layout is data: ``LAYOUT`` is the ordered tuple of named fields (name, start, size, meaning),
+as OpenSpiel's observers name the pieces of their tensors. ``OBS_SIZE``, the slice and index
+constants below (``RACK``, ``HELD``, ``UNSEEN``, ...), the encoders, the decoders in
+``agents.obs`` and the tables in the docs are all derived from it; ``python -m racko_env.observation``
+prints the docs table (``tests/test_observation_layout.py`` checks the docs hold exactly that).
+
 The layout is the same size for 2, 3 and 4 players so that tools and bot files need one schema.
 Cards are scaled by the deck size N (40/50/60), so a card c reads c/N and 0 means "none/unknown".
 Opponents are listed by seat relative to the observer: the first is the next player to act
-after the observer (to the left), then the one after, and so on.
-
-| index   | size | meaning                                                                   |
-|---------|------|---------------------------------------------------------------------------|
-| 0-9     | 10   | own rack, slot 0 (front, "5") to slot 9 (back, "50"), card / N            |
-| 10-39   | 30   | per opponent, 10 slots: card / N that was seen going into that slot from  |
-|         |      | the discard pile and is still there, else 0                               |
-| 40      | 1    | card the observer holds / N (0 when none)                                 |
-| 41      | 1    | top of the discard pile / N (0 while empty: its only card was just taken) |
-| 42      | 1    | top of the draw pile / N when its order is public (``flip`` after the     |
-|         |      | first refill), else 0                                                     |
-| 43      | 1    | cards left in the draw pile / N                                           |
-| 44-46   | 3    | decision asked of the observer: draw, keep-or-discard, place (one-hot;    |
-|         |      | all 0 when it is not the observer's turn)                                 |
-| 47      | 1    | 1 if the held card came from the discard pile (it must go into the rack)  |
-| 48      | 1    | turns played this round / turn limit                                      |
-| 49      | 1    | own game score / target score, capped at 1 (game mode only, else 0)       |
-| 50-52   | 3    | each opponent's game score / target score, capped at 1 (game mode only)   |
-| 53-55   | 3    | 1 for each opponent seat that exists                                      |
-| 56      | 1    | 1 when playing partners (the second opponent is the partner)              |
-| 57-116  | 60   | card c (index 56 + c) is in the discard pile now                          |
-| 117-176 | 60   | card c (index 116 + c) is unseen: not in own rack, the discard pile, an   |
-|         |      | opponent's known slot, nor held in public view                            |
-
-Scores in partners mode are team totals. The observer's own private information is only its rack
-and its held card; nothing about other racks beyond the public slots is ever encoded.
+after the observer (to the left), then the one after, and so on. Scores in partners mode are team
+totals. The observer's own private information is only its rack and its held card; nothing about
+other racks beyond the public slots is ever encoded.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from racko_env.actions import LEGAL_BY_PHASE, Phase
+from racko_env.actions import LEGAL_BY_PHASE, NUM_ACTIONS, Phase
 from racko_env.engine import RackoGame
+from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS, RACK_SIZE, deck_size
 
 OBS_VERSION = 1
-OBS_SIZE = 177
-NUM_ACTIONS = 14
-MAX_OPPONENTS = 3
-MAX_CARDS = 60
+MAX_OPPONENTS = MAX_PLAYERS - 1
+MAX_CARDS = deck_size(MAX_PLAYERS)
+DECISION_PHASES = int(Phase.PLACE) + 1  # draw, keep-or-discard, place: the phases that ask a seat
 
-RACK = slice(0, 10)
-OPP_SLOTS = slice(10, 40)
-HELD = 40
-DISCARD_TOP = 41
-DRAW_TOP_KNOWN = 42
-DRAW_SIZE = 43
-CARD_SCALED = slice(0, 44)  # every entry here is a card (or a count of cards) divided by N
-PHASE = slice(44, 47)
-HELD_FROM_DISCARD = 47
-TURN = 48
-OWN_SCORE = 49
-OPP_SCORES = slice(50, 53)
-OPP_PRESENT = slice(53, 56)
-PARTNERS = 56
-IN_DISCARD = slice(57, 117)
-UNSEEN = slice(117, 177)
+
+@dataclass(frozen=True)
+class Field:
+    """One named piece of the observation vector: entries ``start`` .. ``start + size - 1``."""
+
+    name: str
+    start: int
+    size: int
+    meaning: str
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size
+
+    @property
+    def slice(self) -> slice:
+        return slice(self.start, self.stop)
+
+    @property
+    def index(self) -> int:
+        """The position of a one-entry field (a ``ValueError`` for wider ones)."""
+        if self.size != 1:
+            raise ValueError(f"field {self.name!r} has {self.size} entries; use .slice")
+        return self.start
+
+    @property
+    def indices(self) -> str:
+        """``"40"`` or ``"57-116"``, as the docs table writes them."""
+        return str(self.start) if self.size == 1 else f"{self.start}-{self.stop - 1}"
+
+
+def _lay_out(pieces: list[tuple[str, int, str]]) -> tuple[Field, ...]:
+    """Fields placed one after another; ``{before}`` in a meaning is the field's start - 1 (so
+    that card c sits at ``before + c``)."""
+    fields, start = [], 0
+    for name, size, meaning in pieces:
+        fields.append(Field(name, start, size, meaning.format(before=start - 1)))
+        start += size
+    return tuple(fields)
+
+
+LAYOUT: tuple[Field, ...] = _lay_out(
+    [
+        ("rack", RACK_SIZE, 'own rack, slot 0 (front, "5") to slot 9 (back, "50"), card / N'),
+        (
+            "opp_slots",
+            MAX_OPPONENTS * RACK_SIZE,
+            f"per opponent ({MAX_OPPONENTS} blocks of {RACK_SIZE}, unused blocks 0): the card / N "
+            "seen going into that slot from the discard pile and still there, else 0",
+        ),
+        ("held", 1, "card the observer holds / N (0 when none)"),
+        (
+            "discard_top",
+            1,
+            "top of the discard pile / N (0 while empty: its only card was just taken)",
+        ),
+        (
+            "draw_top_known",
+            1,
+            "top of the draw pile / N when its order is public (`empty_pile: flip` after the "
+            "first refill), else 0",
+        ),
+        ("draw_size", 1, "cards left in the draw pile / N"),
+        (
+            "phase",
+            DECISION_PHASES,
+            "decision asked of the observer: draw, keep-or-discard, place (one-hot; all 0 when it "
+            "is not the observer's turn)",
+        ),
+        (
+            "held_from_discard",
+            1,
+            "1 if the held card came from the discard pile (it must go into the rack)",
+        ),
+        ("turn", 1, "turns played this round / turn limit"),
+        ("own_score", 1, "own game score / target score, capped at 1 (game mode only, else 0)"),
+        (
+            "opp_scores",
+            MAX_OPPONENTS,
+            "each opponent's game score / target score, capped at 1 (game mode only, else 0)",
+        ),
+        ("opp_present", MAX_OPPONENTS, "1 for each opponent seat that exists"),
+        ("partners", 1, "1 when playing partners (the second opponent is the partner)"),
+        ("in_discard", MAX_CARDS, "card c (index {before} + c) is in the discard pile now"),
+        (
+            "unseen",
+            MAX_CARDS,
+            "card c (index {before} + c) is unseen: not in own rack, the discard pile, an "
+            "opponent's known slot, nor held in public view",
+        ),
+    ]
+)
+FIELDS: dict[str, Field] = {f.name: f for f in LAYOUT}
+OBS_SIZE = LAYOUT[-1].stop
+
+RACK = FIELDS["rack"].slice
+OPP_SLOTS = FIELDS["opp_slots"].slice
+HELD = FIELDS["held"].index
+DISCARD_TOP = FIELDS["discard_top"].index
+DRAW_TOP_KNOWN = FIELDS["draw_top_known"].index
+DRAW_SIZE = FIELDS["draw_size"].index
+CARD_SCALED = slice(RACK.start, DRAW_SIZE + 1)  # every entry here is a card (or a count) / N
+PHASE = FIELDS["phase"].slice
+HELD_FROM_DISCARD = FIELDS["held_from_discard"].index
+TURN = FIELDS["turn"].index
+OWN_SCORE = FIELDS["own_score"].index
+OPP_SCORES = FIELDS["opp_scores"].slice
+OPP_PRESENT = FIELDS["opp_present"].slice
+PARTNERS = FIELDS["partners"].index
+IN_DISCARD = FIELDS["in_discard"].slice
+UNSEEN = FIELDS["unseen"].slice
+
+
+def markdown_table() -> str:
+    """The layout as the docs show it (README.md, docs/env.md, docs/bot-format.md)."""
+    rows = [("index", "size", "name", "meaning")]
+    rows += [(f.indices, str(f.size), f"`{f.name}`", f.meaning) for f in LAYOUT]
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+
+    def line(r: tuple[str, ...]) -> str:
+        cells = [c.ljust(w) for c, w in zip(r, widths, strict=False)] + [r[3]]
+        return "| " + " | ".join(cells) + " |"
+
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|" + "-" * 9 + "|"
+    return "\n".join([line(rows[0]), rule, *map(line, rows[1:])])
+
+
+__doc__ = f"{__doc__}\n{markdown_table()}\n"  # help(racko_env.observation) shows the table too
+
 
 _SEEN = 2
 
 # Card c scaled by the deck size N is float32(c / N), correctly rounded; every encoder (this one, the
 # step-by-step SeatViews, the batched engine) reads it from this table so they agree to the bit.
 CARD_VALUES: dict[int, np.ndarray] = {
-    n: (np.arange(MAX_CARDS + 1, dtype=np.float64) / n).astype(np.float32) for n in (40, 50, 60)
+    n: (np.arange(MAX_CARDS + 1, dtype=np.float64) / n).astype(np.float32)
+    for n in sorted({deck_size(p) for p in range(MIN_PLAYERS, MAX_PLAYERS + 1)})
 }
 
 
@@ -96,8 +195,8 @@ def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.nda
         cards += public
         for c in public:
             where[c] = _SEEN
-    if n < 4:
-        cards += [0] * (10 * (4 - n))
+    if n < MAX_PLAYERS:  # unused opponent blocks read 0
+        cards += [0] * (RACK_SIZE * (MAX_PLAYERS - n))
     mine = held if on_turn and held is not None else 0
     cards.append(mine)
     cards.append(discard[-1] if discard else 0)
@@ -139,7 +238,56 @@ _OFF_TURN = np.zeros(NUM_ACTIONS, dtype=np.int8)
 
 
 def action_mask(game: RackoGame, player: int) -> np.ndarray:
-    """int8 mask over the 14 actions: the legal ones for ``player`` now (all 0 off turn)."""
+    """int8 mask over the ``NUM_ACTIONS`` actions: the legal ones for ``player`` now (all 0 off turn)."""
     if game.current == player:
         return _MASKS[game.phase].copy()
     return _OFF_TURN.copy()
+
+
+TABLE_BEGIN = (
+    "<!-- observation-layout: generated by `python -m racko_env.observation --update FILE` -->"
+)
+TABLE_END = "<!-- /observation-layout -->"
+
+
+def update_table(text: str) -> str:
+    """``text`` with the table between ``TABLE_BEGIN`` and ``TABLE_END`` regenerated."""
+    if text.count(TABLE_BEGIN) != 1 or text.count(TABLE_END) != 1:
+        raise ValueError(f"expected one {TABLE_BEGIN!r} ... {TABLE_END!r} block")
+    head, rest = text.split(TABLE_BEGIN)
+    _, tail = rest.split(TABLE_END)
+    return f"{head}{TABLE_BEGIN}\n{markdown_table()}\n{TABLE_END}{tail}"
+
+
+def _main(argv: list[str] | None = None) -> int:
+    """Print the docs table, or (``--update FILE...``) rewrite it in place in those files."""
+    import argparse
+    import os
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(
+        prog="python -m racko_env.observation", description=_main.__doc__
+    )
+    parser.add_argument("--update", nargs="+", metavar="FILE", help="markdown files to update")
+    args = parser.parse_args(argv)
+    if not args.update:
+        print(markdown_table())
+        return 0
+    for name in args.update:
+        path = Path(name)
+        try:
+            new = update_table(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            print(f"error: {path}: {err}", file=sys.stderr)
+            return 1
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(new)
+        os.replace(tmp, path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -60,8 +60,13 @@ Every agent, the loser included, receives its reward through ``last()`` after th
 truncated when ``turn_limit`` turns pass without one. ``episode="game"``: rounds (the deal passing
 left) until a player or team reaches ``target_score``; terminated then.
 
-**Illegal actions.** ``raw_env.step`` raises ``ValueError`` naming the action and the legal ones;
-``env()`` wraps it in PettingZoo's ``TerminateIllegalWrapper`` (the offender gets -1, the episode ends).
+**Illegal actions.** An action is a Python int or a numpy integer (a 0-d integer array too); nothing
+is coerced: ``True``, ``10.0``, ``"10"`` or NaN raise ``ValueError`` naming the value. An integer
+that is not legal now makes ``raw_env.step`` raise ``ValueError`` naming the action and the legal
+ones; ``env()`` wraps it in PettingZoo's ``TerminateIllegalWrapper`` (the offender gets -1, the
+episode ends), after ``AssertOutOfBoundsWrapper`` has refused anything outside ``Discrete(14)``.
+An agent that is done steps with None (PettingZoo's convention). ``step()`` before ``reset()``, or
+once every agent is done, raises ``RuntimeError`` saying so.
 
 **Arguments.**
 ``num_players`` (2-4), ``episode`` ("round"/"game"), ``reward`` ("win"/"score"),
@@ -90,7 +95,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from racko_env.actions import NUM_ACTIONS, Phase
+from racko_env.actions import NUM_ACTIONS, Phase, as_action_id
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
 from racko_env.observation import OBS_SIZE, OBS_VERSION, action_mask
@@ -115,9 +120,11 @@ class ActionSpace(spaces.Discrete):
         super().__init__(NUM_ACTIONS, seed=seed)
 
     def contains(self, x: Any) -> bool:
-        if type(x) is int:
-            return 0 <= x < NUM_ACTIONS
-        return super().contains(x)
+        """Integers 0..13 only (``as_action_id``): not ``True``, not ``10.0``."""
+        try:
+            return 0 <= as_action_id(x) < NUM_ACTIONS
+        except ValueError:
+            return False
 
 
 def win_rewards(team_of: list[int], winners: set[int]) -> list[float]:
@@ -183,6 +190,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: ActionSpace() for a in self.possible_agents}
         self._seeder = random.Random()
         self.agents: list[str] = []
+        self._has_reset = False
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -211,6 +219,7 @@ class raw_env(AECEnv):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current]
+        self._has_reset = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
@@ -220,6 +229,16 @@ class raw_env(AECEnv):
         }
 
     def step(self, action: int | None) -> None:
+        """Play ``action`` for ``agent_selection``: an integer action id (``as_action_id``), or
+        None for an agent that is done (PettingZoo's dead step). Raises ``ValueError`` for a
+        non-integer or illegal action and ``RuntimeError`` before ``reset()`` or once every agent
+        is done."""
+        if not self._has_reset:
+            raise RuntimeError("step() called before reset(); call reset() first")
+        if not self.agents:
+            raise RuntimeError(
+                "step() called after the episode ended (every agent is done); call reset() first"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -230,7 +249,7 @@ class raw_env(AECEnv):
                 f"{list(self.game.legal_actions())}"
             )
         game = self.game
-        game.apply(action)  # raises ValueError naming an illegal action and the legal ones
+        game.apply(action)  # raises ValueError for a non-integer or illegal action, naming it
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0

@@ -24,10 +24,12 @@ from racko_env.observation import (
     OBS_SIZE,
     OPP_SLOTS,
     PHASE,
+    RACK,
     TURN,
     UNSEEN,
     encode,
 )
+from racko_env.rules import RACK_SIZE
 
 _IN0 = IN_DISCARD.start - 1  # column of card c in the discard-pile block is _IN0 + c
 _UN0 = UNSEEN.start - 1
@@ -95,9 +97,9 @@ class SeatViews:
         me[HELD_FROM_DISCARD] = 0.0
         if record.slot is not None:
             slot = record.slot
-            me[slot] = value[game.racks[mover][slot]]
+            me[RACK.start + slot] = value[game.racks[mover][slot]]
             for k in range(1, n):  # the mover is opponent number n-k of seat mover+k
-                rows[(mover + k) % n, OPP_SLOTS.start + (n - k - 1) * 10 + slot] = value[
+                rows[(mover + k) % n, OPP_SLOTS.start + (n - k - 1) * RACK_SIZE + slot] = value[
                     record.taken
                 ]
         discarded = record.discarded

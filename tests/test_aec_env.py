@@ -556,3 +556,53 @@ def test_reset_options_fix_the_first_deal():
     np.testing.assert_array_equal(env.observe("player_0")["observation"], encode(env.game, 0))
     with pytest.raises(ValueError, match="deck_order"):
         env.reset(options={"deck_order": [1, 2, 3]})
+
+
+@pytest.mark.parametrize(
+    "action",
+    [True, np.True_, 10.0, np.float64(10.0), float("inf"), float("nan"), "10", np.array([10])],
+    ids=["True", "np.True_", "10.0", "np.float64", "inf", "nan", "str", "1-d array"],
+)
+def test_raw_env_refuses_actions_that_are_not_integers(action) -> None:
+    """Checked, not coerced: True is not slot 1 and 10.0 is not a draw (inf no OverflowError)."""
+    env = racko_v0.raw_env(num_players=2)
+    env.reset(seed=0)
+    before = (env.game.phase, env.game.held, env.agent_selection)
+    with pytest.raises(ValueError, match=r"integer action id 0\.\.13 .*got"):
+        env.step(action)
+    assert (env.game.phase, env.game.held, env.agent_selection) == before
+    assert not env.action_space(env.agent_selection).contains(action)
+
+
+@pytest.mark.parametrize("action", [DRAW_PILE, np.int64(DRAW_PILE), np.uint8(DRAW_PILE)])
+def test_raw_env_takes_python_and_numpy_integers(action) -> None:
+    env = racko_v0.raw_env(num_players=2)
+    env.reset(seed=0)
+    env.step(action)
+    assert env.game.held is not None and env.phase == racko_env.Phase.KEEP_OR_DISCARD
+    env.step(np.array(KEEP))  # a 0-d integer array, as Gymnasium's Discrete accepts
+    assert env.phase == racko_env.Phase.PLACE
+
+
+def test_wrapped_env_asserts_a_bool_is_out_of_the_action_space() -> None:
+    env = racko_v0.env(num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(AssertionError, match="action is not in action space"):
+        env.step(True)
+
+
+def test_raw_env_step_before_reset_and_after_the_end_say_so() -> None:
+    env = racko_v0.raw_env(num_players=2)
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        env.step(DRAW_PILE)
+    env.reset(seed=1)
+    rng = random.Random(1)
+    while env.agents:
+        agent = env.agent_selection
+        done = env.terminations[agent] or env.truncations[agent]
+        env.step(None if done else rng.choice(env.game.legal_actions()))
+    for action in (None, DRAW_PILE):
+        with pytest.raises(RuntimeError, match=r"every agent is done.*reset\(\)"):
+            env.step(action)
+    env.reset(seed=2)  # and the env plays again
+    env.step(DRAW_PILE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -164,7 +165,8 @@ def test_refuses_corrupt_files(exported, tmp_path) -> None:
     path = _copy(exported, tmp_path, onnx_bytes=b"not an onnx file")
     with pytest.raises(BotFileError, match="onnx_sha256"):
         load_onnx_bot(path, num_players=2)
-    path = _copy(exported, tmp_path, lambda m: m.pop("onnx_sha256"), onnx_bytes=b"garbage")
+    garbage_sha = hashlib.sha256(b"garbage").hexdigest()
+    path = _copy(exported, tmp_path, lambda m: m.update(onnx_sha256=garbage_sha), b"garbage")
     with pytest.raises(BotFileError, match="onnxruntime cannot load"):
         load_onnx_bot(path, num_players=2)
     path.with_suffix(".json").write_text("{not json")

@@ -215,3 +215,50 @@ def test_gym_env_needs_no_torch() -> None:
     )
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize(
+    "action",
+    [10.7, "10", -0.5, None, float("nan"), np.array([10, 11]), np.array([10]), True, 10.0],
+    ids=["10.7", "str", "-0.5", "None", "nan", "array", "1-element array", "True", "10.0"],
+)
+def test_learner_actions_are_checked_not_coerced(action) -> None:
+    """None, NaN, floats, strings, bools and arrays all raise the same clear error; nothing is
+    rounded into a move, and the episode goes on (the caller's bug, not a move)."""
+    env = RackoGymEnv(num_players=2, opponents=["random"])
+    obs, _ = env.reset(seed=0)
+    with pytest.raises(ValueError, match=r"integer action id 0\.\.13 .*got"):
+        env.step(action)
+    assert np.array_equal(env._obs(), obs)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+    env.step(np.int64(legal))  # numpy integers play
+
+
+@pytest.mark.parametrize("action", [-1, 14, 99, np.int64(-1)])
+def test_integer_actions_outside_the_space_end_the_episode_like_illegal_ones(action) -> None:
+    env = RackoGymEnv(num_players=2, opponents=["random"])
+    env.reset(seed=0)
+    _, r, term, trunc, info = env.step(action)
+    assert (r, term, trunc, info["illegal_action"]) == (-1.0, True, False, int(action))
+
+
+def test_step_before_reset_says_so() -> None:
+    env = RackoGymEnv(num_players=2, opponents=["random"])
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        env.step(10)
+
+
+def test_an_opponent_playing_a_float_is_an_error_naming_it() -> None:
+    class FloatBot:
+        name = "floaty"
+
+        def reset(self) -> None:
+            pass
+
+        def act(self, observation: dict) -> float:
+            return float(np.flatnonzero(observation["action_mask"])[0])
+
+    env = RackoGymEnv(num_players=2, opponents=[FloatBot()], seat=1)
+    with pytest.raises(ValueError, match=r"opponent floaty \(player_0\) played 10\.0"):
+        for seed in range(5):
+            env.reset(seed=seed)

@@ -31,6 +31,10 @@ from racko_env.engine import TurnRecord
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "COLUMNS": "200", "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
 DRAW_AND_DISCARD = "d\nx\n" * 4000  # always legal in turn: a player who never improves
+# Seconds a subprocess may take, or an expected line may take to appear: a guard against a hang,
+# not a speed budget. The tests wait for events (the process ending, a line of output), so a busy
+# machine only makes them slower (a Ctrl-C test once timed out at 30 s under load ~6).
+PATIENCE = 900
 
 
 def play(*args: str, stdin: str = "", env: dict | None = None) -> subprocess.CompletedProcess:
@@ -41,7 +45,7 @@ def play(*args: str, stdin: str = "", env: dict | None = None) -> subprocess.Com
         text=True,
         cwd=ROOT,
         env=env or ENV,
-        timeout=120,
+        timeout=PATIENCE,
     )
 
 
@@ -281,7 +285,7 @@ def test_ctrl_c_leaves_with_a_summary_and_status_130():
         cwd=str(ROOT),
         env=ENV,
         encoding="utf-8",
-        timeout=30,
+        timeout=PATIENCE,
         dimensions=(40, 120),
     )
     child.expect(r"\[t\] take the \d+ from the discard pile")
@@ -411,6 +415,7 @@ def test_console_script_and_help():
         text=True,
         cwd=ROOT,
         env=ENV,
+        timeout=PATIENCE,
     )
     assert out.returncode == 0
     for flag in ("--players", "--bots", "--seat", "--rounds", "--hint", "--watch", "--delay",
@@ -430,5 +435,38 @@ def test_racko_command_lists_subcommands_and_plays_by_default():
         text=True,
         cwd=ROOT,
         env=ENV,
+        timeout=PATIENCE,
     )
     assert out.returncode == 0 and "play" in out.stdout
+
+
+# ------------------------------------------------------------------------- missing extras
+
+
+@pytest.mark.parametrize(
+    ("missing", "args", "says"),
+    [
+        ("rich", ["--bots", "heuristic"], "the terminal game needs rich"),
+        ("onnxruntime", ["--bots", "agents/pretrained/racko_2p.onnx"], "needs onnxruntime"),
+    ],
+)
+def test_a_missing_extra_is_one_line_with_the_install_command(missing, args, says):
+    """As after a plain ``pip install -e .``: the module is made unimportable in the child."""
+    extra = {"rich": "play", "onnxruntime": "bots"}[missing]
+    code = (
+        f"import sys; sys.modules[{missing!r}] = None\n"
+        f"from racko_apps.play import main; sys.exit(main({args!r}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=ENV,
+        timeout=PATIENCE,
+    )
+    assert out.returncode == 1 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("racko: ") and says in lines[0]
+    assert f"pip install 'racko[{extra}]'" in lines[0]
+    assert f'pip install -e ".[{extra}]"' in lines[0]

@@ -311,3 +311,43 @@ def test_game_end_and_the_tie_rule_match_the_reference(lead: int) -> None:
     assert bool(vg.game_over[0]) == ref.game_over == (lead != 0)
     assert vg.game_winner[0] == (-1 if ref.game_winner is None else ref.game_winner)
     assert vg.phase[0] == ref.phase
+
+
+def _cards_in_play(vg: VectorGame, game: int) -> list[int]:
+    """Every card of one game wherever it is (racks, piles, hand), sorted."""
+    cards = vg.racks[game].ravel().tolist() + vg.draw_pile(game) + vg.discard_pile(game)
+    if vg.held[game]:
+        cards.append(int(vg.held[game]))
+    return sorted(cards)
+
+
+@pytest.mark.parametrize("games", [[0, 0], [1, 0, 1], np.array([2, 2])])
+def test_repeated_game_indices_are_refused_before_any_change(games) -> None:
+    vg = VectorGame(3, num_players=2, seed=4)
+    before = vg.racks.copy(), vg.draw.copy(), vg.phase.copy()
+    actions = np.full(len(games), DRAW_PILE)
+    with pytest.raises(ValueError, match=r"distinct.*repeated: \[\d\]"):
+        vg.step(actions, games=games)
+    with pytest.raises(ValueError, match="distinct"):
+        vg.new_game(games=games)
+    with pytest.raises(ValueError, match="distinct"):
+        VectorRacko(3, num_players=2, seed=4).step(actions, games=games)
+    assert np.array_equal(vg.racks, before[0]) and np.array_equal(vg.draw, before[1])
+    assert np.array_equal(vg.phase, before[2])
+    for g in range(3):
+        assert _cards_in_play(vg, g) == list(range(1, 41))
+    # Reading is fine with repeats: the same game's mask twice.
+    assert vg.legal_mask(games=[0, 0]).shape == (2, 14)
+
+
+def test_game_indices_must_be_integers_in_range() -> None:
+    vg = VectorGame(3, num_players=2, seed=4)
+    with pytest.raises(TypeError, match="not a mask"):
+        vg.step(np.array([DRAW_PILE, DRAW_PILE]), games=np.array([True, False, True]))
+    with pytest.raises(TypeError, match="integers"):
+        vg.step(np.array([DRAW_PILE]), games=[0.7])
+    with pytest.raises(IndexError, match="0..2"):
+        vg.step(np.array([DRAW_PILE]), games=[-1])
+    # Unordered but distinct indices are fine.
+    vg.step(np.array([DRAW_PILE, DRAW_PILE]), games=[2, 0])
+    assert vg.held[[2, 0]].all() and not vg.held[1]

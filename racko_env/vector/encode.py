@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from racko_env.observation import (
+    CARD_VALUES,
     DISCARD_TOP,
     DRAW_SIZE,
     DRAW_TOP_KNOWN,
@@ -27,23 +28,20 @@ from racko_env.observation import (
     TURN,
     UNSEEN,
 )
+from racko_env.rules import RACK_SIZE
 from racko_env.vector.engine import IN_DISCARD as IN_DISCARD_CODE
-from racko_env.vector.engine import IN_DRAW, IN_HAND, LEGAL, MAX_CARDS, VectorGame
+from racko_env.vector.engine import IN_DRAW, IN_HAND, LEGAL, VectorGame
 
-# float32(c / N) for c = 0..60, correctly rounded (the reference encoder's card scaling).
-_CARD_VALUES = {
-    n: (np.arange(MAX_CARDS + 1, dtype=np.float64) / n).astype(np.float32) for n in (40, 50, 60)
-}
 _ON_TURN_PHASES = 2  # phases 0..2 (draw, keep-or-discard, place) are decisions
 
 
 class Encoder:
-    """Encodes seats of a ``VectorGame`` (one seat per game) into a float32 [k, 177] buffer."""
+    """Encodes seats of a ``VectorGame`` (one seat per game) into a float32 [k, OBS_SIZE] buffer."""
 
     def __init__(self, game: VectorGame) -> None:
         self.game = game
         n = game.num_players
-        self.values = _CARD_VALUES[game.num_cards]
+        self.values = CARD_VALUES[game.num_cards]  # the reference's table: bit-identical scaling
         const = np.zeros(OBS_SIZE, dtype=np.float32)
         const[OPP_PRESENT.start : OPP_PRESENT.start + n - 1] = 1.0
         if game.config.partners:
@@ -57,7 +55,7 @@ class Encoder:
         include_scores: bool = False,
         out: np.ndarray | None = None,
     ) -> np.ndarray:
-        """The observation of ``seats[i]`` in game ``games[i]``, for every i (float32 [k, 177])."""
+        """The observation of ``seats[i]`` in game ``games[i]``, for every i (float32 [k, OBS_SIZE])."""
         eng = self.game
         g = np.asarray(games, dtype=np.intp)
         seats = np.asarray(seats, dtype=np.intp)
@@ -73,7 +71,7 @@ class Encoder:
         rack = eng.racks[g, seats]
         out[:, RACK] = values[rack]
         others = (seats[:, None] + np.arange(1, n)[None, :]) % n  # [k, n-1]
-        public = eng.public_slots[g[:, None], others].reshape(k, 10 * (n - 1))
+        public = eng.public_slots[g[:, None], others].reshape(k, RACK_SIZE * (n - 1))
         out[:, OPP_SLOTS.start : OPP_SLOTS.start + public.shape[1]] = values[public]
         out[:, OPP_SLOTS.start + public.shape[1] : OPP_SLOTS.stop] = 0.0
 
@@ -117,7 +115,7 @@ class Encoder:
         return out
 
     def masks(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        """bool [k, 14]: the legal actions of ``seats[i]`` (all False when not on turn)."""
+        """bool [k, NUM_ACTIONS]: the legal actions of ``seats[i]`` (all False when not on turn)."""
         eng = self.game
         g = np.asarray(games, dtype=np.intp)
         m = LEGAL[eng.phase[g]]

@@ -25,10 +25,17 @@ from racko_env.actions import (
     Phase,
 )
 from racko_env.config import RulesConfig
-from racko_env.rules import CARD_POINTS, RACK_SIZE, RACKO_SCORE, RUN_BONUS, deck_size
+from racko_env.rules import (
+    CARD_POINTS,
+    MAX_PLAYERS,
+    RACK_SIZE,
+    RACKO_SCORE,
+    RUN_BONUS,
+    deck_size,
+)
 from racko_env.vector.chance import ChanceSource, NumpyChance
 
-MAX_CARDS = 60
+MAX_CARDS = deck_size(MAX_PLAYERS)  # the widest deck: card arrays are this + 1 wide
 
 # LEGAL[phase, action]: the action mask of the player on turn, by phase.
 LEGAL = np.zeros((len(Phase), NUM_ACTIONS), dtype=bool)
@@ -114,12 +121,29 @@ class VectorGame:
 
     # ----------------------------------------------------------------- helpers
 
-    def _games(self, games: np.ndarray | list[int] | None) -> np.ndarray:
+    def _games(self, games: np.ndarray | list[int] | None, distinct: bool = False) -> np.ndarray:
+        """The game indices of a call, checked: integers in range, and ``distinct`` for calls that
+        change games (a repeated index would apply two decisions to one game at once, half over
+        the other's writes, and corrupt it: a card lost or doubled)."""
         if games is None:
             return self._all
-        g = np.asarray(games, dtype=np.intp).reshape(-1)
+        raw = np.asarray(games)
+        if raw.size and (raw.dtype.kind not in "iu"):
+            raise TypeError(
+                f"game indices must be integers (an index array, not a mask), got dtype {raw.dtype}"
+            )
+        g = raw.astype(np.intp, copy=False).reshape(-1)
         if g.size and (g.min() < 0 or g.max() >= self.num_games):
             raise IndexError(f"game indices must be in 0..{self.num_games - 1}, got {g.tolist()}")
+        # Increasing indices (what np.flatnonzero gives every caller in this package) are distinct
+        # without a sort; anything else is checked in full.
+        if distinct and g.size > 1 and not (g[1:] > g[:-1]).all():
+            values, counts = np.unique(g, return_counts=True)
+            if (counts > 1).any():
+                raise ValueError(
+                    f"game indices must be distinct in a call that changes games; repeated: "
+                    f"{values[counts > 1].tolist()}"
+                )
         return g
 
     def _decks(self, g: np.ndarray, deck_orders: np.ndarray | None) -> np.ndarray:
@@ -144,7 +168,7 @@ class VectorGame:
         deck_orders: np.ndarray | None = None,
     ) -> None:
         """Start new games (scores to zero) and deal round 1; chance fills what is not given."""
-        g = self._games(games)
+        g = self._games(games, distinct=True)
         n = self.num_players
         if first_dealer is None:
             dealers = np.asarray(self.chance.first_dealers(g, n), dtype=np.intp)
@@ -164,7 +188,7 @@ class VectorGame:
         self, games: np.ndarray | list[int] | None = None, deck_orders: np.ndarray | None = None
     ) -> None:
         """Deal the next round of games whose round is over; the deal passes to the left."""
-        g = self._games(games)
+        g = self._games(games, distinct=True)
         if self.game_over[g].any():
             raise RuntimeError(f"games {g[self.game_over[g]].tolist()} are over; use new_game()")
         if not self.round_over[g].all():
@@ -203,16 +227,16 @@ class VectorGame:
     # ----------------------------------------------------------------- moves
 
     def legal_mask(self, games: np.ndarray | list[int] | None = None) -> np.ndarray:
-        """bool [len(games), 14]: the legal actions of the player on turn in each game."""
+        """bool [len(games), NUM_ACTIONS]: the legal actions of the player on turn in each game."""
         return LEGAL[self.phase[self._games(games)]]
 
     def step(self, actions: np.ndarray, games: np.ndarray | list[int] | None = None) -> None:
         """Apply one decision of the player on turn in each of ``games``.
 
         An illegal action raises ``ValueError`` naming the game, the action and the legal ones,
-        before anything changes.
+        before anything changes. ``games`` must be distinct (one decision per game per call).
         """
-        g = self._games(games)
+        g = self._games(games, distinct=True)
         a = np.asarray(actions).reshape(-1)
         if a.shape != g.shape:
             raise ValueError(f"need one action per game: {len(g)} games, got {a.shape[0]} actions")

@@ -80,14 +80,14 @@ class VectorRacko:
         deck_orders: np.ndarray | None = None,
     ) -> None:
         """Start new episodes (new games) in ``games`` (default: all)."""
-        g = self.game._games(games)
+        g = self.game._games(games, distinct=True)
         self.game.new_game(g, first_dealer=first_dealer, deck_orders=deck_orders)
         self.episode_over[g] = False
 
     def step(self, actions: np.ndarray, games: np.ndarray | list[int] | None = None) -> StepResult:
         """Apply one decision per game (the player on turn) and hand out the AEC rewards."""
         game = self.game
-        g = game._games(games)
+        g = game._games(games, distinct=True)
         if self.episode_over[g].any():
             bad = g[self.episode_over[g]].tolist()
             raise ValueError(f"the episodes of games {bad} are over; reset them first")

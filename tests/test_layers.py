@@ -1,0 +1,149 @@
+"""Layers point one way: racko_env never loads agents, train, torch or stable-baselines3.
+
+Bot names in the Gymnasium view still work after ``import racko_env`` alone, through the
+``racko.bots`` entry point that ``pyproject.toml`` declares (``racko_env/opponents.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import racko_env.opponents
+
+ROOT = Path(__file__).resolve().parents[1]
+ABOVE = ("agents", "train", "racko_apps", "torch", "stable_baselines3", "sb3_contrib")
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **env},
+    )
+
+
+@pytest.mark.parametrize(
+    "module", ["racko_env", "racko_env.racko_v0", "racko_env.gym_env", "racko_env.vector"]
+)
+def test_importing_the_env_loads_nothing_above_it(module: str) -> None:
+    code = f"""
+import json, sys
+import {module}
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {ABOVE!r})))
+"""
+    out = _run(code)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
+
+
+def _imports_above(path: Path, root: Path = ROOT) -> list[str]:
+    """Every import of a package above racko_env in a file, at any depth (functions included),
+    also through importlib.import_module / __import__ with a literal name."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                names = [node.args[0].value]
+        found += [f"{path.relative_to(root)}:{node.lineno}: {n}" for n in names]
+    return [f for f in found if f.rsplit(": ", 1)[1].split(".")[0] in ABOVE]
+
+
+def test_no_file_under_racko_env_imports_a_layer_above() -> None:
+    files = sorted((ROOT / "racko_env").rglob("*.py"))
+    assert len(files) > 10
+    assert [hit for f in files for hit in _imports_above(f)] == []
+
+
+def test_the_import_scan_sees_imports_hidden_in_functions(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import numpy\n"
+        "def f():\n    import agents.loader\n    return importlib.import_module('train.ppo')\n"
+    )
+    hits = _imports_above(sample, root=tmp_path)
+    assert [h.rsplit(": ", 1)[1] for h in hits] == ["agents.loader", "train.ppo"]
+
+
+def _entry_point_dir(tmp_path: Path) -> Path:
+    """A dist-info declaring this checkout's ``racko.bots`` entry points (what pip install writes
+    from pyproject.toml), so the test sees this tree's declaration, not an older install's."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    group = project["entry-points"][racko_env.opponents.ENTRY_POINT_GROUP]
+    info = tmp_path / "racko_entry_points_under_test-0.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: racko-entry-points-under-test\nVersion: 0.0\n"
+    )
+    lines = [f"[{racko_env.opponents.ENTRY_POINT_GROUP}]"]
+    lines += [f"{name} = {value}" for name, value in group.items()]
+    (info / "entry_points.txt").write_text("\n".join(lines) + "\n")
+    return tmp_path
+
+
+def test_pyproject_names_agents_load_as_the_bot_resolver() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["entry-points"]["racko.bots"] == {"agents": "agents.loader:load"}
+
+
+def test_gymnasium_make_with_bot_names_after_importing_racko_env_alone(tmp_path: Path) -> None:
+    code = """
+import sys
+import gymnasium
+import racko_env
+assert "agents" not in sys.modules
+env = gymnasium.make("racko/Racko-v0", num_players=2, opponents=["heuristic"])
+obs, info = env.reset(seed=0)
+assert obs.shape == (racko_env.observation.OBS_SIZE,)
+bot = env.unwrapped._pool[0]
+print(type(bot).__module__, "agents" in sys.modules)
+"""
+    out = _run(code, PYTHONPATH=str(_entry_point_dir(tmp_path)))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["agents.heuristic", "True"]
+
+
+def test_a_bot_name_without_any_resolver_is_one_clear_error(monkeypatch) -> None:
+    from racko_env.gym_env import RackoGymEnv
+
+    monkeypatch.setattr(racko_env.opponents, "_registered", [])
+    monkeypatch.setattr(racko_env.opponents, "_discovered", [])
+    with pytest.raises(LookupError, match=r"'heuristic' is a bot name, but no bot resolver") as err:
+        RackoGymEnv(num_players=2, opponents=["heuristic"])
+    assert "\n" not in str(err.value) and "pip install -e ." in str(err.value)
+
+
+def test_bot_objects_need_no_resolver(monkeypatch) -> None:
+    from racko_env.gym_env import RackoGymEnv
+
+    class First:
+        def reset(self) -> None:
+            pass
+
+        def act(self, observation: dict) -> int:
+            import numpy as np
+
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    monkeypatch.setattr(racko_env.opponents, "_registered", [])
+    monkeypatch.setattr(racko_env.opponents, "_discovered", [])
+    env = RackoGymEnv(num_players=3, opponents=[First()])
+    env.reset(seed=1)
+    env.step(int(env.action_masks().argmax()))
