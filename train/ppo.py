@@ -184,6 +184,14 @@ def _write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
+def load_policy_state(run_dir: Path) -> dict[str, Any]:
+    """The trained policy's weights (actor and critic) of a finished run, by name."""
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(Path(run_dir) / "final_model.zip", device="cpu")
+    return {k: v.clone() for k, v in model.policy.state_dict().items()}
+
+
 class ProgressCallback(BaseCallback):
     """Moves the run's PPO progress line to the model's step count (the whole run's, on resume)."""
 
