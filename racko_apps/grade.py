@@ -193,13 +193,20 @@ def _criterion(raw: Any, where: str) -> Criterion:
     return Criterion(name, check, max(p for _, p in parsed), opponent, tuple(parsed))
 
 
+def shipped_rubrics() -> list[str]:
+    """Names of the rubrics shipped in racko_apps/rubrics/ (``default``, ``quick``)."""
+    files = resources.files("racko_apps.rubrics").iterdir()
+    return sorted(f.name.removesuffix(".yaml") for f in files if f.name.endswith(".yaml"))
+
+
 def load_rubric(path: str | Path | None = None) -> Rubric:
-    """The rubric in ``path`` (YAML), or the shipped default one."""
+    """The rubric in the YAML file ``path``, or the shipped one of that name (``"quick"``), or
+    the shipped default one."""
     import yaml
 
-    if path is None:
-        source = "default.yaml"
-        text = resources.files("racko_apps.rubrics").joinpath("default.yaml").read_text()
+    if path is None or (not Path(path).exists() and str(path) in shipped_rubrics()):
+        source = f"{path or 'default'}.yaml"
+        text = resources.files("racko_apps.rubrics").joinpath(source).read_text()
     else:
         source = str(path)
         try:
