@@ -72,10 +72,14 @@ def test_other_settings_need_another_db(tmp_path, capsys):
 
 
 SLOW = """
+import os
 import time
 from agents.obs import legal_actions
 
 class Bot:
+    def __init__(self):
+        open(os.path.join("pids", str(os.getpid())), "w").close()
+
     def act(self, obs):
         time.sleep(0.05)
         return legal_actions(obs)[0]
@@ -86,6 +90,7 @@ def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path):
     write_bot("a_fast", tmp_path)
     write_bot("b_fast", tmp_path)
     (tmp_path / "z_slow.py").write_text(SLOW)  # its pairings take seconds: time to kill
+    (tmp_path / "pids").mkdir()
     db = tmp_path / "league.sqlite"
     code = "import sys; from racko_apps.league import main; sys.exit(main())"
     proc = subprocess.Popen(
@@ -110,11 +115,27 @@ def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path):
         proc.wait()
     before = rows(db)
     assert 1 <= len(before) < 3
+    # the sandboxed bots die with the league: none is left running (it may be mid-move)
+    pids = [int(p.name) for p in (tmp_path / "pids").iterdir()]
+    assert pids
+    deadline = time.monotonic() + 60
+    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in pids)
     log: list[str] = []
     run_league(tmp_path, rounds=2, log=log.append)
     assert f"{len(before)} pairing(s) on record, {3 - len(before)} to play" in log[0]
     after = rows(db)
     assert len(after) == 3 and all(after[k] == v for k, v in before.items())
+
+
+def alive(pid: int) -> bool:
+    """A process that exists and is not a zombie (an orphan may wait a moment to be reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state != "Z"
 
 
 def test_what_counts_as_a_bot(tmp_path):

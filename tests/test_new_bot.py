@@ -121,3 +121,24 @@ def test_racko_commands_work_from_a_folder_with_a_students_train_and_agents(tmp_
     assert json.loads((tmp_path / "g.json").read_text())["total"] == 65
     tr = racko(["train", "--help"], tmp_path)
     assert tr.returncode == 0 and "--config" in tr.stdout, tr.stderr
+
+
+def test_evaluate_grade_and_league_need_no_torch(tmp_path):
+    """Coursework machines may have no torch: the front ends must not import it."""
+    write_bot("solo", tmp_path)
+    block = "import sys; sys.modules['torch'] = None; from racko_apps.cli import main; "
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for args in (
+        ["evaluate", "--bots", "solo:Bot", "heuristic", "--rounds", "1", "--no-progress"],
+        ["grade", "solo:Bot", "--rubric", "quick"],
+        ["league", ".", "--rounds", "1", "--baselines", "random"],
+    ):
+        run = subprocess.run(
+            [sys.executable, "-P", "-c", block + f"sys.exit(main({args!r}))"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert run.returncode == 0, (args, run.stderr[-2000:])

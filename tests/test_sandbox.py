@@ -10,7 +10,7 @@ from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
 from racko_env import racko_v0
 
 # Deliberately broken bots, one per way a student's bot goes wrong (also used by test_grade).
-BROKEN_BOTS = '''
+BROKEN_BOTS = """
 import numpy as np
 from agents.obs import legal_actions
 
@@ -73,7 +73,7 @@ class Garbage(Good):
         import os
         os.write(3, b"not json at all\\n")  # the protocol's private copy of stdout
         return legal_actions(obs)[0]
-'''
+"""
 
 
 def write_broken(folder: Path) -> Path:
