@@ -8,7 +8,8 @@ unpickled from the child, since the child runs code the parent must not trust. T
 
 * sees only what its seat may see: each ``act`` request carries the observation vector and the
   action mask, nothing else (no engine, no other seat, no seed of the deal);
-* runs under ``resource.setrlimit(RLIMIT_AS)`` (the memory limit) and answers each request within
+* runs under ``resource.setrlimit(RLIMIT_AS)`` (the memory limit, where the system supports it:
+  Linux does) and answers each request within
   a time limit, measured by the parent: a child that does not answer in time is killed;
 * has its ``print`` output counted, not passed on: more than ``Limits.output_chars`` characters in
   one call is a failure (so a bot cannot flood the report), and the protocol channel is a private
@@ -347,14 +348,13 @@ def _child() -> None:
         proto.flush()
 
     first = json.loads(requests.readline() or "{}")
-    import resource
-
     limit = int(first.get("memory_mb", 1024)) * 1024 * 1024
     try:
+        import resource
+
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ValueError, OSError) as err:
-        reply(ok=False, kind="start", error=f"cannot set the memory limit: {err}")
-        return
+    except (ImportError, ValueError, OSError):
+        pass  # no RLIMIT_AS here (macOS refuses some values, Windows has no resource module)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     sys.stdout = sys.stderr = sink  # type: ignore[assignment]
