@@ -142,3 +142,30 @@ def test_evaluate_grade_and_league_need_no_torch(tmp_path):
             timeout=600,
         )
         assert run.returncode == 0, (args, run.stderr[-2000:])
+
+
+def test_the_installed_racko_script_ignores_a_students_train_py(tmp_path):
+    """The real console script, when the installed racko is this checkout (as in CI)."""
+    import shutil
+
+    script = shutil.which("racko")
+    where = subprocess.run(
+        [sys.executable, "-P", "-c", "import racko_apps; print(racko_apps.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if script is None or Path(where).resolve() != (REPO / "racko_apps" / "__init__.py"):
+        pytest.skip("the installed racko is another checkout; the -P tests above cover this one")
+    (tmp_path / "train.py").write_text("raise SystemExit('student train.py imported')\n")
+    (tmp_path / "agents.py").write_text("raise SystemExit('student agents.py imported')\n")
+    write_bot("mine", tmp_path)
+    run = subprocess.run(
+        [script, "evaluate", "--bots", "mine:Bot", "random", "--rounds", "1", "--no-progress"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "mine:Bot" in run.stdout
