@@ -393,31 +393,3 @@ def test_behaviour_cloning_learns_the_teacher() -> None:
     losses = behaviour_clone(model, obs, masks, actions, epochs=15, batch_size=128, seed=0)
     assert losses[-1] < losses[0]
     assert agreement(model, obs, masks, actions) > max(before + 0.2, 0.65)
-
-
-@pytest.mark.slow
-def test_ctrl_c_stops_cleanly_checkpoints_and_exports(tmp_path: Path) -> None:
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [sys.executable, "train/ppo.py", "--config", str(SMOKE), "--out", str(out)]
-        + ["--total-steps", "100000000", "--no-progress"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    deadline = time.time() + 120
-    while not (out / "checkpoints").is_dir() and time.time() < deadline:
-        time.sleep(0.2)
-    proc.send_signal(signal.SIGINT)
-    output, _ = proc.communicate(timeout=120)
-    assert proc.returncode == 0, output
-    assert "stop requested" in output
-    assert (out / "bot.onnx").is_file() and (out / "final_model.pt").is_file()
-    _, steps = _params(out)
-    assert 0 < steps < 100_000_000
