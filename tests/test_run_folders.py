@@ -295,3 +295,14 @@ def test_export_reads_the_kind_from_the_config(short_run, tmp_path, capsys):
     assert "kind must be one of ['ppo', 'value']" in capsys.readouterr().err
     assert export.main([str(tmp_path / "nothing")]) == 2
     assert "run folder not found" in capsys.readouterr().err
+
+
+def test_a_folder_with_old_pickled_checkpoints_is_refused(tmp_path, capsys):
+    old = tmp_path / "run" / "checkpoints" / "step_000000001024"
+    old.mkdir(parents=True)
+    (old / "state.pkl").write_bytes(pickle.dumps({"x": 1}))
+    (tmp_path / "run" / "config.yaml").write_text(SMOKE.read_text())
+    assert ppo.main(["--config", str(SMOKE), "--out", str(tmp_path / "run")]) == 2
+    assert "earlier pickled format" in capsys.readouterr().err
+    assert ppo.main(["--resume", "--out", str(tmp_path / "run")]) == 2
+    assert "earlier pickled format" in capsys.readouterr().err

@@ -186,6 +186,12 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
     return done[-1] if done else None
 
 
+def old_format_checkpoints(run_dir: Path) -> list[Path]:
+    """``step_*`` folders of the earlier pickled format (``state.pkl``), which are never loaded."""
+    root = Path(run_dir) / CHECKPOINTS
+    return sorted(p for p in root.glob("step_*") if p.is_dir() and (p / "state.pkl").exists())
+
+
 def remove_stale_temps(run_dir: Path) -> None:
     """Remove half-written files left by a killed run (``checkpoints/.tmp_*``, ``.tmp_*``)."""
     remove_temp_files(Path(run_dir) / CHECKPOINTS)

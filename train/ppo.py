@@ -205,6 +205,7 @@ class Trainer:
         self.run_dir = run_dir
         self.resume = resume
         self.eval_history: list[dict[str, Any]] = []
+        self.last_checkpoint: Path | None = None
 
     def run(self) -> Path:
         import torch
@@ -229,6 +230,7 @@ class Trainer:
         if ckpt is not None:
             print(f"resuming from {ckpt}")
             state = load_checkpoint(ckpt, model, self.pool)
+            self.last_checkpoint = ckpt
             self.eval_history = state["extra"]["eval_history"]
             push_pool(vec_env, *self.pool.mix(cfg.opponents))
             if restore_env_states(vec_env, state["env_state"]):
@@ -320,15 +322,20 @@ class Trainer:
         return [self.selfplay, *self.periodic.values()]
 
     def _checkpoint(self) -> Path:
+        """A checkpoint at this rollout boundary (written once, also when asked twice here)."""
         from train.checkpoint import save_checkpoint
         from train.envs import env_states
+
+        done = self.last_checkpoint
+        if done is not None and done.name == f"step_{self.model.num_timesteps:012d}":
+            return done  # rewriting it would open a moment with no complete checkpoint
 
         extra = {
             "selfplay_last_update": self.selfplay.last_update,
             "eval_history": self.eval_history,
             **{f"{k}_last_mark": cb.last_mark for k, cb in self.periodic.items()},
         }
-        return save_checkpoint(
+        self.last_checkpoint = save_checkpoint(
             self.run_dir,
             self.model,
             self.pool,
@@ -336,6 +343,7 @@ class Trainer:
             extra,
             config_data(self.cfg),
         )
+        return self.last_checkpoint
 
     def _evaluate(self, cb: Any) -> None:
         from train.quick_eval import quick_win_rate
@@ -407,7 +415,19 @@ def prepare_run(
     resumes. A resumed run refuses a config that differs from the one its checkpoint was made
     with (only ``total_steps`` may change).
     """
-    from train.checkpoint import latest_checkpoint, read_checkpoint_state, remove_stale_temps
+    from train.checkpoint import (
+        latest_checkpoint,
+        old_format_checkpoints,
+        read_checkpoint_state,
+        remove_stale_temps,
+    )
+
+    def refuse_old_format(run_dir: Path) -> None:
+        if old_format_checkpoints(run_dir):
+            raise RunFolderError(
+                f"{run_dir} holds checkpoints in the earlier pickled format (state.pkl), which "
+                "are not loaded (they could run code); train into another --out"
+            )
 
     if resume:
         if out is None and config is None:
@@ -416,6 +436,7 @@ def prepare_run(
         saved = run_dir / "config.yaml"
         if not saved.is_file():
             raise RunFolderError(f"--resume: {saved} not found: {run_dir} holds no run to resume")
+        refuse_old_format(run_dir)
         remove_stale_temps(run_dir)
         ckpt = latest_checkpoint(run_dir)
         if ckpt is None:
@@ -439,6 +460,7 @@ def prepare_run(
         raise RunFolderError("--config is required (e.g. configs/2p.yaml)")
     cfg = load_config(config, seed=seed, total_steps=total_steps, out=out)
     run_dir = Path(cfg.out)
+    refuse_old_format(run_dir)
     if holds_a_run(run_dir):
         raise RunFolderError(
             f"{run_dir} already holds a run; use --resume to continue it or --out for a new one"
