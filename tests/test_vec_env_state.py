@@ -68,3 +68,35 @@ def test_state_of_an_unsaveable_opponent_is_refused_and_mismatches_are_named() -
     meta, arrays = small.get_state()
     with pytest.raises(ValueError, match="state is for 2 games of 2 players"):
         RackoVecEnv(3, opponents=["random"], seed=0).set_state(meta, arrays)
+
+
+def test_registered_policy_classes_are_saved_as_data() -> None:
+    from train import sb3_vec_env
+
+    class Fixed:
+        def __init__(self, action: int, name: str = "fixed") -> None:
+            self.action, self.name = action, name
+
+        def act_batch(self, obs, masks):
+            return np.where(masks[:, self.action], self.action, masks.argmax(axis=1))
+
+        def to_arrays(self):
+            return {"action": np.array(self.action)}
+
+        @classmethod
+        def from_arrays(cls, arrays, name):
+            return cls(int(arrays["action"]), name)
+
+    with pytest.raises(TypeError, match="to_arrays"):
+        sb3_vec_env.register_state_policy("bad", int)
+    sb3_vec_env.register_state_policy("fixed-test", Fixed)
+    try:
+        env = RackoVecEnv(2, opponents=[Fixed(12, "f")], seed=0)
+        env.reset()
+        meta, arrays = env.get_state()
+        assert meta["policies"][0]["type"] == "fixed-test"
+        other = RackoVecEnv(2, opponents=["random"], seed=0)
+        other.set_state(meta, arrays)
+        assert [p.action for p in other.opponent_pool] == [12]
+    finally:
+        del sb3_vec_env.STATE_POLICIES["fixed-test"]

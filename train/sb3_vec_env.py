@@ -36,6 +36,21 @@ from train.snapshot import SnapshotPolicy
 
 OpponentSpec = Any  # a bot spec for agents.load, or a BatchPolicy object
 
+# Opponent policy objects whose state a checkpoint can hold, by a stable name: each class has
+# ``to_arrays() -> dict[str, np.ndarray]``, a classmethod ``from_arrays(arrays, name)`` and a
+# ``name``. Add a class with ``register_state_policy`` (the name is data; no code is looked up
+# from a file).
+STATE_POLICIES: dict[str, type] = {"snapshot": SnapshotPolicy}
+
+
+def register_state_policy(kind: str, cls: type) -> None:
+    """Let ``get_state``/``set_state`` save and rebuild opponents of class ``cls``."""
+    if not (
+        callable(getattr(cls, "to_arrays", None)) and callable(getattr(cls, "from_arrays", None))
+    ):
+        raise TypeError(f"{cls!r} needs to_arrays() and from_arrays(arrays, name)")
+    STATE_POLICIES[kind] = cls
+
 
 class RackoVecEnv(VecEnv):
     """``num_envs`` games of Rack-O seen from one learner seat each (see the module docstring).
@@ -323,14 +338,15 @@ class RackoVecEnv(VecEnv):
             source = self._sources.get(key)
             if source is not None:
                 entry["spec"], entry["seed"] = source
-            elif isinstance(policy, SnapshotPolicy):
-                entry["snapshot"] = policy.name
+            elif (kind := _state_kind(policy)) is not None:
+                entry["type"], entry["snapshot"] = kind, str(policy.name)
                 for k, v in policy.to_arrays().items():
                     arrays[f"policy{key}/{k}"] = v
             else:
                 raise ValueError(
                     f"cannot save the state of opponent {policy!r}: give opponents as specs or "
-                    "SnapshotPolicy objects to checkpoint a RackoVecEnv"
+                    f"objects of a class in STATE_POLICIES ({sorted(STATE_POLICIES)}) to checkpoint "
+                    "a RackoVecEnv"
                 )
             rng = getattr(policy, "rng", None)
             if isinstance(rng, np.random.Generator):
@@ -382,7 +398,10 @@ class RackoVecEnv(VecEnv):
             else:
                 prefix = f"policy{key}/"
                 own = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
-                policy = SnapshotPolicy.from_arrays(own, str(entry["snapshot"]))
+                cls = STATE_POLICIES.get(str(entry.get("type")))
+                if cls is None:
+                    raise ValueError(f"env state: unknown opponent type {entry.get('type')!r}")
+                policy = cls.from_arrays(own, str(entry["snapshot"]))
                 sources[key] = None
             if "rng" in entry:
                 policy.rng.bit_generator.state = entry["rng"]
@@ -432,6 +451,13 @@ class RackoVecEnv(VecEnv):
         if isinstance(indices, int):
             return [indices]
         return indices
+
+
+def _state_kind(policy: Any) -> str | None:
+    for kind, cls in STATE_POLICIES.items():
+        if type(policy) is cls:
+            return kind
+    return None
 
 
 def _seed_sequence_state(seq: np.random.SeedSequence) -> dict[str, Any]:
