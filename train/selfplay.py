@@ -14,9 +14,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from train.config import SELF  # the opponents key that stands for the snapshot pool
 from train.snapshot import SnapshotPolicy
-
-SELF = "self"  # the opponents key that stands for the snapshot pool
 
 
 def snapshot_from_model(model: Any, name: str = "snapshot") -> SnapshotPolicy:
@@ -99,7 +98,11 @@ class SnapshotPool:
         (folder / "pool.json").write_text(json.dumps({"snapshots": names}, indent=1))
 
     def load(self, folder: Path) -> None:
+        """Snapshots from a ``save`` folder (numpy ``.npz`` without pickle; plain names only)."""
         names = json.loads((folder / "pool.json").read_text())["snapshots"]
+        for n in names:
+            if not isinstance(n, str) or Path(n).name != n:
+                raise ValueError(f"{folder / 'pool.json'}: bad snapshot file name {n!r}")
         self.snapshots = [SnapshotPolicy.load(folder / n) for n in names]
 
 
@@ -134,23 +137,39 @@ class SelfPlayCallback(BaseCallback):
 
 
 class StopOnSignal(BaseCallback):
-    """Ends training cleanly on SIGINT/SIGTERM (Ctrl-C): the run then checkpoints and exports.
+    """Ends training cleanly on SIGINT/SIGTERM (Ctrl-C) at the next rollout boundary.
 
-    Training stops at the next env step; ``--resume`` continues from the checkpoint written then.
+    The rollout in progress is finished and trained on; at the next boundary (after the other
+    callbacks) ``on_stop()`` runs (the trainer writes a checkpoint there) and collection stops
+    after one more env step, which is discarded. ``--resume`` from that checkpoint continues bit
+    for bit as if the run had never stopped. A second Ctrl-C aborts at once (KeyboardInterrupt);
+    the newest periodic checkpoint then holds.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_stop: Callable[[], Any] | None = None) -> None:
         super().__init__()
+        self.on_stop = on_stop
         self.stop_requested = False
+        self.stopped_at: int | None = None  # the boundary (timesteps) where the run stopped
 
     def request_stop(self, signum: int, frame: Any) -> None:
         if self.stop_requested:  # a second Ctrl-C aborts at once
             raise KeyboardInterrupt
-        print("stop requested: finishing the step, then checkpoint and export", flush=True)
+        print(
+            "stop requested: finishing this rollout and update, then checkpoint and export "
+            "(Ctrl-C again aborts at once)",
+            flush=True,
+        )
         self.stop_requested = True
 
+    def _on_rollout_start(self) -> None:
+        if self.stop_requested and self.stopped_at is None:
+            self.stopped_at = int(self.num_timesteps)
+            if self.on_stop is not None:
+                self.on_stop()
+
     def _on_step(self) -> bool:
-        return not self.stop_requested
+        return self.stopped_at is None
 
 
 def rollouts_done(model: Any) -> int:
