@@ -194,12 +194,12 @@ class ExpertBot(Bot):
                 if base - cost > draw_gain + p.take_margin:
                     return TAKE_DISCARD, (
                         f"take the {top} from the discard pile for slot {slot + 1}: "
-                        f"{_turns(base)} -> {_turns(cost)} turns to Rack-O (a draw saves "
-                        f"{draw_gain:.1f} on average)"
+                        f"{_cost(base, cost)} (a blind draw lowers it by {draw_gain:.1f} "
+                        "on average)"
                     )
             return DRAW_PILE, (
-                f"draw from the draw pile: it saves {draw_gain:.1f} turns on average, "
-                f"more than the {top or 'empty'} on the discard pile"
+                f"draw from the draw pile: a blind draw lowers the plan cost by "
+                f"{draw_gain:.1f} on average, more than the {top or 'empty'} on the discard pile"
             )
         card = view.held
         if card is None:
@@ -207,14 +207,9 @@ class ExpertBot(Bot):
         cost, slot = plan.placements(view.rack, [card])[card]
         if view.phase == Phase.KEEP_OR_DISCARD:
             if base - cost > p.keep_margin:
-                return KEEP, (
-                    f"keep the {card} for slot {slot + 1}: "
-                    f"{_turns(base)} -> {_turns(cost)} turns to Rack-O"
-                )
+                return KEEP, f"keep the {card} for slot {slot + 1}: {_cost(base, cost)}"
             return DISCARD, f"discard the {card}: no slot gets closer to Rack-O with it"
-        return slot, (
-            f"put the {card} into slot {slot + 1}: {_turns(base)} -> {_turns(cost)} turns to Rack-O"
-        )
+        return slot, f"put the {card} into slot {slot + 1}: {_cost(base, cost)}"
 
     def act(self, observation: Mapping[str, Any]) -> int:
         return self._choose(decode(observation))[0]
@@ -223,5 +218,12 @@ class ExpertBot(Bot):
         return self._choose(decode(observation))[1]
 
 
-def _turns(cost: float) -> str:
-    return "many" if cost == INF else f"about {cost:.0f}"
+def _cost(before: float, after: float) -> str:
+    """The planner's cost before and after the move, named for what it is: a score for ranking
+    moves (lower is closer to Rack-O), not a count of turns. It reads several times the turns a
+    rack still needs (measured in docs/play.md), so calling it "turns" misled players."""
+
+    def show(cost: float) -> str:
+        return "no plan" if cost == INF else f"{cost:.0f}"
+
+    return f"plan cost {show(before)} -> {show(after)} (lower is closer to Rack-O)"

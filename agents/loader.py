@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
+import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,6 +40,10 @@ BUILTIN_BOTS: dict[str, Callable[..., Bot]] = {
     "expert": _expert,
 }
 BOT_FILE_SUFFIXES = (".onnx",)
+# Trained bots shipped in agents/pretrained/, loaded by name (each plays one player count).
+SHIPPED_BOTS: dict[str, Path] = {
+    f"racko_{n}p": Path(__file__).with_name("pretrained") / f"racko_{n}p.onnx" for n in (2, 3, 4)
+}
 
 
 def load(
@@ -44,9 +51,11 @@ def load(
 ) -> Bot:
     """A bot for ``num_players`` under the given rules options.
 
-    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"expert"``), a ``"module:Class"``
+    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"expert"``), a shipped trained
+    bot's name (``"racko_2p"``, ``"racko_3p"``, ``"racko_4p"``), a ``"module:Class"``
     path to a user's bot class (constructed with ``num_players=``, ``seed=`` and the rules options
-    its constructor accepts), a path to an exported bot file (``.onnx`` with its ``.json`` manifest
+    its constructor accepts; a module not importable otherwise is looked for in the current
+    folder), a path to an exported bot file (``.onnx`` with its ``.json`` manifest
     beside it, played by ``agents.onnx_bot``), or a bot object (returned as is). ``seed`` makes
     random bots reproducible.
 
@@ -75,12 +84,14 @@ def load(
         return factory(
             **_accepted(factory, {"num_players": num_players, "seed": seed, **rules_options})
         )
+    if spec in SHIPPED_BOTS:
+        return _load_file(SHIPPED_BOTS[spec], num_players, rules_options)
     if spec.lower().endswith(BOT_FILE_SUFFIXES) or "/" in spec or "\\" in spec:
         return _load_file(Path(spec), num_players, rules_options)
     if ":" in spec:
         return _load_class(spec, num_players, seed, rules_options)
     raise ValueError(
-        f"unknown bot {spec!r}; known bots are {sorted(BUILTIN_BOTS)}, or give a 'module:Class' "
+        f"unknown bot {spec!r}; known bots are {sorted(BUILTIN_BOTS) + sorted(SHIPPED_BOTS)}, or give a 'module:Class' "
         f"path to your own bot class, or the path of an exported bot file ({', '.join(BOT_FILE_SUFFIXES)})"
     )
 
@@ -108,7 +119,7 @@ def _load_class(
     if not module_name or not class_name:
         raise ValueError(f"bot class path {spec!r} must look like 'module:Class'")
     try:
-        module = importlib.import_module(module_name)
+        module = _import_user_module(module_name)
     except ImportError as err:
         raise ValueError(f"cannot import module {module_name!r} of bot {spec!r}: {err}") from err
     target: Any = module
@@ -125,6 +136,27 @@ def _load_class(
     if not callable(getattr(bot, "act", None)):
         raise ValueError(f"bot {spec!r} has no act(observation) method")
     return bot
+
+
+def _import_user_module(module_name: str) -> Any:
+    """Import a user's bot module; one not on the path is looked for in the current folder.
+
+    The ``racko`` console command does not put the current folder on ``sys.path`` (so a user's own
+    ``train.py`` or ``agents.py`` cannot shadow the toolkit), yet ``racko evaluate --bots
+    my_bot:Bot`` should find ``my_bot.py`` where it is run. The folder is added only while the
+    module is imported, and at the end of the path, so it never shadows an installed module.
+    """
+    top = module_name.partition(".")[0]
+    if top in sys.modules or importlib.util.find_spec(top) is not None:
+        return importlib.import_module(module_name)
+    here = os.getcwd()
+    importlib.invalidate_caches()  # a bot file written a moment ago (racko new-bot) is seen
+    sys.path.append(here)
+    try:
+        return importlib.import_module(module_name)
+    finally:
+        if sys.path and sys.path[-1] == here:
+            sys.path.pop()
 
 
 def _accepted(factory: Callable[..., Any], offered: dict[str, Any]) -> dict[str, Any]:

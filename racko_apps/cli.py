@@ -17,7 +17,12 @@ from collections.abc import Sequence
 
 # name -> ("module:function", one-line description). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "evaluate": ("racko_apps.evaluate:main", "duplicate tournament of bots (train/evaluate.py)"),
+    "grade": ("racko_apps.grade:main", "grade a bot against a rubric (legal, fast, wins)"),
+    "league": ("racko_apps.league:main", "round-robin league of the bots in a folder, rated"),
+    "new-bot": ("racko_apps.new_bot:main", "write a starter bot NAME.py and its test"),
     "play": ("racko_apps.play:main", "play Rack-O in the terminal against bots, or watch them"),
+    "train": ("racko_apps.train:main", "train a bot with self-play PPO (train/ppo.py)"),
 }
 
 

@@ -46,8 +46,12 @@ _BOT_SLOT = re.compile(r"\bslot (10|[1-9])\b")
 
 
 def label_bot_slots(text: str) -> str:
-    """Add the printed label to a bot's 1-10 slot numbers: 'slot 7' -> 'slot 7 (label 35)'."""
-    return _BOT_SLOT.sub(lambda m: f"{m.group(0)} (label {SLOT_LABELS[int(m.group(1)) - 1]})", text)
+    """Say a bot's 1-10 slot numbers as the labels the player types: 'slot 7' -> 'slot 35'.
+
+    The terminal names slots only by their printed labels (5..50), so a hint that said
+    'slot 10 (label 50)' made the player translate; one numbering, the one typed, is enough.
+    """
+    return _BOT_SLOT.sub(lambda m: f"slot {SLOT_LABELS[int(m.group(1)) - 1]}", text)
 
 
 # ------------------------------------------------------------------------- the log of moves

@@ -17,6 +17,7 @@ import pexpect
 import pytest
 
 from racko_apps.play_text import (
+    SLOT_LABELS,
     describe_turn,
     explain_score,
     label_bot_slots,
@@ -121,9 +122,32 @@ def test_help_and_quit_words():
 
 def test_bot_slot_numbers_get_the_printed_label():
     assert label_bot_slots("put the 17 into slot 1, not slot 10") == (
-        "put the 17 into slot 1 (label 5), not slot 10 (label 50)"
+        "put the 17 into slot 5, not slot 50"
     )
     assert label_bot_slots("slot 11 or slot 35 or slots") == "slot 11 or slot 35 or slots"
+
+
+def test_expert_hint_names_its_number_and_the_typed_slot_labels():
+    """The hint once said 'about 72 -> about 59 turns to Rack-O' on a 16-turn round and mixed
+    'slot 10 (label 50)': the number is a plan cost, and slots are the labels the player types."""
+    import agents
+    from racko_env import racko_v0
+
+    env = racko_v0.raw_env(num_players=2)
+    env.reset(seed=3)
+    bot = agents.load("expert")
+    seen = []
+    for _ in range(60):
+        if env.terminations[env.agent_selection]:
+            break
+        obs = env.observe(env.agent_selection)
+        seen.append(label_bot_slots(bot.explain(obs)))
+        env.step(bot.act(obs))
+    text = " ".join(seen)
+    assert "plan cost" in text and "turns to Rack-O" not in text
+    assert "label" not in text
+    slots = [int(w) for w in re.findall(r"slot (\d+)", text)]
+    assert slots and all(s in SLOT_LABELS for s in slots)
 
 
 def test_log_lines_say_only_what_the_table_saw():

@@ -210,6 +210,18 @@ def test_smoke_run_resumes_to_the_same_network_and_exports_a_playable_bot(tmp_pa
     config = str(REPO / "configs" / "smoke_value.yaml")
     whole = _run("--config", config, "--out", str(tmp_path / "whole"), cwd=tmp_path)
     assert whole.returncode == 0, whole.stderr
+    # progress of every stage, in the terminal output and in train.log alike
+    log = (tmp_path / "whole" / "train.log").read_text()
+    for stage in (
+        "iteration 0: collecting: started (3,000 states)",
+        "iteration 0: fitting: 1/2 epochs",
+        "iteration 1: fitting: done, 2 epochs",
+        "iteration 1: evaluating: done",
+        "iteration 1: vs heuristic won",
+        "exported",
+    ):
+        assert stage in log and stage in whole.stdout, stage
+    assert "95% CI" in log and "ETA" in log
     part = _run(
         "--config", config, "--out", str(tmp_path / "part"), "--iterations", "1", cwd=tmp_path
     )
@@ -248,3 +260,36 @@ def test_smoke_run_resumes_to_the_same_network_and_exports_a_playable_bot(tmp_pa
 def test_resume_without_a_run_is_an_error(tmp_path):
     out = _run("--resume", "--out", str(tmp_path / "nothing"), cwd=tmp_path)
     assert out.returncode != 0 and "config.yaml" in out.stderr
+
+
+def test_progress_lines_report_rate_and_eta_to_the_log_file(tmp_path):
+    import io
+
+    from train.progress import RunLog
+
+    stream = io.StringIO()
+    log = RunLog(tmp_path / "train.log", stream)
+    with log.phase("collecting", 100, "states", every_s=0.0) as phase:
+        phase.advance(40, "note")
+        phase.advance(60)
+    log.close()
+    text = (tmp_path / "train.log").read_text()
+    assert text == stream.getvalue()
+    lines = text.splitlines()
+    assert lines[0].endswith("collecting: started (100 states)")
+    assert "collecting: 40/100 states (40%)" in lines[1] and "ETA" in lines[1]
+    assert lines[1].endswith("; note")
+    assert "collecting: done, 100 states in" in lines[2] and len(lines) == 3
+
+
+def test_value_resume_refuses_a_different_config(tmp_path):
+    config = REPO / "configs" / "smoke_value.yaml"
+    run = tmp_path / "run"
+    (run / "iterations").mkdir(parents=True)
+    (run / "config.yaml").write_text(config.read_text())
+    (run / "iterations" / "iter_0.pt").write_bytes(b"")
+    other = tmp_path / "other.yaml"
+    other.write_text(config.read_text().replace("states: 3000", "states: 4000"))
+    out = _run("--resume", "--config", str(other), "--out", str(run), cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "differs from the run's" in out.stderr and "states" in out.stderr

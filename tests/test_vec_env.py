@@ -375,9 +375,9 @@ def test_get_state_set_state_resumes_exactly() -> None:
     env.reset()
     for _ in range(40):
         env.step(random_actions(env.action_masks(), rng))
-    blob = env.get_state()
+    meta, arrays = env.get_state()  # data only: JSON-able meta and numpy arrays
     other = make()
-    other.set_state(blob)
+    other.set_state(meta, arrays)
     a = np.random.default_rng(9)
     b = np.random.default_rng(9)
     for _ in range(60):
@@ -385,7 +385,7 @@ def test_get_state_set_state_resumes_exactly() -> None:
         o2, r2, d2, _ = other.step(random_actions(other.action_masks(), b))
         assert np.array_equal(o1, o2) and np.array_equal(r1, r2) and np.array_equal(d1, d2)
     with pytest.raises(ValueError, match="games"):
-        RackoVecEnv(4, num_players=3, turn_limit=25).set_state(blob)
+        RackoVecEnv(4, num_players=3, turn_limit=25).set_state(meta, arrays)
 
 
 def test_vecenv_obs_match_the_sb3_space_description() -> None:

@@ -1,21 +1,83 @@
-"""The training config schema: YAML files in ``configs/`` are validated against it.
+"""The training config schema: YAML files in ``configs/`` are validated against it, up front.
 
-Unknown keys and bad values are errors that name the key (pydantic, ``extra="forbid"``).
+Everything a run will need is checked when the file is loaded, before any training: unknown keys,
+types (pydantic strict mode: ``'yes'`` is not ``True`` and ``'2'`` is not ``2``), ranges (seeds
+within 0..2**32-1, finite positive weights), duplicate YAML keys, an empty file, and every bot the
+run will seat (``opponents``, ``eval.opponents``, ``final_eval.opponents``, ``pretrain.teacher``,
+the value config's ``opponent`` and ``eval.opponents``): a typo fails here and not hours later.
+Each problem is reported as one line that names the file and the key (``ConfigError``).
+
+Bot specs are resolved the way ``agents.load`` resolves them, without loading heavy files: a
+built-in name, a bot file that exists beside its ``.json`` manifest, or a ``module:Class`` whose
+module is imported to find the class. Importing a ``module:Class`` runs that module's code: such
+specs are code by design (docs/training.md), the same as running a script.
 """
 
 from __future__ import annotations
 
+import importlib
+import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from racko_env.config import RulesConfig
 
+MAX_SEED = 2**32 - 1
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
+SELF = "self"  # the opponents key that stands for the self-play snapshot pool
+
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+def check_bot_spec(spec: str) -> str:
+    """Raise ValueError unless ``spec`` names a bot ``agents.load`` can build (cheaply checked)."""
+    from agents.loader import BOT_FILE_SUFFIXES, BUILTIN_BOTS
+
+    if not spec:
+        raise ValueError("a bot spec must not be empty")
+    if spec in BUILTIN_BOTS:
+        return spec
+    if spec.lower().endswith(BOT_FILE_SUFFIXES) or "/" in spec or "\\" in spec:
+        path = Path(spec)
+        if not path.is_file():
+            raise ValueError(f"bot file {spec!r} does not exist")
+        if path.suffix.lower() not in BOT_FILE_SUFFIXES:
+            raise ValueError(f"bot file {spec!r} is not one of {list(BOT_FILE_SUFFIXES)}")
+        if not path.with_suffix(".json").is_file():
+            raise ValueError(f"bot file {spec!r} has no manifest {path.with_suffix('.json')}")
+        return spec
+    if ":" in spec:
+        module_name, _, attr = spec.partition(":")
+        if not module_name or not attr:
+            raise ValueError(f"bot class path {spec!r} must look like 'module:Class'")
+        try:
+            target: Any = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ValueError(
+                f"bot {spec!r}: cannot import module {module_name!r} ({exc})"
+            ) from None
+        for part in attr.split("."):
+            if not hasattr(target, part):
+                raise ValueError(f"bot {spec!r}: module {module_name!r} has no {attr!r}")
+            target = getattr(target, part)
+        if not callable(target):
+            raise ValueError(f"bot {spec!r} is not a class or factory")
+        return spec
+    raise ValueError(
+        f"unknown bot {spec!r}; known bots are {sorted(BUILTIN_BOTS)}, a 'module:Class' path or "
+        f"a bot file ({', '.join(BOT_FILE_SUFFIXES)})"
+    )
+
+
+def _bots(v: list[str]) -> list[str]:
+    for spec in v:
+        check_bot_spec(spec)
+    return v
 
 
 def _layer_sizes(name: str, v: list[int]) -> list[int]:
@@ -81,6 +143,11 @@ class PretrainSection(_Strict):
     critic_steps: int = Field(0, ge=0)  # env steps played for the critic warm-up; 0: none
     critic_epochs: int = Field(5, ge=1)
 
+    @field_validator("teacher")
+    @classmethod
+    def _teacher_exists(cls, v: str) -> str:
+        return check_bot_spec(v)
+
 
 class EvalSection(_Strict):
     """Periodic evaluation: duplicate rounds of the deterministic policy against fixed bots
@@ -89,7 +156,12 @@ class EvalSection(_Strict):
     every_steps: int = Field(50_000, ge=1)
     rounds: int = Field(1000, ge=1)
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
-    seed: int = 12345
+    seed: Seed = 12345
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponents_exist(cls, v: list[str]) -> list[str]:
+        return _bots(v)
 
 
 class FinalEvalSection(_Strict):
@@ -97,8 +169,13 @@ class FinalEvalSection(_Strict):
 
     rounds: int = Field(0, ge=0)  # 0: skip
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
-    seed: int = 0
+    seed: Seed = 0
     workers: int = Field(1, ge=1)
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponents_exist(cls, v: list[str]) -> list[str]:
+        return _bots(v)
 
 
 class _GameConfig(_Strict):
@@ -126,11 +203,13 @@ class _GameConfig(_Strict):
 class TrainConfig(_GameConfig):
     """One training run (``python train/ppo.py --config FILE``)."""
 
+    kind: Literal["ppo"] = "ppo"  # which trainer wrote a run folder (train/export.py reads it)
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
-    shaping: float = Field(0.0, ge=0)  # dense reward for rack progress (train/shaping.py)
-    shaping_kind: Literal["zone", "ascending"] = "zone"
-    seed: int = 0
+    # potential-based shaping (train/shaping.py): shaping * (gamma * phi(s') - phi(s)); 0 = off
+    shaping: float = Field(0.0, ge=0)
+    shaping_kind: Literal["ascending"] = "ascending"
+    seed: Seed = 0
     total_steps: int = Field(1_000_000, ge=1)
     n_envs: int = Field(8, ge=1)
     vec_env: Literal["batched", "subproc", "dummy"] = "subproc"
@@ -139,12 +218,12 @@ class TrainConfig(_GameConfig):
     selfplay: SelfPlaySection = SelfPlaySection()
     ppo: PPOSection = PPOSection()
     pretrain: PretrainSection = PretrainSection()
-    # warm start: a saved model (.zip from a run) whose policy weights the fresh model starts from
+    # warm start: a run's final_model.pt (weights only) whose policy the fresh model starts from
     init_from: str | None = None
     eval: EvalSection = EvalSection()
     final_eval: FinalEvalSection = FinalEvalSection()
     checkpoint_every: int = Field(100_000, ge=1)
-    out: str = "runs/default"
+    out: str = Field("runs/default", min_length=1)
     torch_threads: int = Field(1, ge=1)
     progress_bar: bool = True
 
@@ -154,10 +233,25 @@ class TrainConfig(_GameConfig):
         if not v:
             raise ValueError("opponents must name at least one opponent")
         for spec, w in v.items():
-            if not w >= 0:
-                raise ValueError(f"opponents[{spec!r}]: weight must be >= 0, got {w}")
-        if sum(v.values()) <= 0:
-            raise ValueError("opponents: the weights must have a positive sum")
+            if not (math.isfinite(w) and w > 0):
+                raise ValueError(f"opponents[{spec!r}]: weight must be finite and > 0, got {w}")
+            if spec != SELF:
+                check_bot_spec(spec)
+        return v
+
+    @field_validator("out")
+    @classmethod
+    def _out_ok(cls, v: str) -> str:
+        return _out_folder(v)
+
+    @field_validator("init_from")
+    @classmethod
+    def _init_from_ok(cls, v: str | None) -> str | None:
+        if v is not None and not v.endswith(".pt"):
+            raise ValueError(
+                f"init_from must be a run's final_model.pt (weights only), got {v!r}; "
+                "pickled .zip models are not loaded"
+            )
         return v
 
     @model_validator(mode="after")
@@ -179,7 +273,7 @@ class ValueNetSection(_Strict):
     planner settings (gap power, width power) whose plan costs are input features."""
 
     hidden: list[int] = Field(default_factory=lambda: [128, 128])
-    plans: list[tuple[float, float]] = Field(default_factory=lambda: [(2.0, 1.1)])
+    plans: list[list[float]] = Field(default_factory=lambda: [[2.0, 1.1]])
 
     @field_validator("hidden")
     @classmethod
@@ -188,8 +282,8 @@ class ValueNetSection(_Strict):
 
     @field_validator("plans")
     @classmethod
-    def _plans_ok(cls, v: list[tuple[float, float]]) -> list[tuple[float, float]]:
-        if not v or any(g <= 0 or w < 0 for g, w in v):
+    def _plans_ok(cls, v: list[list[float]]) -> list[list[float]]:
+        if not v or any(len(p) != 2 or p[0] <= 0 or p[1] < 0 for p in v):
             raise ValueError(
                 "plans must list at least one [gap_power, width_power] pair, gap_power > 0 and "
                 "width_power >= 0"
@@ -210,13 +304,19 @@ class ValueEvalSection(_Strict):
 
     rounds: int = Field(1000, ge=0)  # 0: skip
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
-    seed: int = 7
+    seed: Seed = 7
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponents_exist(cls, v: list[str]) -> list[str]:
+        return _bots(v)
 
 
 class ValueConfig(_GameConfig):
     """One value-iteration run (``python train/value_iteration.py --config FILE``)."""
 
-    seed: int = 0
+    kind: Literal["value"] = "value"  # which trainer wrote a run folder (train/export.py reads it)
+    seed: Seed = 0
     teacher: Literal["random", "heuristic", "expert"] = "expert"  # plays iteration 0
     iterations: int = Field(1, ge=1)
     states: int = Field(300_000, ge=1)  # start-of-turn racks recorded per iteration
@@ -227,23 +327,82 @@ class ValueConfig(_GameConfig):
     fit: ValueFitSection = ValueFitSection()
     eval: ValueEvalSection = ValueEvalSection()
     export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
-    out: str = "runs/value"
+    out: str = Field("runs/value", min_length=1)
     torch_threads: int = Field(1, ge=1)
+
+    @field_validator("opponent")
+    @classmethod
+    def _opponent_exists(cls, v: str) -> str:
+        return check_bot_spec(v)
+
+    @field_validator("out")
+    @classmethod
+    def _out_ok(cls, v: str) -> str:
+        return _out_folder(v)
+
+
+def _out_folder(v: str) -> str:
+    if not v.strip():
+        raise ValueError("out must name a run folder, got an empty string")
+    return v
 
 
 class ConfigError(ValueError):
-    """A config file that does not match the schema; the message names every bad key."""
+    """A config file that does not match the schema; the one-line message names every bad key."""
 
 
 def _format(exc: ValidationError, source: str) -> str:
-    lines = [f"invalid training config {source}:"]
+    problems = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
-        lines.append(f"  {key}: {msg}")
-    return "\n".join(lines)
+        problems.append(f"{key}: {msg}")
+    return f"invalid config {source}: " + "; ".join(problems)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.safe_load`` that refuses a mapping with the same key twice (YAML keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                line = key_node.start_mark.line + 1
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (line {line})", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    """A config file as a dict: UTF-8, valid YAML, no duplicate keys, a non-empty mapping."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"config file not found: {path}")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
+            f"offset {exc.start})"
+        ) from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        raise ConfigError(f"config file {path} is not valid YAML: {detail}") from None
+    if data is None:
+        raise ConfigError(
+            f"config file {path} is empty (no keys, only comments, or null): write the settings "
+            "out, e.g. start from configs/smoke.yaml"
+        )
+    if not isinstance(data, dict):
+        raise ConfigError(f"invalid config {path}: expected a mapping at the top level")
+    return data
 
 
 def parse_config(
@@ -251,7 +410,7 @@ def parse_config(
 ) -> Any:
     """Validate a config dict against ``schema``; raise ``ConfigError`` naming every bad key."""
     if not isinstance(data, dict):
-        raise ConfigError(f"invalid training config {source}: expected a mapping at the top level")
+        raise ConfigError(f"invalid config {source}: expected a mapping at the top level")
     try:
         return schema.model_validate(data)
     except ValidationError as exc:
@@ -260,14 +419,23 @@ def parse_config(
 
 def load_config(path: str | Path, schema: type[BaseModel] = TrainConfig, **overrides: Any) -> Any:
     """Read a YAML config, apply top-level overrides (those not None), and validate."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"config file not found: {path}")
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"invalid training config {path}: expected a mapping at the top level")
+    data = read_yaml(path)
     data.update({k: v for k, v in overrides.items() if v is not None})
     return parse_config(data, str(path), schema)
+
+
+def config_data(cfg: BaseModel) -> dict[str, Any]:
+    """A validated config as plain data (what ``config.yaml`` and checkpoints store)."""
+    return cfg.model_dump(mode="json")
+
+
+def config_differences(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list[str]:
+    """Dotted keys whose values differ between two config dicts (for resume checks)."""
+    keys = []
+    for k in sorted(set(a) | set(b)):
+        va, vb = a.get(k), b.get(k)
+        if isinstance(va, dict) and isinstance(vb, dict):
+            keys += config_differences(va, vb, f"{prefix}{k}.")
+        elif va != vb:
+            keys.append(f"{prefix}{k}")
+    return keys

@@ -44,7 +44,7 @@ def make_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -
     if cfg.shaping > 0:
         from train.shaping import RackShaping
 
-        venv = RackShaping(venv, cfg.shaping, cfg.shaping_kind, cfg.num_players)
+        venv = RackShaping(venv, cfg.shaping, cfg.ppo.gamma, cfg.shaping_kind)
     return venv
 
 
@@ -82,18 +82,31 @@ def _make_raw_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[floa
     return DummyVecEnv([fn] * cfg.n_envs)
 
 
-def env_states(vec_env: Any) -> list[bytes] | None:
-    """Per-env play state for an exact resume (None when the VecEnv cannot provide it)."""
-    if hasattr(vec_env, "get_state"):
-        return [vec_env.get_state()]
-    return list(vec_env.env_method("get_state"))
+def env_states(vec_env: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The VecEnv's play state as data, for an exact resume; None when it cannot give one.
+
+    Only the batched ``RackoVecEnv`` (``vec_env: batched``) saves its games as data; the
+    Dummy/Subproc VecEnvs over the Gymnasium view hold live bot objects whose state has no
+    data-only form, so a run resumed with those starts fresh deals (docs/training.md).
+    """
+    inner = getattr(vec_env, "venv", vec_env)  # RackShaping wraps the VecEnv
+    if isinstance(inner, _batched_class()):
+        return inner.get_state()
+    return None
 
 
-def restore_env_states(vec_env: Any, states: list[bytes] | None) -> None:
-    if states is None:
-        return
-    if hasattr(vec_env, "set_state"):
-        vec_env.set_state(states[0])
-        return
-    for i, blob in enumerate(states):
-        vec_env.env_method("set_state", blob, indices=[i])
+def restore_env_states(vec_env: Any, state: tuple[dict[str, Any], dict[str, Any]] | None) -> bool:
+    """Put a saved play state back; False when there is none (the games are dealt afresh)."""
+    if state is None:
+        return False
+    inner = getattr(vec_env, "venv", vec_env)
+    if not isinstance(inner, _batched_class()):
+        raise ValueError("a saved batched-env state can only go back into vec_env: batched")
+    inner.set_state(*state)
+    return True
+
+
+def _batched_class() -> type:
+    from train.sb3_vec_env import RackoVecEnv
+
+    return RackoVecEnv

@@ -54,6 +54,7 @@ from racko_env.observation import (
 )
 from racko_env.rules import deck_size
 from train.afterstate import NO_PLAN, card_tables, placement_plan_costs
+from train.sb3_vec_env import register_state_policy
 from train.snapshot import MASKED_LOGIT
 
 RACK_SIZE = 10
@@ -359,9 +360,11 @@ class PolicyGraph(nn.Module):
 
 
 class FrozenPolicy:
-    """A frozen copy of a policy that plays a batch of games (a self-play opponent, numpy in/out)."""
+    """A frozen copy of a structured policy that plays batches of games (numpy in and out): a
+    self-play opponent and the evaluated bot. It is saved and restored as plain arrays
+    (``to_arrays`` / ``from_arrays``), so checkpoints that hold it load without pickle."""
 
-    def __init__(self, policy: MaskableActorCriticPolicy, name: str = "snapshot") -> None:
+    def __init__(self, policy: StructuredPolicy, name: str = "snapshot") -> None:
         twin = type(policy)(**policy._get_constructor_parameters())
         twin.load_state_dict(policy.state_dict())
         self.graph = PolicyGraph(twin.eval())
@@ -385,20 +388,41 @@ class FrozenPolicy:
         mask = np.asarray(observation["action_mask"], dtype=bool)[None]
         return int(self.act_batch(obs, mask)[0])
 
-    def save(self, path: Any) -> None:
-        """The weights only (a tensor file ``torch.load(weights_only=True)`` reads back)."""
-        torch.save({"name": self.name, "state": self.graph.policy.state_dict()}, path)
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The network's shape and weights as named numpy arrays (data only)."""
+        policy = self.graph.policy
+        arrays = {
+            "num_cards": np.array(policy.features_extractor.rack.num_cards),
+            "slot_hidden": np.array(policy.slot_hidden),
+            "trunk_hidden": np.array(policy.trunk_hidden),
+        }
+        for key, value in policy.state_dict().items():
+            arrays[f"state/{key}"] = value.detach().cpu().numpy()
+        return arrays
 
     @classmethod
-    def load(cls, path: Any, template: MaskableActorCriticPolicy) -> FrozenPolicy:
-        """A snapshot saved by ``save``, in a copy of ``template`` (a policy of the same shape)."""
-        data = torch.load(path, map_location="cpu", weights_only=True)
-        snap = cls(template, str(data["name"]))
-        snap.graph.policy.load_state_dict(data["state"])
-        return snap
+    def from_arrays(cls, data: Any, name: str) -> FrozenPolicy:
+        policy = StructuredPolicy(
+            spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            spaces.Discrete(NUM_ACTIONS),
+            lambda _: 0.0,
+            num_cards=int(data["num_cards"]),
+            slot_hidden=[int(x) for x in np.asarray(data["slot_hidden"])],
+            trunk_hidden=[int(x) for x in np.asarray(data["trunk_hidden"])],
+        )
+        state = {
+            k[len("state/") :]: torch.as_tensor(v)
+            for k, v in data.items()
+            if k.startswith("state/")
+        }
+        policy.load_state_dict(state)
+        return cls(policy, name)
 
     def __repr__(self) -> str:
         return f"<FrozenPolicy {self.name!r}>"
+
+
+register_state_policy("structured", FrozenPolicy)
 
 
 def policy_kwargs(kind: str, num_players: int, **sizes: Any) -> tuple[Any, dict[str, Any]]:

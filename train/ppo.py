@@ -1,16 +1,21 @@
 """Train a Rack-O bot with MaskablePPO and self-play: ``python train/ppo.py --config configs/2p.yaml``.
 
-The run folder (``out`` in the config, ``--out``) receives: ``config.yaml`` (the resolved config),
-``tb/`` (TensorBoard logs), ``checkpoints/`` (every ``checkpoint_every`` steps; ``--resume``
-continues from the newest with nothing lost), ``eval_history.json`` (periodic win rates),
-``final_model.zip``, ``final_eval.json`` and the exported bot ``bot.onnx`` + ``bot.json``.
-Same seed + config -> same run (on the same machine, same VecEnv kind and ``n_envs``).
+The run folder (``out`` in the config, ``--out``) receives: ``config.yaml`` (the resolved config,
+``kind: ppo``), ``tb/`` (TensorBoard logs), ``checkpoints/`` (every ``checkpoint_every`` steps, at
+rollout boundaries, in data-only formats: train/checkpoint.py), ``eval_history.json`` (periodic
+win rates of the quick batched check, train/quick_eval.py), ``final_model.pt`` (the policy's
+weights only), ``final_eval.json`` (a duplicate tournament) and the exported bot ``bot.onnx`` +
+``bot.json``. Every file is written atomically.
+
+Same seed + config -> same run (on the same machine, same VecEnv kind and ``n_envs``). Ctrl-C
+finishes the rollout in progress, checkpoints at the rollout boundary and exports; ``--resume``
+then continues bit for bit as if the run had not stopped (with ``vec_env: batched``, whose games
+are saved in the checkpoint; Dummy/Subproc VecEnvs are dealt afresh on resume).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
@@ -25,31 +30,85 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import numpy as np
-import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 
-from train.config import TrainConfig, load_config
+from train.config import (
+    ConfigError,
+    TrainConfig,
+    config_data,
+    config_differences,
+    load_config,
+    parse_config,
+    read_yaml,
+)
+from train.files import (
+    RunFolderError,
+    write_json_atomic,
+    write_yaml_atomic,
+)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+FINAL_MODEL = "final_model.pt"
+# config keys a resumed run may change (they do not change what has been trained so far)
+RESUME_MAY_CHANGE = ("total_steps", "progress_bar")
 
 
-def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None = None) -> Any:
-    """A fresh MaskablePPO with the config's hyperparameters and policy (CPU, seeded)."""
+# ----------------------------------------------------------------- the model: build, save, load
+
+
+def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
+    """The policy class (or SB3 name) and its keyword arguments for the config's network:
+    ``ppo.policy: structured`` (train/policy.py) or ``flat`` (an MLP, the baseline)."""
     import torch
-    from sb3_contrib import MaskablePPO
 
     from train.policy import policy_kwargs
 
     p = cfg.ppo
     if p.policy == "structured":
-        policy, kwargs = policy_kwargs(
+        return policy_kwargs(
             "structured", cfg.num_players, slot_hidden=p.slot_hidden, trunk_hidden=p.net_arch
         )
-    else:
-        act = torch.nn.Tanh if p.activation == "tanh" else torch.nn.ReLU
-        policy, kwargs = policy_kwargs(
-            "flat", cfg.num_players, net_arch=list(p.net_arch), activation_fn=act
+    act = torch.nn.Tanh if p.activation == "tanh" else torch.nn.ReLU
+    return policy_kwargs("flat", cfg.num_players, net_arch=list(p.net_arch), activation_fn=act)
+
+
+def wrap_features(cfg: TrainConfig, vec_env: Any) -> Any:
+    """The structured policy's features computed once per observation (``train.feature_cache``)."""
+    if cfg.ppo.policy != "structured":
+        return vec_env
+    from racko_env.rules import deck_size
+    from train.feature_cache import FeatureCache
+
+    return FeatureCache(vec_env, deck_size(cfg.num_players))
+
+
+def make_snapshot(model: Any, name: str = "snapshot") -> Any:
+    """A frozen copy of the learner that plays batches: a self-play opponent, the evaluated bot."""
+    from train.policy import FrozenPolicy, StructuredPolicy
+    from train.selfplay import snapshot_from_model
+
+    if isinstance(model.policy, StructuredPolicy):
+        return FrozenPolicy(model.policy, name)
+    return snapshot_from_model(model, name)
+
+
+def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None = None) -> Any:
+    """A fresh MaskablePPO with the config's hyperparameters and policy (CPU, seeded).
+
+    Every model of a run is built here, also when loading: weights files hold data only, so a
+    saved model is this model with its weights copied in (``train.checkpoint``). ``env=None``
+    builds on a one-game batched env (for loading and exporting, where no training happens).
+    """
+    from sb3_contrib import MaskablePPO
+
+    if env is None:
+        from train.sb3_vec_env import RackoVecEnv
+
+        env = wrap_features(
+            cfg, RackoVecEnv(1, cfg.num_players, seed=cfg.seed, **cfg.rules_options())
         )
+    p = cfg.ppo
+    policy, policy_kwargs = policy_spec(cfg)
     return MaskablePPO(
         policy,
         env,
@@ -64,7 +123,7 @@ def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None = None) 
         vf_coef=p.vf_coef,
         max_grad_norm=p.max_grad_norm,
         target_kl=p.target_kl,
-        policy_kwargs=kwargs,
+        policy_kwargs=policy_kwargs,
         tensorboard_log=tensorboard_log,
         seed=cfg.seed,
         device="cpu",
@@ -72,62 +131,92 @@ def build_model(cfg: TrainConfig, env: Any, tensorboard_log: str | None = None) 
     )
 
 
-def wrap_features(cfg: TrainConfig, vec_env: Any) -> Any:
-    """The structured policy's features computed once per observation (``train.feature_cache``)."""
-    if cfg.ppo.policy != "structured":
-        return vec_env
-    from racko_env.rules import deck_size
-    from train.feature_cache import FeatureCache
-
-    return FeatureCache(vec_env, deck_size(cfg.num_players))
-
-
-def make_snapshot(model: Any, name: str = "snapshot") -> Any:
-    """A frozen copy of the learner that plays batches: a self-play opponent, an evaluated bot."""
-    from train.policy import FrozenPolicy, StructuredPolicy
-    from train.selfplay import snapshot_from_model
-
-    if isinstance(model.policy, StructuredPolicy):
-        return FrozenPolicy(model.policy, name)
-    return snapshot_from_model(model, name)
-
-
 def init_policy_from(model: Any, path: str | Path) -> None:
-    """Copy a saved model's policy weights (actor and critic) into ``model``.
+    """Copy a run's saved policy weights (actor and critic, ``final_model.pt``) into ``model``.
 
-    The saved network must have the config's shape; a mismatch names both shapes rather than
-    failing inside torch.
+    The file is read as data only (a pickle inside is refused, never run); a network of another
+    shape is refused naming both shapes.
     """
-    from sb3_contrib import MaskablePPO
+    from train.checkpoint import copy_policy_weights, load_weights
 
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"init_from: no saved model at {path}")
-    source = MaskablePPO.load(path, device="cpu").policy.state_dict()
-    target = model.policy.state_dict()
-    theirs = {k: tuple(v.shape) for k, v in source.items()}
-    ours = {k: tuple(v.shape) for k, v in target.items()}
-    if theirs != ours:
-        diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
-        raise ValueError(
-            f"init_from {path}: its network does not match ppo.net_arch; first differences: "
-            + ", ".join(f"{k} {theirs.get(k)} vs {ours.get(k)}" for k in diff[:3])
+    data = load_weights(path, "init_from")
+    copy_policy_weights(model, data["policy"], f"init_from {path}")
+
+
+def load_trained_model(run_dir: Path) -> tuple[TrainConfig, Any]:
+    """A PPO run's config and model: ``final_model.pt``, else the newest checkpoint's policy."""
+    from train.checkpoint import (
+        copy_policy_weights,
+        latest_checkpoint,
+        load_torch_data,
+        load_weights,
+    )
+
+    cfg = load_config(run_dir / "config.yaml")
+    model = build_model(cfg)
+    final = run_dir / FINAL_MODEL
+    if final.is_file():
+        data = load_weights(final, "final model")
+        copy_policy_weights(model, data["policy"], str(final))
+        model.num_timesteps = int(data["timesteps"])
+        return cfg, model
+    ckpt = latest_checkpoint(run_dir)
+    if ckpt is None:
+        raise RunFolderError(f"no {FINAL_MODEL} and no complete checkpoint in {run_dir}")
+    tensors = load_torch_data(ckpt / "model.pt", f"checkpoint {ckpt}")
+    if not isinstance(tensors, dict) or "policy" not in tensors:
+        raise RunFolderError(f"checkpoint {ckpt}: model.pt holds no policy")
+    copy_policy_weights(model, tensors["policy"], f"checkpoint {ckpt}")
+    model.num_timesteps = int(ckpt.name.removeprefix("step_"))
+    return cfg, model
+
+
+def export_ppo_run(run_dir: Path, check: int = 300) -> tuple[Path, Path]:
+    """Write ``RUN_DIR/bot.onnx`` + ``bot.json`` from a PPO run folder (checked on ``check`` obs)."""
+    import json
+
+    from train.onnx_export import export_model, export_module
+    from train.policy import PolicyGraph, StructuredPolicy
+
+    cfg, model = load_trained_model(run_dir)
+    evaluation: dict[str, Any] = {}
+    for name in ("final_eval.json", "eval_history.json", "warmstart.json"):
+        path = run_dir / name
+        if path.is_file():
+            evaluation[name.removesuffix(".json")] = json.loads(path.read_text(encoding="utf-8"))
+    training = {
+        "config": config_data(cfg),
+        "seed": cfg.seed,
+        "timesteps": int(model.num_timesteps),
+        "algorithm": "MaskablePPO (sb3-contrib)",
+        "policy": cfg.ppo.policy,
+    }
+    if isinstance(model.policy, StructuredPolicy):  # features and heads in one traced graph
+        graph = PolicyGraph(model.policy)
+        return export_module(
+            graph, run_dir, cfg.num_players, cfg.rules_options(), evaluation, training, check
         )
-    model.policy.load_state_dict(source)
+    return export_model(
+        model, run_dir, cfg.num_players, cfg.rules_options(), evaluation, training, check
+    )
+
+
+# ----------------------------------------------------------------- evaluation
 
 
 def evaluate_against(
     player: Any, cfg: TrainConfig, opponents: list[str], rounds: int, seed: int
 ) -> dict[str, Any]:
-    """Duplicate rounds of a batch policy against fixed bots (``train.batched_duplicate``).
+    """Duplicate rounds of a batch policy against fixed bots (the quick batched check,
+    ``train.quick_eval``).
 
     2 players: head to head with each opponent. 3-4 players: one table of the player and all the
-    opponents together, in every distinct seating (with 4 players and 2 opponents, every table of
-    the three that fills the seats). Per opponent: the player's win rate with its 95% interval
+    opponents together, in every distinct seating (with 4 players and 2 opponents, each of the
+    three tables that fill the seats). Per opponent: the player's win rate with its 95% interval
     and that opponent's; a table's win rates add up to 1.
     """
     from agents.batched import load_batch
-    from train.batched_duplicate import play_duplicate
+    from train.quick_eval import play_duplicate
 
     rules = cfg.rules_options()
     groups = [[opp] for opp in opponents] if cfg.num_players == 2 else [list(opponents)]
@@ -135,7 +224,9 @@ def evaluate_against(
     for group in groups:
         bots = [load_batch(o, cfg.num_players, seed=seed, **rules) for o in group]
         labels = ["learner", *group]
-        rep = play_duplicate([player, *bots], labels, cfg.num_players, rules, rounds, seed)
+        rep = play_duplicate(
+            [player, *bots], labels, cfg.num_players, rules, rounds, seed, episode=cfg.episode
+        )
         me = rep["bots"]["learner"]
         for opp in group:
             out[opp] = {
@@ -154,15 +245,16 @@ def evaluate_against(
 
 
 def final_evaluation(model: Any, cfg: TrainConfig, run_dir: Path) -> dict[str, Any]:
-    """The deterministic policy against each ``final_eval`` opponent, saved to final_eval.json."""
+    """``final_eval.rounds`` duplicate rounds of the deterministic policy against the
+    ``final_eval`` opponents (``evaluate_against``), saved to ``final_eval.json``."""
     f = cfg.final_eval
     results = evaluate_against(make_snapshot(model, "final"), cfg, f.opponents, f.rounds, f.seed)
-    _write_json(run_dir / "final_eval.json", results)
+    write_json_atomic(run_dir / "final_eval.json", results)
     return results
 
 
 def describe_eval(results: dict[str, Any]) -> str:
-    """``vs heuristic 83.1% (81.4-84.7%), vs expert 49.2% (47.0-51.4%)``; at a table of 3-4
+    """``vs heuristic 83.1% (81.4%-84.7%), vs expert 49.2% (47.0%-51.4%)``; at a table of 3-4
     players, the learner's win rate once and each opponent's beside it."""
     if not results:
         return "no opponents"
@@ -177,30 +269,22 @@ def describe_eval(results: dict[str, Any]) -> str:
     )
 
 
-def _write_json(path: Path, data: Any) -> None:
-    """Write a JSON file whole or not at all (a temporary file renamed over it)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
-
-
 def load_policy_state(run_dir: Path) -> dict[str, Any]:
     """The trained policy's weights (actor and critic) of a finished run, by name."""
-    from sb3_contrib import MaskablePPO
+    from train.checkpoint import load_weights
 
-    model = MaskablePPO.load(Path(run_dir) / "final_model.zip", device="cpu")
-    return {k: v.clone() for k, v in model.policy.state_dict().items()}
+    return dict(load_weights(Path(run_dir) / FINAL_MODEL, "final model")["policy"])
 
 
 class ProgressCallback(BaseCallback):
-    """Moves the run's PPO progress line to the model's step count (the whole run's, on resume)."""
+    """Moves the run's PPO phase to the model's step count (the whole run's, on resume)."""
 
-    def __init__(self, progress: Any) -> None:
+    def __init__(self, phase: Any) -> None:
         super().__init__()
-        self.progress = progress
+        self.phase = phase
 
     def _on_step(self) -> bool:
-        self.progress.update(self.num_timesteps)
+        self.phase.update(self.num_timesteps)
         return True
 
 
@@ -212,30 +296,30 @@ class Trainer:
         self.run_dir = run_dir
         self.resume = resume
         self.eval_history: list[dict[str, Any]] = []
+        self.last_checkpoint: Path | None = None
         self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
+        self.warmstart: dict[str, Any] = {}
 
     def run(self) -> Path:
-        from train.progress import RunProgress
+        from train.progress import RunLog
 
-        self.progress = RunProgress(
-            self.run_dir / "train.log", live=None if self.cfg.progress_bar else False
-        )
+        self.log = RunLog(self.run_dir / "train.log", bars=self.cfg.progress_bar)
+        self.t0 = time.monotonic()
         try:
             return self._run()
         finally:
-            self.progress.close()
+            self.log.close()
 
     def _run(self) -> Path:
         import torch
-        from sb3_contrib import MaskablePPO
 
-        from train.checkpoint import latest_checkpoint, load_state, restore_rngs
+        from train.checkpoint import latest_checkpoint, load_checkpoint, restore_rngs
         from train.envs import make_vec_env, restore_env_states
         from train.selfplay import SELF, SnapshotPool, StopOnSignal, push_pool
 
-        cfg, log = self.cfg, self.progress.log
+        cfg, log = self.cfg, self.log
         torch.set_num_threads(cfg.torch_threads)
-        log(
+        log.info(
             f"racko PPO: {cfg.num_players} players, {cfg.ppo.policy} policy, "
             f"{cfg.total_steps:,} env steps, run folder {self.run_dir}"
         )
@@ -245,79 +329,74 @@ class Trainer:
             (list(base), list(base.values())) if base else (["random"], [1])
         )
         vec_env = wrap_features(cfg, make_vec_env(cfg, first_specs, first_weights))
+        model = build_model(cfg, vec_env, tensorboard_log=str(self.run_dir / "tb"))
         state: dict[str, Any] = {}
         ckpt = latest_checkpoint(self.run_dir) if self.resume else None
-        if self.resume and ckpt is None:
-            raise FileNotFoundError(f"--resume: no checkpoint in {self.run_dir / 'checkpoints'}")
+        if self.resume and ckpt is None:  # prepare_run checked it; the folder changed since
+            raise RunFolderError(f"--resume: no complete checkpoint in {self.run_dir}")
         if ckpt is not None:
-            log(f"resuming from {ckpt}")
-            model = MaskablePPO.load(
-                ckpt / "model.zip",
-                env=vec_env,
-                force_reset=False,
-                device="cpu",
-                tensorboard_log=str(self.run_dir / "tb"),
-            )
-            self.pool.load(ckpt / "pool", template=model.policy)
-            state = load_state(ckpt)
+            log.info(f"resuming from {ckpt}")
+            state = load_checkpoint(ckpt, model, self.pool)
+            self.last_checkpoint = ckpt
             self.eval_history = state["extra"]["eval_history"]
-            self.minutes_before = max(
-                (r.get("minutes", 0.0) for r in self.eval_history), default=0.0
-            )
+            self.minutes_before = max((r.get("minutes", 0.0) for r in self.eval_history), default=0)
             push_pool(vec_env, *self.pool.mix(cfg.opponents))
-            restore_env_states(vec_env, state["env_states"])
-            if hasattr(vec_env, "last_obs"):  # the shaping wrapper's view of the last step
-                vec_env.last_obs = model._last_obs.copy()
+            if restore_env_states(vec_env, state["env_state"]):
+                if hasattr(vec_env, "last_obs"):  # the shaping wrapper's view of the last step
+                    vec_env.last_obs = model._last_obs.copy()
+            else:  # no saved games (Dummy/Subproc VecEnv): deal afresh, seeded by the step
+                vec_env.seed(cfg.seed + model.num_timesteps)
+                model._last_obs = None
             restore_rngs(state)
         else:
-            model = build_model(cfg, vec_env, tensorboard_log=str(self.run_dir / "tb"))
             if cfg.init_from is not None:
                 init_policy_from(model, cfg.init_from)
+                log.info(f"started from the actor and critic of {cfg.init_from}")
             self._clone(model, vec_env)
             self.pool.add(make_snapshot(model, "snapshot@0"))
             push_pool(vec_env, *self.pool.mix(cfg.opponents))
             self._warm_critic(model, vec_env)
         self.model, self.vec_env = model, vec_env
-        if ckpt is None and cfg.eval.rounds and model.num_timesteps == 0:
+        if ckpt is None and cfg.eval.opponents:
             self._evaluate(None)  # where PPO starts from: the warm start's strength
         callbacks = self._callbacks(state.get("extra", {}))
         remaining = cfg.total_steps - model.num_timesteps
         t0, steps0 = time.time(), model.num_timesteps
-        stopper = StopOnSignal()
+        stopper = StopOnSignal(on_stop=self._checkpoint)
         old = {sig: signal.signal(sig, stopper.request_stop) for sig in STOP_SIGNALS}
-        self.progress.start("PPO", cfg.total_steps, "env steps", done=model.num_timesteps)
         try:
-            if remaining > 0:
-                model.learn(
-                    remaining,
-                    callback=[*callbacks, stopper, ProgressCallback(self.progress)],
-                    reset_num_timesteps=ckpt is None,
-                    tb_log_name="ppo",
-                )
+            with log.phase("PPO", cfg.total_steps, "env steps", start=model.num_timesteps) as phase:
+                if remaining > 0:
+                    model.learn(
+                        remaining,
+                        callback=[*callbacks, stopper, ProgressCallback(phase)],
+                        reset_num_timesteps=ckpt is None,
+                        tb_log_name="ppo",
+                    )
         finally:
             for sig, handler in old.items():
                 signal.signal(sig, handler)
-        self.progress.finish()
-        elapsed = time.time() - t0
-        self._write_timing(elapsed, model.num_timesteps - steps0)
-        self._checkpoint()
-        model.save(self.run_dir / "final_model.zip")
+        if stopper.stopped_at is None:  # finished: this is a rollout boundary
+            self._checkpoint()
+            timesteps = int(model.num_timesteps)
+        else:  # stopped: the checkpoint at the boundary holds; one discarded step came after it
+            timesteps = stopper.stopped_at
+        self._write_timing(time.time() - t0, timesteps - steps0)
+        from train.checkpoint import save_weights
+
+        save_weights(model, self.run_dir / FINAL_MODEL, timesteps)
         vec_env.close()
         self._final_eval()
-        from train.export import export_run
-
-        self.progress.start("export", 1, "files")
-        onnx_path, _ = export_run(self.run_dir)
-        self.progress.update(1)
-        self.progress.finish()
-        log(f"exported {onnx_path}")
+        log.info("export: tracing the policy to ONNX and checking it on 300 observations")
+        onnx_path, _ = export_ppo_run(self.run_dir)
+        log.info(f"exported {onnx_path} (its manifest: {onnx_path.with_suffix('.json')})")
         return onnx_path
 
     def _clone(self, model: Any, vec_env: Any) -> None:
         """Behaviour cloning of the actor from the teacher bot (config ``pretrain``).
 
         The teacher's decisions are collected in chunks of 10,000 (each its own seeded batch of
-        games) so that the progress line moves; the record goes to warmstart.json.
+        games) so that progress shows; the record goes to warmstart.json.
         """
         from train.pretrain import BATCHED_TEACHERS, collect_teacher_data
         from train.warmstart import clone_actor
@@ -326,43 +405,42 @@ class Trainer:
         if pre.decisions == 0:
             return
         t0 = time.time()
-        self.progress.start(f"teacher decisions ({pre.teacher})", pre.decisions, "decisions")
-        parts, done, chunk = [], 0, 10_000
-        while done < pre.decisions:
-            k = min(chunk, pre.decisions - done)
-            parts.append(
-                collect_teacher_data(
-                    pre.teacher,
-                    cfg.num_players,
-                    cfg.rules_options(),
-                    k,
-                    cfg.seed + done // chunk,
-                    cfg.episode,
-                    batched=pre.teacher in BATCHED_TEACHERS,
+        parts, chunk = [], 10_000
+        with self.log.phase(f"teacher decisions ({pre.teacher})", pre.decisions, "decisions") as ph:
+            while ph.done < pre.decisions:
+                k = min(chunk, pre.decisions - ph.done)
+                parts.append(
+                    collect_teacher_data(
+                        pre.teacher,
+                        cfg.num_players,
+                        cfg.rules_options(),
+                        k,
+                        cfg.seed + ph.done // chunk,
+                        cfg.episode,
+                        batched=pre.teacher in BATCHED_TEACHERS,
+                    )
                 )
-            )
-            done += k
-            self.progress.update(done)
+                ph.advance(k)
         obs, masks, actions = (np.concatenate(x) for x in zip(*parts, strict=True))
+        augment = getattr(vec_env, "augment", None)
         inputs = (
-            np.concatenate([vec_env.augment(obs[i : i + 8192]) for i in range(0, len(obs), 8192)])
-            if hasattr(vec_env, "augment")
-            else obs
+            obs
+            if augment is None
+            else np.concatenate([augment(obs[i : i + 8192]) for i in range(0, len(obs), 8192)])
         )
         t1 = time.time()
-        self.progress.start("cloning the actor", pre.epochs, "epochs")
-        info = clone_actor(
-            model.policy,
-            inputs,
-            masks,
-            actions,
-            pre.epochs,
-            pre.batch_size,
-            pre.learning_rate,
-            cfg.seed,
-            progress=self.progress.hook,
-        )
-        self.progress.finish()
+        with self.log.phase("cloning the actor", pre.epochs, "epochs", every_s=0.0) as ph:
+            info = clone_actor(
+                model.policy,
+                inputs,
+                masks,
+                actions,
+                pre.epochs,
+                pre.batch_size,
+                pre.learning_rate,
+                cfg.seed,
+                progress=ph.hook,
+            )
         self.warmstart = {
             "teacher": pre.teacher,
             "decisions": pre.decisions,
@@ -370,8 +448,8 @@ class Trainer:
             "fit_seconds": round(time.time() - t1, 1),
             **info,
         }
-        _write_json(self.run_dir / "warmstart.json", self.warmstart)
-        self.progress.log(
+        write_json_atomic(self.run_dir / "warmstart.json", self.warmstart)
+        self.log.info(
             f"cloned {pre.teacher}: agreement {info['agreement']:.1%} on {info['holdout']:,} "
             "held-out decisions"
         )
@@ -384,28 +462,24 @@ class Trainer:
         if pre.critic_steps == 0:
             return
         t0 = time.time()
-        self.progress.start("critic warm-up: playing", pre.critic_steps, "env steps")
-        inputs, returns = rollout_returns(
-            model.policy, vec_env, pre.critic_steps, cfg.ppo.gamma, cfg.seed, self.progress.hook
-        )
-        self.progress.start("critic warm-up: fitting", pre.critic_epochs, "epochs")
-        info = warm_critic(
-            model.policy,
-            inputs,
-            returns,
-            pre.critic_epochs,
-            1024,
-            1e-3,
-            cfg.seed,
-            progress=self.progress.hook,
-        )
-        self.progress.finish()
-        self.warmstart = {
-            **getattr(self, "warmstart", {}),
-            "critic": {**info, "seconds": round(time.time() - t0, 1)},
-        }
-        _write_json(self.run_dir / "warmstart.json", self.warmstart)
-        self.progress.log(
+        with self.log.phase("critic warm-up: playing", pre.critic_steps, "env steps") as ph:
+            inputs, returns = rollout_returns(
+                model.policy, vec_env, pre.critic_steps, cfg.ppo.gamma, cfg.seed, ph.hook
+            )
+        with self.log.phase("critic warm-up: fitting", pre.critic_epochs, "epochs", 0.0) as ph:
+            info = warm_critic(
+                model.policy,
+                inputs,
+                returns,
+                pre.critic_epochs,
+                1024,
+                1e-3,
+                cfg.seed,
+                progress=ph.hook,
+            )
+        self.warmstart["critic"] = {**info, "seconds": round(time.time() - t0, 1)}
+        write_json_atomic(self.run_dir / "warmstart.json", self.warmstart)
+        self.log.info(
             f"critic warm-up: held-out value loss {info['value_loss_before']:.3f} -> "
             f"{info['value_loss_after']:.3f} ({info['rows']:,} decisions)"
         )
@@ -429,15 +503,28 @@ class Trainer:
         return [self.selfplay, *self.periodic.values()]
 
     def _checkpoint(self) -> Path:
+        """A checkpoint at this rollout boundary (written once, also when asked twice here)."""
         from train.checkpoint import save_checkpoint
         from train.envs import env_states
+
+        done = self.last_checkpoint
+        if done is not None and done.name == f"step_{self.model.num_timesteps:012d}":
+            return done  # rewriting it would open a moment with no complete checkpoint
 
         extra = {
             "selfplay_last_update": self.selfplay.last_update,
             "eval_history": self.eval_history,
             **{f"{k}_last_mark": cb.last_mark for k, cb in self.periodic.items()},
         }
-        return save_checkpoint(self.run_dir, self.model, self.pool, env_states(self.vec_env), extra)
+        self.last_checkpoint = save_checkpoint(
+            self.run_dir,
+            self.model,
+            self.pool,
+            env_states(self.vec_env),
+            extra,
+            config_data(self.cfg),
+        )
+        return self.last_checkpoint
 
     def _evaluate(self, cb: Any) -> None:
         """Duplicate rounds against ``eval.opponents``: a line, a history row, TensorBoard."""
@@ -451,19 +538,17 @@ class Trainer:
             cfg.eval.seed,
         )
         steps = int(self.model.num_timesteps)
-        row: dict[str, Any] = {
-            "timesteps": steps,
-            "minutes": round(self.minutes_before + (time.monotonic() - self.progress.t0) / 60, 2),
-            "rounds": cfg.eval.rounds,
-        }
+        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
+        row: dict[str, Any] = {"timesteps": steps, "minutes": round(minutes, 2)}
+        row["rounds"] = cfg.eval.rounds
         for opp, res in results.items():
             row[opp] = res["win_rate"]
             row[f"{opp}_ci95"] = res["ci95"]
             if cb is not None:
                 cb.logger.record(f"eval/win_rate_vs_{opp}", res["win_rate"])
         self.eval_history.append(row)
-        _write_json(self.run_dir / "eval_history.json", self.eval_history)
-        self.progress.log(
+        write_json_atomic(self.run_dir / "eval_history.json", self.eval_history)
+        self.log.info(
             f"eval at {steps:,} env steps ({cfg.eval.rounds:,} duplicate rounds, "
             f"{time.time() - t0:.0f} s): {describe_eval(results)}"
         )
@@ -472,23 +557,36 @@ class Trainer:
         cfg = self.cfg
         if cfg.final_eval.rounds == 0:
             return
-        self.progress.log(
+        self.log.info(
             f"final evaluation: {cfg.final_eval.rounds:,} duplicate rounds against "
             f"{', '.join(cfg.final_eval.opponents)}"
         )
         results = final_evaluation(self.model, cfg, self.run_dir)
-        self.progress.log(f"final evaluation: {describe_eval(results)}")
+        self.log.info(f"final evaluation: {describe_eval(results)}")
 
     def _write_timing(self, seconds: float, steps: int) -> None:
+        import json
+
         path = self.run_dir / "timing.json"
-        sessions = json.loads(path.read_text()) if path.is_file() else []
+        sessions = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+        seconds = max(seconds, 1e-9)
         sessions.append(
             {"seconds": round(seconds, 1), "env_steps": steps, "steps_per_s": steps / seconds}
         )
-        path.write_text(json.dumps(sessions, indent=1))
-        self.progress.log(
-            f"trained {steps:,} env steps in {seconds:.0f} s ({steps / max(seconds, 1e-9):.0f}/s)"
-        )
+        write_json_atomic(path, sessions)
+        self.log.info(f"trained {steps:,} env steps in {seconds:.0f} s ({steps / seconds:.0f}/s)")
+
+
+# ----------------------------------------------------------------- the run folder
+
+STALE_RUN_FILES = ("eval_history.json", "timing.json", "warmstart.json", "final_eval.json")
+
+
+def holds_a_run(run_dir: Path) -> bool:
+    """A folder holds a run once it has a complete checkpoint or a final model."""
+    from train.checkpoint import latest_checkpoint
+
+    return (run_dir / FINAL_MODEL).is_file() or latest_checkpoint(run_dir) is not None
 
 
 def prepare_run(
@@ -498,30 +596,85 @@ def prepare_run(
     total_steps: int | None,
     resume: bool,
 ) -> tuple[TrainConfig, Path]:
-    """Resolve the config (a resumed run reads its own saved config) and the run folder."""
+    """Resolve the config (a resumed run reads its own saved config) and the run folder.
+
+    A folder a killed run left behind is always usable: half-written ``.tmp_*`` files are
+    removed; without a complete checkpoint it starts over (``--resume`` says so), with one it
+    resumes. A resumed run refuses a config that differs from the one its checkpoint was made
+    with (only ``total_steps`` may change).
+    """
+    from train.checkpoint import (
+        latest_checkpoint,
+        old_format_checkpoints,
+        read_checkpoint_state,
+        remove_stale_temps,
+    )
+
+    def refuse_old_format(run_dir: Path) -> None:
+        if old_format_checkpoints(run_dir):
+            raise RunFolderError(
+                f"{run_dir} holds checkpoints in the earlier pickled format (state.pkl), which "
+                "are not loaded (they could run code); train into another --out"
+            )
+
     if resume:
         if out is None and config is None:
-            raise ValueError("--resume needs --out RUN_DIR or the --config that names it")
+            raise RunFolderError("--resume needs --out RUN_DIR or the --config that names it")
         run_dir = Path(out) if out else Path(load_config(config).out)
         saved = run_dir / "config.yaml"
         if not saved.is_file():
-            raise FileNotFoundError(f"--resume: {saved} not found")
+            raise RunFolderError(f"--resume: {saved} not found: {run_dir} holds no run to resume")
+        refuse_old_format(run_dir)
+        remove_stale_temps(run_dir)
+        ckpt = latest_checkpoint(run_dir)
+        if ckpt is None:
+            raise RunFolderError(
+                f"--resume: {run_dir} has no complete checkpoint (the run stopped before its "
+                f"first one); start it over with: python train/ppo.py --config {saved} "
+                f"--out {run_dir}"
+            )
         cfg = load_config(saved, total_steps=total_steps)
-        saved.write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+        theirs = read_checkpoint_state(ckpt)["config"]
+        _same_config(config_data(cfg), theirs, f"{saved}", f"checkpoint {ckpt.name}")
+        if config is not None:
+            given = load_config(config, out=str(run_dir), total_steps=cfg.total_steps)
+            _same_config(config_data(given), theirs, config, f"checkpoint {ckpt.name}")
         if seed is not None and seed != cfg.seed:
-            raise ValueError(f"--resume: the run was started with seed {cfg.seed}, not {seed}")
+            raise RunFolderError(f"--resume: the run was started with seed {cfg.seed}, not {seed}")
+        if total_steps is not None and read_yaml(saved).get("total_steps") != total_steps:
+            write_yaml_atomic(saved, config_data(cfg))
         return cfg, run_dir
     if config is None:
-        raise ValueError("--config is required (e.g. configs/2p.yaml)")
+        raise RunFolderError("--config is required (e.g. configs/2p.yaml)")
     cfg = load_config(config, seed=seed, total_steps=total_steps, out=out)
     run_dir = Path(cfg.out)
-    if (run_dir / "checkpoints").is_dir() and any((run_dir / "checkpoints").iterdir()):
-        raise FileExistsError(
+    refuse_old_format(run_dir)
+    if holds_a_run(run_dir):
+        raise RunFolderError(
             f"{run_dir} already holds a run; use --resume to continue it or --out for a new one"
         )
+    if cfg.init_from is not None and not Path(cfg.init_from).is_file():
+        raise RunFolderError(f"init_from: no file at {cfg.init_from}")
+    remove_stale_temps(run_dir)
+    for name in STALE_RUN_FILES:  # from a run killed before its first checkpoint
+        (run_dir / name).unlink(missing_ok=True)
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    write_yaml_atomic(run_dir / "config.yaml", config_data(cfg))
     return cfg, run_dir
+
+
+def _same_config(ours: dict[str, Any], theirs: Any, what: str, other: str) -> None:
+    if not isinstance(theirs, dict):
+        raise RunFolderError(f"--resume: {other} does not record its config")
+    parse_config(theirs, other)  # the checkpoint's own config must still be valid
+    diff = [
+        k for k in config_differences(ours, theirs) if k not in RESUME_MAY_CHANGE and k != "out"
+    ]
+    if diff:
+        raise RunFolderError(
+            f"--resume: {what} differs from the config {other} was made with in "
+            f"{', '.join(diff)}; resume with that config or start a new run with --out"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -535,10 +688,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    cfg, run_dir = prepare_run(args.config, args.out, args.seed, args.total_steps, args.resume)
-    if args.no_progress:
-        cfg = cfg.model_copy(update={"progress_bar": False})
-    Trainer(cfg, run_dir, args.resume).run()
+    try:
+        cfg, run_dir = prepare_run(args.config, args.out, args.seed, args.total_steps, args.resume)
+        if args.no_progress:
+            cfg = cfg.model_copy(update={"progress_bar": False})
+        Trainer(cfg, run_dir, args.resume).run()
+    except (ConfigError, RunFolderError, FileNotFoundError) as exc:
+        print(f"ppo: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

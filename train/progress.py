@@ -1,156 +1,114 @@
-"""What a training run shows while it works: one progress line per phase, from its first second.
+"""Progress a person can see from a run's first second, in a terminal and in its log file alike.
 
-A run is a few phases (collecting the teacher's decisions, cloning, warming the critic, PPO,
-evaluating); each has a size and a unit. In a terminal the current phase is a live bar with its
-rate and ETA (rich); anywhere else (a log file, CI) the same numbers are printed as a plain line
-every ``every_s`` seconds. Every message and the end of every phase also go to ``RUN/train.log``,
-so a run started in the background can be followed with ``tail -f``.
+``RunLog`` writes plain timestamped lines to stdout and to ``<out>/train.log``; ``RunLog.phase``
+follows one stage of work (collecting states, fitting epochs, evaluating) with a tqdm bar (rate
+and ETA) when stdout is a terminal, and in any case a log line when the stage starts, every
+``every_s`` seconds while it runs (done/total, rate, ETA), and when it ends. So a long stage is
+never silent, and a run started with its output sent to a file reads the same as one watched live.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import Any, TextIO
 
 
-def _clock(seconds: float) -> str:
-    s = max(0, int(seconds))
-    return (
-        f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
-    )
-
-
-class RunProgress:
-    """Phases with a size; ``update(done)`` moves the current one, ``log(msg)`` prints a line."""
+class RunLog:
+    """Timestamped lines to a stream and to a log file (appended: resumed runs keep the history)."""
 
     def __init__(
-        self,
-        log_path: Path | None = None,
-        live: bool | None = None,
-        every_s: float = 10.0,
-        stream: IO[str] | None = None,
+        self, path: str | Path | None, stream: TextIO | None = None, bars: bool = True
     ) -> None:
-        self.stream = stream or sys.stdout
-        self.live = self.stream.isatty() if live is None else live
-        self.every_s = every_s
-        self.log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
-        self._rich: Any = None
-        self._task: Any = None
-        self.phase = ""
-        self.total = 0
-        self.done = 0
-        self.start_done = 0
-        self.unit = ""
-        self.t0 = time.monotonic()
-        self.t_phase = self.t0
-        self.t_line = 0.0
+        self.stream = stream if stream is not None else sys.stdout
+        self.bars = bars  # a live bar in a terminal (the lines are written either way)
+        self.file = None
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.file = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 (closed in close())
 
-    # ----------------------------------------------------------------- output
-
-    def _file(self, line: str) -> None:
-        if self.log_file is not None:
-            stamp = time.strftime("%Y-%m-%d %H:%M:%S")
-            self.log_file.write(f"{stamp} {line}\n")
-            self.log_file.flush()
-
-    def log(self, message: str) -> None:
-        """A line for the reader: printed above the live bar (or plainly) and logged."""
-        if self._rich is not None:
-            self._rich.console.print(message, markup=False, highlight=False)
-        else:
-            print(message, file=self.stream, flush=True)
-        self._file(message)
-
-    def _status(self) -> str:
-        elapsed = time.monotonic() - self.t_phase
-        rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
-        left = (self.total - self.done) / rate if rate > 0 else float("nan")
-        pct = 100.0 * self.done / self.total if self.total else 100.0
-        eta = _clock(left) if left == left else "?"
-        return (
-            f"{self.phase}: {self.done:,}/{self.total:,} {self.unit} ({pct:.0f}%), "
-            f"{rate:,.0f} {self.unit}/s, {_clock(elapsed)} elapsed, ETA {eta}"
-        )
-
-    # ----------------------------------------------------------------- phases
-
-    def start(self, phase: str, total: int, unit: str, done: int = 0) -> None:
-        """Begin a phase of ``total`` units, ``done`` of them already done (a resumed run)."""
-        self.finish()
-        self.phase, self.total, self.unit = phase, int(total), unit
-        self.done = self.start_done = int(done)
-        self.t_phase = time.monotonic()
-        self.t_line = 0.0
-        self._file(f"start {phase}: {total:,} {unit}" + (f" ({done:,} done)" if done else ""))
-        if self.live:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TaskProgressColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self._rich = Progress(
-                TextColumn("[bold]{task.description}"),
-                BarColumn(),
-                TaskProgressColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                transient=False,
-            )
-            self._rich.start()
-            self._task = self._rich.add_task(phase, total=self.total, completed=self.done, rate="")
-        else:
-            self.log(f"{phase}: started ({total:,} {unit})")
-
-    def update(self, done: int) -> None:
-        self.done = min(int(done), self.total)
-        if self._rich is not None:
-            elapsed = time.monotonic() - self.t_phase
-            rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
-            self._rich.update(self._task, completed=self.done, rate=f"{rate:,.0f} {self.unit}/s")
-            return
-        now = time.monotonic()
-        if now - self.t_line >= self.every_s:
-            self.t_line = now
-            line = self._status()
-            print(line, file=self.stream, flush=True)
-            self._file(line)
-
-    def finish(self) -> None:
-        """End the current phase (if any) with a line of its totals."""
-        if not self.phase:
-            return
-        elapsed = time.monotonic() - self.t_phase
-        rate = (self.done - self.start_done) / elapsed if elapsed > 0 else 0.0
-        line = (
-            f"{self.phase}: done, {self.done:,} {self.unit} in {_clock(elapsed)} "
-            f"({rate:,.0f} {self.unit}/s)"
-        )
-        if self._rich is not None:
-            self._rich.update(self._task, completed=self.done)
-            self._rich.stop()
-            self._rich = None
-        else:
-            print(line, file=self.stream, flush=True)
-        self._file(line)
-        self.phase = ""
+    def info(self, message: str) -> None:
+        line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} {message}"
+        print(line, file=self.stream, flush=True)
+        if self.file is not None:
+            self.file.write(line + "\n")
 
     def close(self) -> None:
-        self.finish()
-        if self.log_file is not None:
-            self.log_file.close()
-            self.log_file = None
+        if self.file is not None:
+            self.file.close()
+            self.file = None
 
-    def hook(self, done: int, total: int, message: str = "") -> None:
-        """``(done, total, message)``: the progress hook the warm-start functions take."""
-        self.total = int(total)
+    @contextmanager
+    def phase(
+        self, name: str, total: int, unit: str, every_s: float = 10.0, start: int = 0
+    ) -> Iterator[Phase]:
+        """One stage of ``total`` units, ``start`` of them done already (a resumed run: the bar
+        shows the whole run, the rate counts this session's work)."""
+        p = Phase(self, name, total, unit, every_s, start)
+        self.info(f"{name}: started ({total:,} {unit}" + (f", {start:,} done)" if start else ")"))
+        try:
+            yield p
+        finally:
+            p.finish()
+
+
+class Phase:
+    """One stage of a run: call ``advance(n)`` as work gets done."""
+
+    def __init__(
+        self, log: RunLog, name: str, total: int, unit: str, every_s: float, start: int = 0
+    ) -> None:
+        self.log, self.name, self.total, self.unit, self.every_s = log, name, total, unit, every_s
+        self.done = self.start = start
+        self.t0 = self.last = time.monotonic()
+        self.bar: Any = None
+        if log.bars and getattr(log.stream, "isatty", lambda: False)():
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=total,
+                initial=start,
+                desc=name,
+                unit=f" {unit}",
+                leave=False,
+                file=sys.stderr,
+                dynamic_ncols=True,
+            )
+
+    def update(self, done: int, note: str = "") -> None:
+        """Set the units done so far (``advance`` by the difference)."""
+        if done > self.done:
+            self.advance(done - self.done, note)
+
+    def hook(self, done: int, total: int, note: str = "") -> None:
+        """``(done, total, note)``: the progress hook the warm-start functions call."""
         self.update(done)
+
+    def advance(self, n: int = 1, note: str = "") -> None:
+        self.done += n
+        if self.bar is not None:
+            self.bar.update(n)
+        now = time.monotonic()
+        if now - self.last >= self.every_s and self.done < self.total:
+            self.last = now
+            self.log.info(f"{self.name}: {self._status(now)}{'; ' + note if note else ''}")
+
+    def _status(self, now: float) -> str:
+        elapsed = max(now - self.t0, 1e-9)
+        rate = (self.done - self.start) / elapsed
+        left = (self.total - self.done) / rate if rate > 0 else float("inf")
+        pct = 100 * self.done / max(self.total, 1)
+        eta = f"ETA {left:.0f} s" if left != float("inf") else "ETA ?"
+        return f"{self.done:,}/{self.total:,} {self.unit} ({pct:.0f}%), {rate:,.0f}/s, {eta}"
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elapsed = time.monotonic() - self.t0
+        rate = (self.done - self.start) / max(elapsed, 1e-9)
+        self.log.info(
+            f"{self.name}: done, {self.done:,} {self.unit} in {elapsed:.1f} s ({rate:,.1f}/s)"
+        )

@@ -13,12 +13,12 @@ round's reward arrives on the step during which that round ended. Ended games re
 (SB3's auto-reset): their ``infos[i]`` hold ``terminal_observation``, ``TimeLimit.truncated`` and
 Monitor-style ``episode = {"r", "l", "t"}``. Every info holds ``action_mask`` of the returned obs.
 
-Only this module of ``racko_env.vector`` imports stable-baselines3.
+``get_state()`` / ``set_state()`` capture everything that changes while playing as data only
+(JSON-able values and numpy arrays, no pickle), so a checkpoint resumes the games exactly.
 """
 
 from __future__ import annotations
 
-import pickle
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -32,8 +32,24 @@ from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
 from racko_env.vector.engine import LEGAL
 from racko_env.vector.env import VectorRacko
+from train.snapshot import SnapshotPolicy
 
 OpponentSpec = Any  # a bot spec for agents.load, or a BatchPolicy object
+
+# Opponent policy objects whose state a checkpoint can hold, by a stable name: each class has
+# ``to_arrays() -> dict[str, np.ndarray]``, a classmethod ``from_arrays(arrays, name)`` and a
+# ``name``. Add a class with ``register_state_policy`` (the name is data; no code is looked up
+# from a file).
+STATE_POLICIES: dict[str, type] = {"snapshot": SnapshotPolicy}
+
+
+def register_state_policy(kind: str, cls: type) -> None:
+    """Let ``get_state``/``set_state`` save and rebuild opponents of class ``cls``."""
+    if not (
+        callable(getattr(cls, "to_arrays", None)) and callable(getattr(cls, "from_arrays", None))
+    ):
+        raise TypeError(f"{cls!r} needs to_arrays() and from_arrays(arrays, name)")
+    STATE_POLICIES[kind] = cls
 
 
 class RackoVecEnv(VecEnv):
@@ -86,6 +102,7 @@ class RackoVecEnv(VecEnv):
         self._ep_len = np.zeros(b, dtype=np.int64)
         self._pending = np.zeros(b, dtype=np.float64)
         self._policies: dict[int, Any] = {}
+        self._sources: dict[int, tuple[str, int] | None] = {}
         self._next_key = 0
         self._actions: np.ndarray | None = None
         self.t_start = time.time()
@@ -138,6 +155,8 @@ class RackoVecEnv(VecEnv):
             child = int(self._seq.spawn(1)[0].generate_state(1)[0])
             policy = load_batch(spec, self.num_players, seed=child, **self._rules)
             self._policies[self._next_key] = policy
+            # how to rebuild this policy from data: a spec string and its seed, or the object
+            self._sources[self._next_key] = (spec, child) if isinstance(spec, str) else None
             keys.append(self._next_key)
             self._next_key += 1
         self._pool = np.array(keys, dtype=np.intp)
@@ -157,6 +176,7 @@ class RackoVecEnv(VecEnv):
         keep = set(self._pool.tolist()) | set(np.unique(self._opp).tolist())
         for key in [k for k in self._policies if k not in keep]:
             del self._policies[key]
+            self._sources.pop(key, None)
 
     # ----------------------------------------------------------------- episodes
 
@@ -287,7 +307,7 @@ class RackoVecEnv(VecEnv):
         """bool [num_envs, 14]: the learner's legal actions in every game (never all False)."""
         return LEGAL[self.games.game.phase]
 
-    _STATE = (
+    _ARRAYS = (
         "_learner",
         "_episodes",
         "_offset",
@@ -295,40 +315,105 @@ class RackoVecEnv(VecEnv):
         "_ep_return",
         "_ep_len",
         "_pending",
-        "_policies",
-        "_next_key",
         "_pool",
         "_pool_p",
         "_pool_cdf",
-        "_seq",
-        "_rng",
-        "_needs_reset",
-        "discarded_episodes",
     )
 
-    def get_state(self) -> bytes:
-        """Everything that changes while playing, pickled: an exact resume of a training run.
+    def get_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Everything that changes while playing, as data: a JSON-able dict and numpy arrays.
 
-        The opponent policies are included, so they must pickle (the built-in batch bots and
-        numpy snapshot policies do).
+        Opponents are stored as the spec string they were built from (rebuilt with the same seed)
+        or, for ``SnapshotPolicy`` objects, as their weights; a random generator inside a policy
+        (``policy.rng``) is stored too. Other policy objects cannot be saved (ValueError).
         """
-        state = {k: self.__dict__[k] for k in self._STATE}
-        state["engine"] = self.games.game.__dict__
-        state["episode_over"] = self.games.episode_over
-        return pickle.dumps(state)
+        arrays = {f"env/{k}": np.asarray(self.__dict__[k]) for k in self._ARRAYS}
+        for name, value in self.games.game.__dict__.items():
+            if isinstance(value, np.ndarray) and not name.startswith("_"):
+                arrays[f"engine/{name}"] = value
+        arrays["games/episode_over"] = self.games.episode_over
+        policies = []
+        for key, policy in self._policies.items():
+            entry: dict[str, Any] = {"key": key}
+            source = self._sources.get(key)
+            if source is not None:
+                entry["spec"], entry["seed"] = source
+            elif (kind := _state_kind(policy)) is not None:
+                entry["type"], entry["snapshot"] = kind, str(policy.name)
+                for k, v in policy.to_arrays().items():
+                    arrays[f"policy{key}/{k}"] = v
+            else:
+                raise ValueError(
+                    f"cannot save the state of opponent {policy!r}: give opponents as specs or "
+                    f"objects of a class in STATE_POLICIES ({sorted(STATE_POLICIES)}) to checkpoint "
+                    "a RackoVecEnv"
+                )
+            rng = getattr(policy, "rng", None)
+            if isinstance(rng, np.random.Generator):
+                entry["rng"] = rng.bit_generator.state
+            policies.append(entry)
+        meta = {
+            "num_envs": self.num_envs,
+            "num_players": self.num_players,
+            "next_key": self._next_key,
+            "needs_reset": self._needs_reset,
+            "discarded_episodes": self.discarded_episodes,
+            "seq": _seed_sequence_state(self._seq),
+            "rng": self._rng.bit_generator.state,
+            "chance_rng": self.games.game.chance.rng.bit_generator.state,
+            "policies": policies,
+        }
+        return meta, arrays
 
-    def set_state(self, blob: bytes) -> None:
-        """Restore a ``get_state()`` blob into an env built with the same arguments."""
-        state = pickle.loads(blob)
-        engine = state.pop("engine")
-        if engine["racks"].shape != self.games.game.racks.shape:
+    def set_state(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+        """Restore a ``get_state()`` pair into an env built with the same arguments."""
+        from agents.batched import load_batch
+
+        if (meta.get("num_envs"), meta.get("num_players")) != (self.num_envs, self.num_players):
             raise ValueError(
-                f"state is for {engine['racks'].shape[0]} games of {engine['racks'].shape[1]} "
-                f"players, this env has {self.num_envs} games of {self.num_players}"
+                f"state is for {meta.get('num_envs')} games of {meta.get('num_players')} players, "
+                f"this env has {self.num_envs} games of {self.num_players}"
             )
-        self.games.game.__dict__.update(engine)
-        self.games.episode_over = state.pop("episode_over")
-        self.__dict__.update(state)
+        game = self.games.game
+        for name, value in arrays.items():
+            group, _, attr = name.partition("/")
+            if group == "engine":
+                old = game.__dict__.get(attr)
+                if not isinstance(old, np.ndarray) or old.shape != value.shape:
+                    raise ValueError(f"env state: engine array {attr!r} does not fit this env")
+                game.__dict__[attr] = value.astype(old.dtype, copy=True)
+            elif group == "env":
+                if attr not in self._ARRAYS:
+                    raise ValueError(f"env state: unknown array {attr!r}")
+                self.__dict__[attr] = value.copy()
+        self.games.episode_over = arrays["games/episode_over"].astype(bool, copy=True)
+        policies: dict[int, Any] = {}
+        sources: dict[int, tuple[str, int] | None] = {}
+        for entry in meta["policies"]:
+            key = int(entry["key"])
+            if "spec" in entry:
+                spec, seed = str(entry["spec"]), int(entry["seed"])
+                policy = load_batch(spec, self.num_players, seed=seed, **self._rules)
+                sources[key] = (spec, seed)
+            else:
+                prefix = f"policy{key}/"
+                own = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
+                cls = STATE_POLICIES.get(str(entry.get("type")))
+                if cls is None:
+                    raise ValueError(f"env state: unknown opponent type {entry.get('type')!r}")
+                policy = cls.from_arrays(own, str(entry["snapshot"]))
+                sources[key] = None
+            if "rng" in entry:
+                policy.rng.bit_generator.state = entry["rng"]
+            policies[key] = policy
+        self._policies, self._sources = policies, sources
+        self._next_key = int(meta["next_key"])
+        self._needs_reset = bool(meta["needs_reset"])
+        self.discarded_episodes = int(meta["discarded_episodes"])
+        self._seq = _seed_sequence_from(meta["seq"])
+        self._rng = np.random.default_rng()
+        self._rng.bit_generator.state = meta["rng"]
+        game.chance.rng.bit_generator.state = meta["chance_rng"]
 
     def close(self) -> None:
         self._policies.clear()
@@ -366,3 +451,29 @@ class RackoVecEnv(VecEnv):
         if isinstance(indices, int):
             return [indices]
         return indices
+
+
+def _state_kind(policy: Any) -> str | None:
+    for kind, cls in STATE_POLICIES.items():
+        if type(policy) is cls:
+            return kind
+    return None
+
+
+def _seed_sequence_state(seq: np.random.SeedSequence) -> dict[str, Any]:
+    entropy = seq.entropy
+    return {
+        "entropy": [int(e) for e in entropy] if isinstance(entropy, list | tuple) else int(entropy),
+        "spawn_key": [int(k) for k in seq.spawn_key],
+        "pool_size": int(seq.pool_size),
+        "n_children_spawned": int(seq.n_children_spawned),
+    }
+
+
+def _seed_sequence_from(state: dict[str, Any]) -> np.random.SeedSequence:
+    return np.random.SeedSequence(
+        state["entropy"],
+        spawn_key=tuple(state["spawn_key"]),
+        pool_size=int(state["pool_size"]),
+        n_children_spawned=int(state["n_children_spawned"]),
+    )

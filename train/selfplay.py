@@ -6,6 +6,7 @@ is empty and the model has just been updated, so a checkpoint taken there loses 
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -14,9 +15,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from train.config import SELF  # the opponents key that stands for the snapshot pool
 from train.snapshot import SnapshotPolicy
-
-SELF = "self"  # the opponents key that stands for the snapshot pool
 
 
 def snapshot_from_model(model: Any, name: str = "snapshot") -> SnapshotPolicy:
@@ -61,9 +61,9 @@ class SnapshotPool:
     def __init__(self, size: int, latest_weight: float) -> None:
         self.size = size
         self.latest_weight = latest_weight
-        self.snapshots: list[SnapshotPolicy] = []
+        self.snapshots: list[Any] = []  # SnapshotPolicy, or train.policy.FrozenPolicy
 
-    def add(self, snapshot: SnapshotPolicy) -> None:
+    def add(self, snapshot: Any) -> None:
         self.snapshots.append(snapshot)
         del self.snapshots[: -self.size]
 
@@ -90,30 +90,45 @@ class SnapshotPool:
         return specs, weights
 
     def save(self, folder: Path) -> None:
-        """numpy MLP snapshots as ``.npz``, structured ones as weights-only ``.pt``."""
+        """Each snapshot as ``.npz`` arrays with its kind (``train.sb3_vec_env.STATE_POLICIES``)."""
+        from train.files import write_bytes_atomic
+
         folder.mkdir(parents=True, exist_ok=True)
         names = []
         for i, snap in enumerate(self.snapshots):
-            fname = f"snapshot_{i:03d}" + (".npz" if isinstance(snap, SnapshotPolicy) else ".pt")
-            snap.save(folder / fname)
+            fname = f"snapshot_{i:03d}.npz"
+            buf = io.BytesIO()
+            np.savez(buf, kind=np.array(_kind(snap)), name=np.array(snap.name), **snap.to_arrays())
+            write_bytes_atomic(folder / fname, buf.getvalue())
             names.append(fname)
         (folder / "pool.json").write_text(json.dumps({"snapshots": names}, indent=1))
 
-    def load(self, folder: Path, template: Any = None) -> None:
-        """Read a saved pool; ``.pt`` snapshots are loaded into copies of ``template`` (the
-        run's policy, rebuilt from its config)."""
+    def load(self, folder: Path) -> None:
+        """Snapshots from a ``save`` folder (numpy ``.npz`` without pickle; plain names only)."""
+        from train.sb3_vec_env import STATE_POLICIES
+
         names = json.loads((folder / "pool.json").read_text())["snapshots"]
-        self.snapshots = [self._load_one(folder / n, template) for n in names]
+        for n in names:
+            if not isinstance(n, str) or Path(n).name != n:
+                raise ValueError(f"{folder / 'pool.json'}: bad snapshot file name {n!r}")
+        snapshots = []
+        for n in names:
+            with np.load(folder / n, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+            kind = str(arrays.pop("kind", "snapshot"))
+            if kind not in STATE_POLICIES:
+                raise ValueError(f"{folder / n}: unknown snapshot kind {kind!r}")
+            snapshots.append(STATE_POLICIES[kind].from_arrays(arrays, str(arrays.pop("name"))))
+        self.snapshots = snapshots
 
-    @staticmethod
-    def _load_one(path: Path, template: Any) -> Any:
-        if path.suffix == ".npz":
-            return SnapshotPolicy.load(path)
-        from train.policy import FrozenPolicy
 
-        if template is None:
-            raise ValueError(f"{path}: a structured snapshot needs the run's policy to load into")
-        return FrozenPolicy.load(path, template)
+def _kind(snapshot: Any) -> str:
+    from train.sb3_vec_env import STATE_POLICIES
+
+    for kind, cls in STATE_POLICIES.items():
+        if type(snapshot) is cls:
+            return kind
+    raise ValueError(f"cannot save snapshot {snapshot!r}: its class is not in STATE_POLICIES")
 
 
 def push_pool(vec_env: Any, specs: list[Any], weights: list[float]) -> None:
@@ -135,7 +150,7 @@ class SelfPlayCallback(BaseCallback):
         snapshot: Callable[[Any, str], Any] = snapshot_from_model,
     ):
         super().__init__()
-        self.snapshot = snapshot
+        self.snapshot = snapshot  # learner model -> frozen batch policy
         self.pool = pool
         self.opponents = opponents
         self.every_updates = every_updates
@@ -154,23 +169,39 @@ class SelfPlayCallback(BaseCallback):
 
 
 class StopOnSignal(BaseCallback):
-    """Ends training cleanly on SIGINT/SIGTERM (Ctrl-C): the run then checkpoints and exports.
+    """Ends training cleanly on SIGINT/SIGTERM (Ctrl-C) at the next rollout boundary.
 
-    Training stops at the next env step; ``--resume`` continues from the checkpoint written then.
+    The rollout in progress is finished and trained on; at the next boundary (after the other
+    callbacks) ``on_stop()`` runs (the trainer writes a checkpoint there) and collection stops
+    after one more env step, which is discarded. ``--resume`` from that checkpoint continues bit
+    for bit as if the run had never stopped. A second Ctrl-C aborts at once (KeyboardInterrupt);
+    the newest periodic checkpoint then holds.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, on_stop: Callable[[], Any] | None = None) -> None:
         super().__init__()
+        self.on_stop = on_stop
         self.stop_requested = False
+        self.stopped_at: int | None = None  # the boundary (timesteps) where the run stopped
 
     def request_stop(self, signum: int, frame: Any) -> None:
         if self.stop_requested:  # a second Ctrl-C aborts at once
             raise KeyboardInterrupt
-        print("stop requested: finishing the step, then checkpoint and export", flush=True)
+        print(
+            "stop requested: finishing this rollout and update, then checkpoint and export "
+            "(Ctrl-C again aborts at once)",
+            flush=True,
+        )
         self.stop_requested = True
 
+    def _on_rollout_start(self) -> None:
+        if self.stop_requested and self.stopped_at is None:
+            self.stopped_at = int(self.num_timesteps)
+            if self.on_stop is not None:
+                self.on_stop()
+
     def _on_step(self) -> bool:
-        return not self.stop_requested
+        return self.stopped_at is None
 
 
 def rollouts_done(model: Any) -> int:

@@ -1,12 +1,15 @@
-"""Reward shaping for training: a dense signal for building a good rack.
+"""Potential-based reward shaping: a dense signal for building a good rack that cannot change
+which policy is best.
 
-On each learner move the reward gains ``coef * (phi' - phi)``, the change of a rack potential
-phi in [0, 1] computed from the learner's own rack (observation indices 0-9) before and after the
-move. Only the learner's own moves change its rack, so this credits exactly its placements.
+On each learner step the reward gains ``coef * (gamma * phi(s') - phi(s))`` (Ng, Harada and
+Russell, 1999) for a rack potential phi of the learner's own rack (observation indices 0-9), with
+``phi(s') = 0`` when the step ended the episode (terminated or truncated). With the discount
+``gamma`` PPO uses, the discounted shaped terms of a whole episode telescope to
+``-coef * phi(s0)``: a constant of the first deal, so the optimal policy stays the one that wins.
+An earlier version added ``coef * (phi' - phi)`` without gamma and without phi = 0 at the end, so
+an episode's return gained ``coef * phi(final rack)`` and a zone-shaped rack outweighed winning
+(experiments/README.md).
 
-- ``zone``: the mean over slots of ``1 - |slot - zone(card)| / 9`` where ``zone(c) =
-  floor((c - 1) * 10 / N)`` (the classic slot-zone idea: each card has a home slot); 1 means every
-  card is in its home slot.
 - ``ascending``: the length of the longest strictly ascending subsequence / 10 (1 = Rack-O).
 
 It works on any VecEnv (SB3's or the batched ``RackoVecEnv``) because it reads only observations;
@@ -20,10 +23,9 @@ import bisect
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
-from racko_env.observation import RACK, TURN
-from racko_env.rules import deck_size
+from racko_env.observation import RACK
 
-KINDS = ("zone", "ascending")
+KINDS = ("ascending",)
 
 
 def ascending_length(rack: np.ndarray) -> int:
@@ -35,31 +37,33 @@ def ascending_length(rack: np.ndarray) -> int:
     return len(tails)
 
 
-def zone_potential(scaled_rack: np.ndarray, num_cards: int) -> float:
-    """Mean closeness of each card to its home slot (1 = all home); cards given as c / N."""
-    cards = np.rint(np.asarray(scaled_rack) * num_cards)
-    home = np.floor((cards - 1) * 10 / num_cards)
-    return float(np.mean(1.0 - np.abs(np.arange(10) - home) / 9.0))
+def potential(obs: np.ndarray, kind: str = "ascending") -> float:
+    """phi(s) in [0, 1] for one learner observation."""
+    if kind not in KINDS:
+        raise ValueError(f"shaping kind must be one of {KINDS}, got {kind!r}")
+    return ascending_length(np.asarray(obs)[RACK]) / 10
+
+
+def shaping_term(phi: float, phi_next: float, done: bool, gamma: float) -> float:
+    """``gamma * phi(s') - phi(s)`` with ``phi(s') = 0`` at the end of an episode."""
+    return (0.0 if done else gamma * phi_next) - phi
 
 
 class RackShaping(VecEnvWrapper):
-    """Adds ``coef * (phi' - phi)`` to every learner step (see the module docstring)."""
+    """Adds ``coef * (gamma * phi(s') - phi(s))`` to every learner step (module docstring)."""
 
-    def __init__(self, venv: VecEnv, coef: float, kind: str, num_players: int) -> None:
+    def __init__(self, venv: VecEnv, coef: float, gamma: float, kind: str = "ascending") -> None:
         if not np.isfinite(coef) or coef < 0:
             raise ValueError(f"shaping coefficient must be a finite number >= 0, got {coef!r}")
+        if not 0 < gamma <= 1:
+            raise ValueError(f"gamma must be in (0, 1], got {gamma!r}")
         if kind not in KINDS:
             raise ValueError(f"shaping kind must be one of {KINDS}, got {kind!r}")
         super().__init__(venv)
         self.coef = float(coef)
+        self.gamma = float(gamma)
         self.kind = kind
-        self.num_cards = deck_size(num_players)
         self.last_obs: np.ndarray | None = None
-
-    def potential(self, obs: np.ndarray) -> float:
-        if self.kind == "zone":
-            return zone_potential(obs[RACK], self.num_cards)
-        return ascending_length(obs[RACK]) / 10
 
     def reset(self) -> np.ndarray:
         obs = self.venv.reset()
@@ -72,10 +76,8 @@ class RackShaping(VecEnvWrapper):
             raise RuntimeError("RackShaping: step before reset (or a resume without last_obs)")
         rewards = np.asarray(rewards, dtype=np.float32).copy()
         for i in range(len(rewards)):
-            after = infos[i]["terminal_observation"] if dones[i] else obs[i]
-            before = self.last_obs[i]
-            if after[TURN] < before[TURN]:  # a new round was dealt in between (game mode)
-                continue
-            rewards[i] += self.coef * (self.potential(after) - self.potential(before))
+            phi = potential(self.last_obs[i], self.kind)
+            phi_next = 0.0 if dones[i] else potential(obs[i], self.kind)
+            rewards[i] += self.coef * shaping_term(phi, phi_next, bool(dones[i]), self.gamma)
         self.last_obs = np.array(obs, copy=True)
         return obs, rewards, dones, infos

@@ -1,6 +1,6 @@
 """A frozen copy of the learner's policy network as plain numpy: a self-play opponent.
 
-Numpy only (no torch), so snapshots pickle cheaply into subprocess envs and run there without a
+Numpy only (no torch), so snapshots pass cheaply into subprocess envs and run there without a
 torch thread pool. The forward pass matches SB3's MLP policy head (Linear + activation layers, then
 the action layer); masked actions get the same -1e8 logit SB3 uses, and play is the masked argmax
 (``model.predict(..., deterministic=True)``).
@@ -8,6 +8,7 @@ the action layer); masked actions get the same -1e8 logit SB3 uses, and play is 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -65,17 +66,31 @@ class SnapshotPolicy:
         mask = np.asarray(observation["action_mask"], dtype=bool)[None]
         return int(self.act_batch(obs, mask)[0])
 
-    def save(self, path: str | Path) -> None:
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The snapshot as named numpy arrays (data only: saved with ``np.savez``)."""
         arrays = {f"w{i}": w for i, (w, _) in enumerate(self.layers)}
         arrays.update({f"b{i}": b for i, (_, b) in enumerate(self.layers)})
-        np.savez(path, activation=np.array(self.activation), name=np.array(self.name), **arrays)
+        arrays["activation"] = np.array(self.activation)
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, data: Mapping[str, np.ndarray], name: str) -> SnapshotPolicy:
+        n = sum(1 for k in data if k.startswith("w"))
+        layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+        return cls(layers, str(data["activation"]), name)
+
+    def save(self, path: str | Path) -> None:
+        from train.files import write_bytes_atomic
+
+        buf = io.BytesIO()
+        np.savez(buf, name=np.array(self.name), **self.to_arrays())
+        write_bytes_atomic(path, buf.getvalue())
 
     @classmethod
     def load(cls, path: str | Path) -> SnapshotPolicy:
         with np.load(path, allow_pickle=False) as data:
-            n = sum(1 for k in data.files if k.startswith("w"))
-            layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
-            return cls(layers, str(data["activation"]), str(data["name"]))
+            arrays = {k: data[k] for k in data.files}
+        return cls.from_arrays(arrays, str(arrays["name"]))
 
     def __repr__(self) -> str:
         return f"<SnapshotPolicy {self.name!r}>"

@@ -9,8 +9,11 @@ improvement step, so the bot starts where the expert is and moves past it.
 ``python train/value_iteration.py --config configs/2p_value.yaml`` writes to the run folder:
 ``config.yaml``, ``iterations/iter_K.pt`` (the value net after iteration K; ``--resume`` continues
 after the newest), ``history.json`` (per iteration: rounds, mean turns, losses, win rates),
-``value_net.pt`` and the bot file ``bot.onnx`` + ``bot.json``. Every iteration is seeded from
-``seed`` and its number, so a resumed run ends with the same network as an uninterrupted one.
+``value_net.pt`` and the bot file ``bot.onnx`` + ``bot.json`` (all written atomically, weights as
+data-only state dicts), and ``train.log``: the run reports every stage from its first second
+(collection, each fitting epoch, evaluation) with done/total, rate and ETA, on the terminal (with a
+progress bar) and in the log alike. Every iteration is seeded from ``seed`` and its number, so a
+resumed run ends with the same network as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 import torch
-import yaml
 
 from racko_env.observation import PHASE
 from racko_env.rules import deck_size
@@ -43,7 +45,10 @@ from train.afterstate import (
     describe,
     rack_features,
 )
-from train.config import ValueConfig, load_config
+from train.config import ConfigError, ValueConfig, config_data, load_config
+from train.files import RunFolderError, write_bytes_atomic, write_json_atomic, write_yaml_atomic
+from train.progress import Phase, RunLog
+from train.quick_eval import quick_win_rate
 
 ITERATIONS = "iterations"
 
@@ -90,6 +95,7 @@ def collect(
     opponent: str = "random",
     n_envs: int = 512,
     plans: tuple[tuple[float, float], ...] = (EXPERT_PLAN,),
+    progress: Phase | None = None,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """``states`` (features, own turns still needed) pairs from rounds the learner went Rack-O.
 
@@ -120,6 +126,8 @@ def collect(
                 xs.append(np.stack(pending[i]))
                 ts.append(np.arange(k, 0, -1, dtype=np.float32))
                 total += k
+                if progress is not None:
+                    progress.advance(min(k, max(0, states - (total - k))))
             else:
                 dropped += 1
             pending[i] = []
@@ -156,6 +164,7 @@ def fit(
     batch_size: int,
     lr: float,
     seed: int,
+    progress: Phase | None = None,
 ) -> list[float]:
     """Least squares on the turn counts (their mean is the value), Adam with a cosine schedule."""
     gen = torch.Generator().manual_seed(seed)
@@ -177,47 +186,16 @@ def fit(
             sched.step()
             tot, k = tot + float(loss.detach()), k + 1
         losses.append(tot / max(k, 1))
+        if progress is not None:
+            progress.advance(1, f"loss {losses[-1]:.4f}")
     net.eval()
     return losses
-
-
-def win_rate(
-    learner: Any,
-    opponent: str,
-    rounds: int,
-    seed: int,
-    num_players: int,
-    rules: dict[str, Any],
-    n_envs: int = 500,
-) -> float:
-    """Share of rounds won: each of ``n_envs`` tables plays ``rounds / n_envs`` rounds."""
-    from train.sb3_vec_env import RackoVecEnv
-
-    n_envs = min(n_envs, rounds)
-    per = -(-rounds // n_envs)
-    env = RackoVecEnv(n_envs, num_players, opponents=[opponent], seed=seed, **rules)
-    obs = env.reset()
-    done_count = np.zeros(n_envs, dtype=np.int64)
-    wins = 0
-    while (done_count < per).any():
-        obs, rewards, dones, _ = env.step(learner.act_batch(obs, env.action_masks()))
-        counted = dones & (done_count < per)
-        wins += int((rewards[counted] > 0).sum())
-        done_count += dones
-    env.close()
-    return wins / (per * n_envs)
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".tmp_{path.name}")
-    tmp.write_bytes(data)
-    tmp.replace(path)
 
 
 def _save_net(net: RackValueNet, path: Path) -> None:
     buf = io.BytesIO()
     torch.save(net.state_dict(), buf)
-    _write_atomic(path, buf.getvalue())
+    write_bytes_atomic(path, buf.getvalue())
 
 
 def new_net(cfg: ValueConfig, iteration: int) -> RackValueNet:
@@ -230,8 +208,16 @@ def policy_of(cfg: ValueConfig, net: RackValueNet) -> OnePlyPolicy:
 
 
 def load_net(cfg: ValueConfig, path: Path) -> RackValueNet:
+    """The value net from a data-only state dict (``weights_only``: a pickle is refused)."""
+    from train.checkpoint import load_torch_data
+
     net = new_net(cfg, 0)
-    net.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
+    state = load_torch_data(path, "value net")
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as exc:
+        first = str(exc).splitlines()[0][:200]
+        raise RunFolderError(f"value net {path} does not fit the config's net: {first}") from None
     return net.eval()
 
 
@@ -251,10 +237,33 @@ def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
     history_path = run_dir / "history.json"
     done = completed_iterations(run_dir) if resume else []
     if resume and not done:
-        raise FileNotFoundError(f"--resume: no finished iteration in {run_dir / ITERATIONS}")
+        raise RunFolderError(
+            f"--resume: no finished iteration in {run_dir / ITERATIONS}; start the run over "
+            f"without --resume"
+        )
     if not resume and done:
-        raise FileExistsError(f"{run_dir} already holds a run: pass --resume or another --out")
-    history = json.loads(history_path.read_text()) if resume else []
+        raise RunFolderError(f"{run_dir} already holds a run: pass --resume or another --out")
+    log = RunLog(run_dir / "train.log")
+    try:
+        return _iterate(cfg, run_dir, done, history_path, log, load_batch)
+    finally:
+        log.close()
+
+
+def _iterate(
+    cfg: ValueConfig,
+    run_dir: Path,
+    done: list[int],
+    history_path: Path,
+    log: RunLog,
+    load_batch: Any,
+) -> Path:
+    log.info(
+        f"value iteration in {run_dir}: {cfg.iterations} iteration(s) of {cfg.states:,} states, "
+        f"{cfg.fit.epochs} fitting epochs, {cfg.eval.rounds:,} evaluation rounds per opponent"
+        + (f"; resuming after iteration {done[-1]}" if done else "")
+    )
+    history = json.loads(history_path.read_text(encoding="utf-8")) if done else []
     history = history[: len(done)]
     net = load_net(cfg, run_dir / ITERATIONS / f"iter_{done[-1]}.pt") if done else None
     (run_dir / ITERATIONS).mkdir(exist_ok=True)
@@ -265,22 +274,27 @@ def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
             learner: Any = load_batch(cfg.teacher, cfg.num_players, seed=cfg.seed, **rules)
         else:
             learner = TorchOnePly(policy_of(cfg, net))
-        x, t, info = collect(
-            learner,
-            cfg.states,
-            cfg.seed * 1000 + it,
-            cfg.num_players,
-            rules,
-            cfg.opponent,
-            cfg.n_envs,
-            tuple(tuple(p) for p in cfg.net.plans),
-        )
+        with log.phase(f"iteration {it}: collecting", cfg.states, "states") as phase:
+            x, t, info = collect(
+                learner,
+                cfg.states,
+                cfg.seed * 1000 + it,
+                cfg.num_players,
+                rules,
+                cfg.opponent,
+                cfg.n_envs,
+                tuple(tuple(p) for p in cfg.net.plans),
+                progress=phase,
+            )
         if cfg.td_steps and net is not None:
             t = bootstrap_targets(x, t, net, cfg.td_steps)
         t1 = time.time()
         net = new_net(cfg, it)
         f = cfg.fit
-        losses = fit(net, x, t, f.epochs, f.batch_size, f.learning_rate, cfg.seed * 1000 + it)
+        with log.phase(f"iteration {it}: fitting", f.epochs, "epochs", every_s=0.0) as phase:
+            losses = fit(
+                net, x, t, f.epochs, f.batch_size, f.learning_rate, cfg.seed * 1000 + it, phase
+            )
         t2 = time.time()
         row: dict[str, Any] = {
             "iteration": it,
@@ -293,32 +307,44 @@ def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
         }
         if cfg.eval.rounds:
             policy = TorchOnePly(policy_of(cfg, net))
-            row["win_rate"] = {
-                opp: win_rate(policy, opp, cfg.eval.rounds, cfg.eval.seed, cfg.num_players, rules)
-                for opp in cfg.eval.opponents
-            }
+            row["win_rate"] = {}
+            n_opp = len(cfg.eval.opponents)
+            with log.phase(f"iteration {it}: evaluating", n_opp, "opponents", 0.0) as phase:
+                for opp in cfg.eval.opponents:
+                    res = quick_win_rate(
+                        policy, opp, cfg.eval.rounds, cfg.eval.seed, cfg.num_players, rules
+                    )
+                    row["win_rate"][opp] = res["win_rate"]
+                    lo, hi = res["ci95"]
+                    phase.advance(1, f"vs {opp}: {res['win_rate']:.3f} (95% CI {lo:.3f}-{hi:.3f})")
+                    log.info(
+                        f"iteration {it}: vs {opp} won {res['win_rate']:.3f} of "
+                        f"{res['rounds']:,} rounds (95% CI {lo:.3f}-{hi:.3f})"
+                    )
             row["eval_seconds"] = round(time.time() - t2, 1)
         # history first: a crash between the two leaves an extra row that --resume drops
         history.append(row)
-        _write_atomic(history_path, json.dumps(history, indent=1).encode())
+        write_json_atomic(history_path, history)
         _save_net(net, run_dir / ITERATIONS / f"iter_{it}.pt")
-        print(f"iteration {it}: {json.dumps({k: v for k, v in row.items() if k != 'losses'})}")
+        log.info(f"iteration {it}: {json.dumps({k: v for k, v in row.items() if k != 'losses'})}")
     if net is None:  # iterations >= 1 by the schema; kept for a clear message
         raise ValueError("no iteration to export: iterations must be at least 1")
     _save_net(net, run_dir / "value_net.pt")
+    log.info(f"exporting (checked on {cfg.export_check} observations)")
     onnx_path, _ = export_value_run(run_dir, cfg.export_check)
+    log.info(f"exported {onnx_path}")
     return onnx_path
 
 
 def export_value_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
     """Export a value-iteration run folder to ``RUN_DIR/bot.onnx`` + ``bot.json``."""
-    from train.export import export_module
+    from train.onnx_export import export_module
 
     run_dir = Path(run_dir)
     cfg = load_config(run_dir / "config.yaml", ValueConfig)
     net = load_net(cfg, run_dir / "value_net.pt")
     history_path = run_dir / "history.json"
-    history = json.loads(history_path.read_text()) if history_path.is_file() else []
+    history = json.loads(history_path.read_text(encoding="utf-8")) if history_path.is_file() else []
     policy = policy_of(cfg, net)
     evaluation = {"win_rate": history[-1].get("win_rate", {})} if history else {}
     if evaluation:
@@ -329,7 +355,7 @@ def export_value_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]
             f"(train/value_iteration.py; iteration 0 plays {cfg.teacher!r})"
         ),
         "network": describe(policy),
-        "config": cfg.model_dump(),
+        "config": config_data(cfg),
         "seed": cfg.seed,
         "iterations": [{k: v for k, v in row.items() if k != "losses"} for row in history],
     }
@@ -348,24 +374,61 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.config is None and not (args.resume and args.out):
         parser.error("give --config FILE (or --resume --out RUN_DIR)")
+    try:
+        cfg, run_dir = prepare_value_run(args)
+        onnx_path = train(cfg, run_dir, resume=args.resume)
+    except (ConfigError, RunFolderError, FileNotFoundError) as exc:
+        print(f"value_iteration: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"exported {onnx_path}")
+    return 0
+
+
+def prepare_value_run(args: argparse.Namespace) -> tuple[ValueConfig, Path]:
+    """The config and run folder of the CLI call; the run folder keeps the config it runs.
+
+    A resumed run may only change ``iterations`` (more iterations continue the same run); any
+    other difference between ``--config`` and the run's saved config is refused.
+    """
+    from train.config import config_differences
+    from train.files import remove_temp_files
+
     overrides = {"seed": args.seed, "iterations": args.iterations, "out": args.out}
     if args.resume:
         run_dir = Path(args.out) if args.out else Path(load_config(args.config, ValueConfig).out)
         saved = run_dir / "config.yaml"
         if not saved.is_file():
-            raise SystemExit(f"--resume: {saved} not found")
+            raise RunFolderError(f"--resume: {saved} not found: {run_dir} holds no run to resume")
+        remove_temp_files(run_dir)
+        remove_temp_files(run_dir / ITERATIONS)
         cfg = load_config(saved, ValueConfig, iterations=args.iterations)
-    else:
-        cfg = load_config(args.config, ValueConfig, **overrides)
-        run_dir = Path(cfg.out)
-        if completed_iterations(run_dir):
-            raise SystemExit(f"{run_dir} already holds a run: pass --resume or another --out")
-        run_dir.mkdir(parents=True, exist_ok=True)
-    if not args.resume or args.iterations is not None:  # the run folder keeps the config it runs
-        (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.model_dump(), sort_keys=False))
-    onnx_path = train(cfg, run_dir, resume=args.resume)
-    print(f"exported {onnx_path}")
-    return 0
+        if args.config is not None:
+            given = load_config(
+                args.config, ValueConfig, out=str(run_dir), iterations=cfg.iterations
+            )
+            diff = [
+                k for k in config_differences(config_data(given), config_data(cfg)) if k != "out"
+            ]
+            if diff:
+                raise RunFolderError(
+                    f"--resume: {args.config} differs from the run's {saved} in "
+                    f"{', '.join(diff)}; resume with the run's config or start a new run"
+                )
+        if args.seed is not None and args.seed != cfg.seed:
+            raise RunFolderError(
+                f"--resume: the run was started with seed {cfg.seed}, not {args.seed}"
+            )
+        if args.iterations is not None:
+            write_yaml_atomic(saved, config_data(cfg))
+        return cfg, run_dir
+    cfg = load_config(args.config, ValueConfig, **overrides)
+    run_dir = Path(cfg.out)
+    if completed_iterations(run_dir):
+        raise RunFolderError(f"{run_dir} already holds a run: pass --resume or another --out")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    remove_temp_files(run_dir)
+    write_yaml_atomic(run_dir / "config.yaml", config_data(cfg))
+    return cfg, run_dir
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The batched duplicate evaluation: its format, its symmetry and its agreement with known tables."""
+"""The quick batched check: duplicate rounds on the batched engine, its format and symmetry."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agents.batched import load_batch
-from train.batched_duplicate import DealChance, play_duplicate
+from train.quick_eval import DealChance, play_duplicate
 
 
 def test_a_bot_against_its_twin_wins_exactly_half():

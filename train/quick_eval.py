@@ -1,17 +1,20 @@
-"""Duplicate rounds for batch policies, on the batched engine: the trainers' own evaluation.
+"""The quick batched check every trainer runs: duplicate rounds on the batched engine.
 
-The same format as ``train.tournament`` (every deal played at every table in every distinct seating,
-``tables_for`` and ``seatings`` are shared), but every seating of every deal is one game of one
-``racko_env.vector.VectorRacko`` batch, and each bot decides for all its games at once
-(``agents.batched.BatchPolicy``: the vectorized ``expert``/``heuristic``/``random`` twins, a frozen
-torch policy). That makes 2,000 duplicate rounds against ``expert`` a matter of a minute or two
-instead of a quarter of an hour, which is what lets a 30-minute training run report them.
+One evaluation for PPO's periodic and final evaluations and value iteration's per-iteration one
+(and any future trainer): the format of ``train.tournament`` (every deal played at every table in
+every distinct seating; ``tables_for`` and ``seatings`` are shared), but every seating of every
+deal is one game of one ``racko_env.vector.VectorRacko`` batch, and each bot decides for all its
+games at once (``agents.batched.BatchPolicy``: the vectorized ``expert`` / ``heuristic`` /
+``random`` twins, a numpy snapshot, a frozen torch policy). 2,000 duplicate rounds against
+``expert`` take a minute or two here instead of a quarter of an hour, which is what lets a
+30-minute training run report them.
 
 Duplicate: every game gets its own random stream seeded by its deal's seed (``DealChance``), so
 the seatings of one deal start from the same deal and draw refill shuffles from the same stream,
-as ``racko_v0.raw_env.reset(seed=deal_seed)`` does for ``train.tournament``. The deals themselves
-are not the ones ``train.tournament`` deals for the same seed (the engines shuffle differently);
-both are fair samples, and the final numbers of a shipped bot come from ``train/evaluate.py``.
+as ``racko_v0.raw_env.reset(seed=deal_seed)`` does for ``train.tournament``. The deals are not
+the ones ``train.tournament`` deals for the same seed (the engines shuffle differently); both are
+fair samples. ``python train/evaluate.py`` (the tournament through the AEC env, any bot) stays
+the reference for published numbers.
 """
 
 from __future__ import annotations
@@ -52,27 +55,32 @@ def play_duplicate(
     rules: dict[str, Any],
     rounds: int,
     seed: int,
+    tables: Sequence[tuple[int, ...]] | None = None,
+    episode: str = "round",
     batch_deals: int = 250,
 ) -> dict[str, Any]:
     """Win rates (95% Wilson intervals) of batch policies over ``rounds`` duplicate deals.
 
-    ``policies``: one ``act_batch(obs, masks)`` object per bot; a table with fewer bots than
-    seats seats the same object several times. Returns ``{label: {"win_rate", "ci95", "wins",
-    "seats"}}`` plus the format's counts; a win is shared among the seats on winning teams.
+    ``policies``: one ``act_batch(obs, masks)`` object per bot; ``tables``: lineups of policy
+    indices (default: ``train.tournament.tables_for``), each played in every distinct seating; a
+    lineup naming a policy twice seats the same object twice. Returns ``{"bots": {label:
+    {"win_rate", "ci95", "wins", "seats"}}}`` plus the format's counts; a win is worth 1, shared
+    among the winning teams (each seat of a winning team gets that share).
     """
     if len(policies) != len(labels) or len(set(labels)) != len(labels):
         raise ValueError("give one distinct label per policy")
-    layout = [s for t in tables_for(len(policies), num_players) for s in seatings(t)]
+    lineups = tables_for(len(policies), num_players) if tables is None else list(tables)
+    layout = [s for t in lineups for s in seatings(tuple(t))]
     wins = np.zeros(len(policies))
     seats = np.zeros(len(policies), dtype=np.int64)
     all_seeds = deal_seeds(seed, rounds)
     for start in range(0, rounds, batch_deals):
         chunk = all_seeds[start : start + batch_deals]
-        w, s = _play_chunk(policies, layout, chunk, num_players, rules)
+        w, s = _play_chunk(policies, layout, chunk, num_players, rules, episode)
         wins += w
         seats += s
     report: dict[str, Any] = {
-        "format": "duplicate rounds, batched engine (train.batched_duplicate)",
+        "format": "duplicate, batched engine (train/quick_eval.py)",
         "rounds": rounds,
         "seatings_per_deal": len(layout),
         "seed": seed,
@@ -96,13 +104,18 @@ def _play_chunk(
     seeds: Sequence[int],
     num_players: int,
     rules: dict[str, Any],
+    episode: str,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Every seating of every deal in ``seeds`` as one batch; (wins, seats) per bot."""
     per_deal = len(layout)
     game_seeds = [s for s in seeds for _ in range(per_deal)]
     bot_of = np.array([layout[i % per_deal] for i in range(len(game_seeds))], dtype=np.intp)
     vec = VectorRacko(
-        len(game_seeds), num_players=num_players, chance=DealChance(game_seeds), **rules
+        len(game_seeds),
+        num_players=num_players,
+        episode=episode,
+        chance=DealChance(game_seeds),
+        **rules,
     )
     g_all = np.arange(len(game_seeds))
     rewards = np.zeros((len(game_seeds), num_players))
@@ -129,3 +142,52 @@ def _play_chunk(
     np.add.at(wins, bot_of, share)
     np.add.at(seats, bot_of, 1)
     return wins, seats
+
+
+def quick_win_rate(
+    policy: Any,
+    opponent: str,
+    rounds: int,
+    seed: int,
+    num_players: int,
+    rules: dict[str, Any],
+    episode: str = "round",
+) -> dict[str, Any]:
+    """The learner against ``opponent`` in every other seat, ``rounds`` duplicate deals (each in
+    every seating of the learner), with a 95% Wilson interval.
+
+    Returns ``{"opponent", "rounds", "wins", "win_rate", "ci95"}``; a tie shares the win.
+    """
+    from agents.batched import load_batch
+
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    bot = load_batch(opponent, num_players, seed=seed, **rules)
+    table = (0,) + (1,) * (num_players - 1)
+    rep = play_duplicate(
+        [policy, bot], ["learner", opponent], num_players, rules, rounds, seed, [table], episode
+    )
+    me = rep["bots"]["learner"]
+    return {
+        "opponent": opponent,
+        "rounds": rounds,
+        "wins": me["wins"],
+        "win_rate": me["win_rate"],
+        "ci95": me["ci95"],
+    }
+
+
+def quick_win_rates(
+    policy: Any,
+    opponents: list[str],
+    rounds: int,
+    seed: int,
+    num_players: int,
+    rules: dict[str, Any],
+    episode: str = "round",
+) -> dict[str, dict[str, Any]]:
+    """``quick_win_rate`` against each opponent (the same deals for each)."""
+    return {
+        opp: quick_win_rate(policy, opp, rounds, seed, num_players, rules, episode)
+        for opp in opponents
+    }

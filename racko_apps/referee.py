@@ -1,0 +1,184 @@
+"""Duplicate matches where a misbehaving bot forfeits the round instead of stopping everything.
+
+``train.tournament`` plays duplicate deals and stops at the first illegal move or exception, which
+is right for evaluating bots the user trusts. The grader and the league play students' bots, so
+here each (deal, seating) is played on its own: a bot that crashes, hangs, prints garbage or plays
+an illegal action loses that round (its opponents share the win) and the failure becomes one line
+of the report. After ``max_forfeits`` forfeits a bot's remaining rounds in the match are forfeited
+unplayed, so a bot that hangs on every move costs seconds, not hours.
+
+Deals, seatings and per-deal seeding are ``train.tournament``'s (no torch on this path), so a
+match here and a ``racko evaluate`` tournament with the same seed deal the same cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agents import BUILTIN_BOTS
+from agents.base import Bot
+from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+from train.tournament import (
+    WIN_POINTS,
+    BotError,
+    IllegalActionError,
+    _Player,
+    _Setup,
+    deal_seeds,
+    seatings,
+    tables_for,
+)
+
+
+def is_python_spec(spec: str) -> bool:
+    """A ``module:Class`` spec (student code, to be sandboxed), not a name or a bot file."""
+    return (
+        ":" in spec
+        and spec not in BUILTIN_BOTS
+        and not spec.lower().endswith(".onnx")
+        and "/" not in spec
+        and "\\" not in spec
+    )
+
+
+def seat_bot(
+    spec: str,
+    num_players: int,
+    rules: dict[str, Any],
+    *,
+    folder: str | Path = ".",
+    label: str | None = None,
+    limits: Limits | None = None,
+) -> str | Bot:
+    """What to seat for ``spec``: a started sandbox for Python code, the spec itself otherwise
+    (built-in and ONNX bots are the toolkit's own code and play in-process).
+
+    Raises BotFailureError when a Python bot cannot start, ValueError / FileNotFoundError when any
+    other spec cannot load (``agents.load`` checks it here, so errors come before any play).
+    """
+    if is_python_spec(spec):
+        bot = SandboxedBot(spec, folder, num_players, label=label or spec, limits=limits, **rules)
+        bot.start()
+        return bot
+    import agents
+
+    agents.load(spec, num_players, **rules)
+    return spec
+
+
+@dataclass
+class Strikes:
+    """Forfeits counted across one grading or one pairing; past ``limit`` nothing more is played."""
+
+    limit: int
+    count: int = 0
+
+    @property
+    def out(self) -> bool:
+        return self.count >= self.limit
+
+
+@dataclass
+class MatchResult:
+    """Per bot: rounds played, wins (shares), round points, forfeits; one row per round."""
+
+    labels: list[str]
+    played: list[int]
+    wins: list[float]
+    points: list[list[int]]
+    forfeit_lines: list[str] = field(default_factory=list)
+    forfeits: list[int] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+
+    def win_rate(self, bot: int) -> float:
+        return self.wins[bot] / self.played[bot] if self.played[bot] else 0.0
+
+
+def _reason(err: BaseException) -> str:
+    cause = err.__cause__
+    if isinstance(cause, BotFailureError):
+        return cause.reason
+    if isinstance(err, BotFailureError):
+        return err.reason
+    return str(err)
+
+
+def play_match(
+    bots: Sequence[str | Bot],
+    labels: Sequence[str],
+    *,
+    num_players: int = 2,
+    deals: int = 100,
+    seed: int = 0,
+    rules: dict[str, Any] | None = None,
+    strikes: Sequence[Strikes] | None = None,
+) -> MatchResult:
+    """Play ``deals`` duplicate deals of single rounds at every table and seating.
+
+    ``bots`` are specs or bot objects (sandboxes); ``strikes[i]`` counts bot i's forfeits (pass
+    shared ones to carry a count across matches; default: 3 per bot). Never raises for a bot's
+    misbehaviour: it is recorded as a forfeit.
+    """
+    rules = dict(rules or {})
+    n_bots = len(bots)
+    strikes = list(strikes) if strikes is not None else [Strikes(3) for _ in bots]
+    setup = _Setup(list(bots), list(labels), num_players, "round", rules)
+    player = _Player(setup)
+    plan = [s for lineup in tables_for(n_bots, num_players) for s in seatings(lineup)]
+    index = {label: i for i, label in enumerate(labels)}
+    result = MatchResult(
+        labels=list(labels),
+        played=[0] * n_bots,
+        wins=[0.0] * n_bots,
+        points=[[] for _ in bots],
+        forfeits=[0] * n_bots,
+    )
+    unplayed = [0] * n_bots
+    for d, deal_seed in enumerate(deal_seeds(seed, deals)):
+        for salt, seating in enumerate(plan):
+            out = sorted(b for b in set(seating) if strikes[b].out)
+            culprit: int | None = out[0] if out else None
+            reason = "not played: it had already forfeited too many rounds" if out else ""
+            if out:
+                unplayed[out[0]] += 1
+            seat_results = None
+            if culprit is None:
+                try:
+                    seat_results = player.play(deal_seed, seating, salt)
+                except (BotError, IllegalActionError, BotFailureError) as err:
+                    culprit = index.get(getattr(err, "bot", ""), seating[0])
+                    reason = _reason(err)
+                    strikes[culprit].count += 1
+            row: dict[str, Any] = {"deal": d, "seating": list(seating)}
+            if seat_results is not None:
+                row["win"] = [r.win for r in seat_results]
+                row["points"] = [r.points[0] if r.points else 0 for r in seat_results]
+                row["rank"] = [r.rank_score for r in seat_results]
+            else:
+                others = [s for s, b in enumerate(seating) if b != culprit]
+                share = 1.0 / len(others) if others else 0.0
+                row["win"] = [share if s in others else 0.0 for s in range(len(seating))]
+                row["points"] = [0] * len(seating)
+                row["rank"] = [WIN_POINTS if s in others else -1.0 for s in range(len(seating))]
+                row["forfeit"] = {"bot": labels[culprit], "reason": reason}
+                result.forfeits[culprit] += 1
+                if not out:
+                    result.forfeit_lines.append(
+                        f"{labels[culprit]} forfeits deal {d} (seating "
+                        f"{'-'.join(labels[b] for b in seating)}): {reason}"
+                    )
+            for s, b in enumerate(seating):
+                result.played[b] += 1
+                result.wins[b] += row["win"][s]
+                result.points[b].append(row["points"][s])
+            result.rounds.append(row)
+    for b, count in enumerate(unplayed):
+        if count:
+            result.forfeit_lines.append(
+                f"{labels[b]} forfeits {count} more round(s) unplayed: it reached "
+                f"{strikes[b].limit} forfeit(s)"
+            )
+    return result

@@ -1,0 +1,423 @@
+"""Play an untrusted Python bot from its own process: ``SandboxedBot`` (used by grade and league).
+
+A student's ``module:Class`` bot is imported and run in a child Python process, never in the
+grader's or the league's, so that nothing it does (an exception, an endless loop, a gigabyte of
+``print``, a memory leak, ``sys.exit``) can stop or corrupt the caller. The parent and the child
+speak a JSON-lines protocol over pipes, one request and one reply per line; nothing is ever
+unpickled from the child, since the child runs code the parent must not trust. The child:
+
+* sees only what its seat may see: each ``act`` request carries the observation vector and the
+  action mask, nothing else (no engine, no other seat, no seed of the deal);
+* runs under ``resource.setrlimit(RLIMIT_AS)`` (the memory limit, where the system supports it:
+  Linux does) and answers each request within
+  a time limit, measured by the parent: a child that does not answer in time is killed;
+* has its ``print`` output counted, not passed on: more than ``Limits.output_chars`` characters in
+  one call is a failure (so a bot cannot flood the report), and the protocol channel is a private
+  copy of the child's stdout, so what the bot writes to file descriptor 1 cannot pose as a reply.
+
+Any way the bot breaks raises ``BotFailureError`` with a one-line reason; the child is then killed and
+a fresh one is started on the next request, so one bad round does not spoil the next.
+
+This is a guard against mistakes in coursework, not a security boundary: the child still runs with
+the user's file and network permissions. Run bots you suspect of malice in a container.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Bot
+
+MAX_LINE = 1 << 16  # bytes in one reply line; a longer line is garbage, not a reply
+
+
+class BotFailureError(RuntimeError):
+    """A sandboxed bot broke. ``kind`` is one of: start, crash, timeout, illegal, garbage,
+    output, memory, exited; ``str()`` is a one-line reason naming the bot."""
+
+    def __init__(self, bot: str, kind: str, reason: str) -> None:
+        super().__init__(f"{bot}: {reason}")
+        self.bot = bot
+        self.kind = kind
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a sandboxed bot may use.
+
+    move_seconds: wall-clock seconds to answer one request (act, reset, seed), IPC included.
+    memory_mb: the child's address-space limit (RLIMIT_AS), toolkit imports included.
+    output_chars: characters the bot may print during one request.
+    start_seconds: to start Python, import the toolkit and construct the bot (generous: a loaded
+      machine starts Python slowly, and that is not the bot's fault).
+    """
+
+    move_seconds: float = 1.0
+    memory_mb: int = 1024
+    output_chars: int = 100_000
+    start_seconds: float = 60.0
+
+    def __post_init__(self) -> None:
+        for name in ("move_seconds", "start_seconds"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+        for name in ("memory_mb", "output_chars"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _toolkit_root() -> str:
+    """The folder the toolkit's packages are imported from, for the child's PYTHONPATH."""
+    return str(Path(__file__).resolve().parents[1])
+
+
+class SandboxedBot(Bot):
+    """A ``module:Class`` bot played from a child process (see the module docstring).
+
+    ``folder`` is where the bot's module lives (the child starts there and appends it to the end
+    of its ``sys.path``, so the bot's own helper modules import but never shadow the toolkit).
+    ``label`` names the bot in every failure message. ``last_seconds`` is the time the bot itself
+    spent in its last ``act`` (measured in the child, without the pipe's round trip).
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        folder: str | Path,
+        num_players: int = 2,
+        *,
+        label: str | None = None,
+        limits: Limits | None = None,
+        seed: int | None = None,
+        **rules_options: Any,
+    ) -> None:
+        self.spec = spec
+        self.folder = Path(folder).resolve()
+        self.num_players = num_players
+        self.rules = dict(rules_options)
+        self.limits = limits or Limits()
+        self.name = label or spec
+        self.last_seconds = 0.0
+        self._seed = seed
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._buf = b""
+
+    # ------------------------------------------------------------------ the Bot interface
+
+    def start(self) -> None:
+        """Start the child and construct the bot there; raise BotFailureError if it cannot."""
+        if self._proc is not None:
+            return
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (_toolkit_root(), env.get("PYTHONPATH", "")) if p
+        )
+        env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        self._errors = tempfile.TemporaryFile()
+        self._buf = b""
+        # -P: the child's cwd (the bot's folder) is not put first on sys.path, so a student's
+        # agents.py or numpy.py there cannot replace the toolkit.
+        self._proc = subprocess.Popen(
+            [sys.executable, "-P", "-c", "from racko_apps.sandbox import _child; _child()"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._errors,
+            cwd=self.folder,
+            env=env,
+        )
+        request = {
+            "cmd": "init",
+            "spec": self.spec,
+            "folder": str(self.folder),
+            "num_players": self.num_players,
+            "rules": self.rules,
+            "seed": self._seed,
+            "memory_mb": self.limits.memory_mb,
+            "output_chars": self.limits.output_chars,
+        }
+        self._request(request, self.limits.start_seconds, starting=True)
+
+    def reset(self) -> None:
+        self.start()
+        self._request({"cmd": "reset"}, self.limits.move_seconds)
+
+    def seed(self, seed: int | None) -> None:
+        self._seed = seed
+        self.start()
+        self._request({"cmd": "seed", "seed": seed}, self.limits.move_seconds)
+
+    def act(self, observation: Mapping[str, Any]) -> int:
+        self.start()
+        request = {
+            "cmd": "act",
+            "observation": np.asarray(observation["observation"], dtype=np.float32).tolist(),
+            "action_mask": np.asarray(observation["action_mask"], dtype=np.int8).tolist(),
+        }
+        reply = self._request(request, self.limits.move_seconds)
+        self.last_seconds = float(reply.get("seconds", 0.0))
+        action = reply.get("action")
+        if isinstance(action, bool) or not isinstance(action, int):
+            shown = reply.get("shown") or repr(action)
+            self._fail("illegal", f"returned {shown}, not an action id")
+        return int(action)
+
+    def explain(self, observation: Mapping[str, Any]) -> str:
+        return f"{self.name} (sandboxed) would play action {self.act(observation)}"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SandboxedBot:
+        """A fresh sandbox for the same bot (a table seating it twice needs two processes)."""
+        return SandboxedBot(
+            self.spec,
+            self.folder,
+            self.num_players,
+            label=self.name,
+            limits=self.limits,
+            seed=self._seed,
+            **self.rules,
+        )
+
+    def close(self) -> None:
+        """Stop the child (the next request starts a fresh one)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
+        self._errors.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def __enter__(self) -> SandboxedBot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ the protocol
+
+    def _fail(self, kind: str, reason: str) -> None:
+        self.close()
+        raise BotFailureError(self.name, kind, reason)
+
+    def _request(
+        self, request: dict[str, Any], seconds: float, starting: bool = False
+    ) -> dict[str, Any]:
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        try:
+            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._fail(*self._exit_reason(starting))
+        line = self._read_line(seconds, starting)
+        try:
+            reply = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            self._fail("garbage", f"wrote {_shorten(line)} where a reply was expected")
+        if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+            self._fail("garbage", f"wrote {_shorten(line)} where a reply was expected")
+        if not reply["ok"]:
+            kind = str(reply.get("kind", "crash"))
+            self._fail("start" if starting and kind == "crash" else kind, str(reply.get("error")))
+        return reply
+
+    def _read_line(self, seconds: float, starting: bool) -> bytes:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        fd = proc.stdout.fileno()
+        deadline = time.monotonic() + seconds
+        while b"\n" not in self._buf:
+            if len(self._buf) > MAX_LINE:
+                self._fail("garbage", f"wrote a line of more than {MAX_LINE} bytes to its reply")
+            left = deadline - time.monotonic()
+            ready = select.select([fd], [], [], max(left, 0))[0] if left > 0 else []
+            if not ready:
+                what = "start" if starting else "answer"
+                self._fail(
+                    "start" if starting else "timeout",
+                    f"did not {what} within {seconds:g} s (killed)",
+                )
+            data = os.read(fd, MAX_LINE)
+            if not data:
+                self._fail(*self._exit_reason(starting))
+            self._buf += data
+        line, _, self._buf = self._buf.partition(b"\n")
+        return line
+
+    def _exit_reason(self, starting: bool) -> tuple[str, str]:
+        proc = self._proc
+        assert proc is not None
+        try:
+            code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            code = None
+        detail = ""
+        if starting:
+            self._errors.seek(0, os.SEEK_END)
+            size = self._errors.tell()
+            self._errors.seek(max(0, size - 400))
+            tail = self._errors.read().decode(errors="replace").strip().splitlines()
+            detail = f": {tail[-1]}" if tail else ""
+        kind = "start" if starting else "exited"
+        return kind, f"its process ended (exit code {code}){detail}"
+
+
+def _shorten(data: bytes, limit: int = 60) -> str:
+    text = data.decode(errors="replace")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+# ---------------------------------------------------------------------- the child's side
+
+
+class _CountingSink:
+    """Stands in for sys.stdout/sys.stderr in the child: counts characters, keeps none."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def write(self, text: str) -> int:
+        self.count += len(text)
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _die_with_parent() -> None:
+    """Exit if the parent dies (a league killed with kill -9 must not leave looping children)."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _child() -> None:
+    """The child's main loop: read a JSON request per line, answer a JSON reply per line."""
+    _die_with_parent()
+    proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    requests = sys.stdin
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    sink = _CountingSink()
+
+    def reply(**fields: Any) -> None:
+        proto.write(json.dumps(fields) + "\n")
+        proto.flush()
+
+    first = json.loads(requests.readline() or "{}")
+    limit = int(first.get("memory_mb", 1024)) * 1024 * 1024
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass  # no RLIMIT_AS here (macOS refuses some values, Windows has no resource module)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    sys.stdout = sys.stderr = sink  # type: ignore[assignment]
+    output_cap = int(first.get("output_chars", 100_000))
+    memory_mb = int(first.get("memory_mb", 1024))
+    sys.path.append(str(first["folder"]))
+    try:
+        import agents
+
+        bot = agents.load(
+            first["spec"], int(first["num_players"]), seed=first.get("seed"), **first["rules"]
+        )
+    except BaseException as err:  # noqa: BLE001 - a student's import can raise anything
+        reply(ok=False, kind="start", error=f"cannot load bot: {_one_line(err)}")
+        return
+    reply(ok=True)
+    for line in requests:
+        sink.count = 0
+        try:
+            request = json.loads(line)
+            cmd = request.get("cmd")
+            start = time.perf_counter()
+            out: dict[str, Any] = {}
+            if cmd == "act":
+                observation = {
+                    "observation": np.asarray(request["observation"], dtype=np.float32),
+                    "action_mask": np.asarray(request["action_mask"], dtype=np.int8),
+                }
+                action = bot.act(observation)
+                try:
+                    if isinstance(action, bool | np.bool_):
+                        raise TypeError
+                    out["action"] = operator.index(action)
+                except TypeError:
+                    out["shown"] = repr(action)[:60]
+            elif cmd == "reset":
+                bot.reset()
+            elif cmd == "seed":
+                fn = getattr(bot, "seed", None)
+                if callable(fn):
+                    fn(request.get("seed"))
+            else:
+                reply(ok=False, kind="garbage", error=f"unknown request {cmd!r}")
+                continue
+            seconds = time.perf_counter() - start
+        except MemoryError:
+            reply(ok=False, kind="memory", error=f"ran out of memory (limit {memory_mb} MB)")
+            return
+        except BaseException as err:  # noqa: BLE001 - report everything, even SystemExit
+            reply(ok=False, kind="crash", error=f"raised {_one_line(err)}")
+            return
+        if sink.count > output_cap:
+            reply(
+                ok=False,
+                kind="output",
+                error=f"printed {sink.count} characters in one move (limit {output_cap})",
+            )
+            return
+        reply(ok=True, seconds=round(seconds, 6), **out)
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    if len(text) > 200:
+        text = text[:200] + "..."
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
