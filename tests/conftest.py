@@ -34,3 +34,15 @@ def assert_plays_legally():
                 obs, _ = env.reset()
 
     return check
+
+
+@pytest.fixture
+def eval_rows():
+    """A run's eval_history.json without its wall-clock minutes (which differ between runs)."""
+    import json
+
+    def rows(run_dir) -> list[dict]:
+        data = json.loads((run_dir / "eval_history.json").read_text())
+        return [{k: v for k, v in row.items() if k != "minutes"} for row in data]
+
+    return rows

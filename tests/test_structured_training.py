@@ -15,7 +15,9 @@ SMOKE = REPO / "configs" / "smoke_structured.yaml"
 
 
 @pytest.mark.slow
-def test_structured_smoke_trains_resumes_exports_and_plays(tmp_path: Path, assert_plays_legally):
+def test_structured_smoke_trains_resumes_exports_and_plays(
+    tmp_path: Path, assert_plays_legally, eval_rows
+):
     full, split = tmp_path / "full", tmp_path / "split"
     assert ppo.main(["--config", str(SMOKE), "--out", str(full), "--no-progress"]) == 0
 
@@ -44,8 +46,4 @@ def test_structured_smoke_trains_resumes_exports_and_plays(tmp_path: Path, asser
     b = ppo.load_policy_state(split)
     assert a.keys() == b.keys() and all(bool((a[k] == b[k]).all()) for k in a)
 
-    def rows(run: Path) -> list[dict]:
-        data = json.loads((run / "eval_history.json").read_text())
-        return [{k: v for k, v in r.items() if k != "minutes"} for r in data]
-
-    assert rows(full) == rows(split)
+    assert eval_rows(full) == eval_rows(split)

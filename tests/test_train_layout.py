@@ -71,6 +71,7 @@ def test_the_front_door_holds_only_what_ships() -> None:
         "4p.yaml",
         "4p_value.yaml",
         "smoke.yaml",
+        "smoke_structured.yaml",
         "smoke_value.yaml",
     ]
     for path in (REPO / "configs").glob("*.yaml"):  # no config points at a run folder

@@ -214,7 +214,7 @@ def _same(a: dict, b: dict) -> bool:
 
 @pytest.mark.slow
 def test_smoke_trains_checkpoints_resumes_and_exports(
-    tmp_path: Path, assert_plays_legally, capsys
+    tmp_path: Path, assert_plays_legally, capsys, eval_rows
 ) -> None:
     full, split = tmp_path / "full", tmp_path / "split"
     assert ppo.main(["--config", str(SMOKE), "--out", str(full), "--no-progress"]) == 0
@@ -248,11 +248,7 @@ def test_smoke_trains_checkpoints_resumes_and_exports(
     assert steps_a == steps_b == 2048
     assert _same(a, b)
 
-    def history(run: Path) -> list[dict]:  # wall-clock minutes differ between runs
-        rows = json.loads((run / "eval_history.json").read_text())
-        return [{k: v for k, v in row.items() if k != "minutes"} for row in rows]
-
-    assert history(full) == history(split)
+    assert eval_rows(full) == eval_rows(split)
 
 
 def test_init_from_starts_from_a_saved_policy(tmp_path: Path) -> None:
