@@ -24,6 +24,7 @@ from train.cleanrl_ppo import (
     compute_gae,
     parse_args,
     train,
+    zone_potential,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -150,3 +151,20 @@ def test_same_seed_same_run() -> None:
     (h1, p1), (h2, p2) = runs
     assert [r["mean_return"] for r in h1] == [r["mean_return"] for r in h2]
     assert all(torch.equal(a, b) for a, b in zip(p1, p2, strict=True))
+
+
+def test_zone_shaping_is_the_trainers_potential_and_stays_out_of_the_return() -> None:
+    from train.shaping import zone_potential as trainer_potential
+
+    rng = np.random.default_rng(0)
+    for n_cards in (40, 50, 60):
+        rack = [int(c) for c in rng.permutation(np.arange(1, n_cards + 1))[:10]]
+        want = trainer_potential(np.array(rack) / n_cards, n_cards)
+        assert zone_potential(rack, n_cards) == pytest.approx(want)
+    args = small_args(shaping=1.0, reward="score", rollout_steps=150, num_envs=2)
+    torch.manual_seed(0)
+    tables = [Table(args, i) for i in range(2)]
+    trajectories, returns = collect_rollout(Agent(16), tables, args, np.random.default_rng(0))
+    assert any(r != 0 for t in trajectories for r in t.rewards[:-1])  # a signal on every move
+    for ret in returns:  # what is reported is the env's own reward: round points / 75
+        assert ret * 75 == pytest.approx(round(ret * 75)) and round(ret * 75) % 5 == 0

@@ -43,6 +43,7 @@ import agents
 from racko_env import racko_v0
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
+from racko_env.rules import deck_size
 from train.snapshot import MASKED_LOGIT
 
 
@@ -60,6 +61,8 @@ class Args:
     """'score': round points / 75 for every seat (denser), or 'win': zero-sum +1 / -1"""
     turn_limit: int = 400
     """turns after which a round without Rack-O is cut off (small values make smoke runs fast)"""
+    shaping: float = 0.0
+    """potential-based shaping: + shaping * (change of the mover's zone potential) per move"""
     total_timesteps: int = 200_000
     """learner decisions to train on"""
     num_envs: int = 8
@@ -122,6 +125,8 @@ def check_args(args: Args) -> str | None:
     for name in ("total_timesteps", "num_envs", "rollout_steps", "num_minibatches", "hidden"):
         if getattr(args, name) < 1:
             return f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}"
+    if args.shaping < 0:
+        return f"--shaping must be 0 or more, got {args.shaping}"
     if args.turn_limit < 1:
         return f"--turn-limit must be at least 1, got {args.turn_limit}"
     if args.eval_rounds < 0 or args.export_check < 0:
@@ -207,6 +212,19 @@ class TorchBot(agents.Bot):
 # ----------------------------------------------------------------------------- rollouts
 
 
+def zone_potential(rack: list[int], num_cards: int) -> float:
+    """How close each card is to its home slot (card c of N belongs in slot (c-1)*10//N): 0-1.
+
+    Shaping with the change of a potential (Ng, Harada and Russell, 1999) leaves the best policy
+    unchanged while giving a signal on every move instead of only at the end of the round.
+    """
+    size = len(rack)
+    return (
+        sum(1 - abs(i - (c - 1) * size // num_cards) / (size - 1) for i, c in enumerate(rack))
+        / size
+    )
+
+
 @dataclass
 class Trajectory:
     """One seat's decisions in one round, and what followed each of them."""
@@ -227,6 +245,7 @@ class Table:
         self.env = racko_v0.raw_env(
             num_players=args.num_players, reward=args.reward, turn_limit=args.turn_limit
         )
+        self.num_cards = deck_size(args.num_players)
         self.episodes = 0
         self.bots: dict[int, agents.Bot] = {}
         if args.opponent != "self":
@@ -259,7 +278,13 @@ class Table:
     def step(self, action: int) -> None:
         """Play one decision, and hand each learner seat the rewards the env gave it."""
         env = self.env
+        mover = self.seat_on_turn()
+        shaped = self.args.shaping > 0 and mover in self.learner_seats
+        before = zone_potential(env.game.racks[mover], self.num_cards) if shaped else 0.0
         env.step(action)
+        if shaped:  # only the mover's rack changed; the shaping is not part of the return
+            after = zone_potential(env.game.racks[mover], self.num_cards)
+            self.open[mover].rewards[-1] += self.args.shaping * (after - before)
         for seat in self.learner_seats:
             r = float(env.rewards[env.possible_agents[seat]])
             self.returns[seat] += r
