@@ -18,6 +18,7 @@ from collections.abc import Sequence
 # name -> ("module:function", one-line description). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "play": ("racko_apps.play:main", "play Rack-O in the terminal against bots, or watch them"),
+    "web": ("racko_apps.web:main", "serve the browser game on 127.0.0.1 (--port)"),
 }
 
 

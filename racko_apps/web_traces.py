@@ -27,12 +27,16 @@ from typing import Any
 import numpy as np
 
 from agents.heuristic import HeuristicBot
+from agents.onnx_bot import BotFileError, check_manifest
 from agents.random_bot import RandomBot
 from racko_env import observation as layout_module
 from racko_env.racko_v0 import raw_env
 from racko_env.rules import RACK_SIZE
 
-LAYOUT_JS = Path(__file__).resolve().parent.parent / "web" / "js" / "layout.js"
+ROOT = Path(__file__).resolve().parent.parent
+LAYOUT_JS = ROOT / "web" / "js" / "layout.js"
+BOTS_DIR = ROOT / "agents" / "pretrained"
+_DROP = object()
 FULL_OBS_EPISODES = 5
 MAX_STEPS = 50_000  # these episodes carry every observation in full (for readable failures)
 
@@ -198,6 +202,64 @@ def play_episode(setup: dict[str, Any], full: bool) -> dict[str, Any]:
     return trace
 
 
+def manifest_cases() -> list[dict[str, Any]]:
+    """Good and bad manifests with the message ``agents.onnx_bot.check_manifest`` gives (or None).
+
+    The JS check (web/js/manifest.js) must accept and refuse the same ones, in the same words.
+    """
+    good = json.loads((BOTS_DIR / "racko_2p.json").read_text())
+    variants: list[tuple[dict[str, Any], int, dict[str, Any]]] = [(good, 2, {})]
+
+    def changed(**edits: Any) -> dict[str, Any]:
+        m = json.loads(json.dumps(good))
+        for key, value in edits.items():
+            if value is _DROP:
+                m.pop(key, None)
+            else:
+                m[key] = value
+        return m
+
+    def rules(**edits: Any) -> dict[str, Any]:
+        return changed(rules={**good["rules"], **edits})
+
+    variants += [
+        (good, 3, {}),
+        (good, 4, {}),
+        (good, 2, {"bonus": True}),
+        (good, 2, {"empty_pile": "flip", "turn_limit": 100}),
+        (good, 2, {"min_run": 3}),
+        (good, 2, {"target_score": 300}),
+        (changed(format_version=2), 2, {}),
+        (changed(format_version=_DROP), 2, {}),
+        (changed(format_version="1"), 2, {}),
+        (changed(observation_version=2), 2, {}),
+        (changed(observation_version=None), 2, {}),
+        (changed(num_players=3), 2, {}),
+        (changed(num_players="2"), 2, {}),
+        (changed(rules={}), 2, {}),
+        (changed(rules=_DROP), 2, {}),
+        (rules(bonus=1), 2, {}),
+        (rules(empty_pile="burn"), 2, {}),
+        (rules(turn_limit=0), 2, {}),
+        (rules(turn_limit="400"), 2, {}),
+        (rules(min_run=2), 2, {}),
+        (rules(partners=True), 2, {}),
+        (rules(colour="red"), 2, {}),
+        (rules(min_run=4), 2, {"min_run": 4}),
+        (rules(partners=True), 4, {"partners": True}),
+        (rules(num_players=3), 2, {}),
+    ]
+    cases = []
+    for manifest, n, asked in variants:
+        try:
+            check_manifest(manifest, "bot.onnx", n, asked)
+            error = None
+        except BotFileError as exc:
+            error = str(exc)
+        cases.append({"manifest": manifest, "num_players": n, "rules": asked, "error": error})
+    return cases
+
+
 def write_traces(path: Path, episodes: int, seed: int) -> int:
     """Write a header line (the layout) and one JSON line per episode; returns the step count."""
     rng = random.Random(seed)
@@ -215,11 +277,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m racko_apps.web_traces", description=__doc__)
     parser.add_argument("--layout", action="store_true", help="rewrite web/js/layout.js")
     parser.add_argument("--out", type=Path, help="write traces (JSON lines) here")
+    parser.add_argument("--manifest-cases", type=Path, help="write manifest check cases here")
     parser.add_argument("--episodes", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    if not args.layout and args.out is None:
-        parser.error("give --layout and/or --out PATH")
+    if not args.layout and args.out is None and args.manifest_cases is None:
+        parser.error("give --layout, --out PATH and/or --manifest-cases PATH")
     if args.episodes < 1:
         parser.error(f"--episodes must be at least 1, got {args.episodes}")
     if args.layout:
@@ -228,6 +291,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.out is not None:
         steps = write_traces(args.out, args.episodes, args.seed)
         print(f"wrote {args.episodes} episodes ({steps} steps) to {args.out}")
+    if args.manifest_cases is not None:
+        _write_atomic(args.manifest_cases, json.dumps(manifest_cases(), indent=1))
+        print(f"wrote manifest cases to {args.manifest_cases}")
     return 0
 
 

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import { LAYOUT } from "../js/layout.js";
 import { Episode } from "../js/episode.js";
 import { HeuristicBot, RandomBot } from "../js/bots.js";
-import { loadTraces } from "./support/traces.js";
+import { loadTraces } from "./support/python.js";
 
 const { header, episodes } = loadTraces();
 
