@@ -209,3 +209,96 @@ def test_shipped_bot_refuses_other_rules_and_the_heuristic_plays_them(
     page.select_option("#seat-1", "heuristic")
     page.click("#start")
     assert play_round(page, None) > 0
+
+
+def illegal_bot(tmp_path: Path) -> list[Path]:
+    """A well-formed 2-player bot whose graph answers the first action its mask forbids."""
+    import hashlib
+
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [
+            helper.make_node("Cast", ["action_mask"], ["mask_f"], to=TensorProto.FLOAT),
+            helper.make_node("ArgMin", ["mask_f"], ["action"], axis=1, keepdims=0),
+            helper.make_node("Identity", ["mask_f"], ["masked_logits"]),
+        ],
+        "illegal",
+        [
+            helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", 177]),
+            helper.make_tensor_value_info("action_mask", TensorProto.BOOL, ["batch", 14]),
+        ],
+        [
+            helper.make_tensor_value_info("action", TensorProto.INT64, ["batch"]),
+            helper.make_tensor_value_info("masked_logits", TensorProto.FLOAT, ["batch", 14]),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    data = model.SerializeToString()
+    manifest = json.loads((BOTS / "racko_2p.json").read_text())
+    manifest["onnx_sha256"] = hashlib.sha256(data).hexdigest()
+    (tmp_path / "illegal.onnx").write_bytes(data)
+    (tmp_path / "illegal.json").write_text(json.dumps(manifest))
+    return [tmp_path / "illegal.onnx", tmp_path / "illegal.json"]
+
+
+def test_a_bot_returning_an_illegal_action_pauses_the_game_with_a_message(
+    page: object, server: str, tmp_path: Path
+) -> None:
+    page.goto(f"{server}/?fast=1&seed=2")
+    page.set_input_files("#bot-files", [str(f) for f in illegal_bot(tmp_path)])
+    page.select_option("#seat-1", "file")
+    page.click("#start")
+    # Whoever starts, the bot's first move is illegal: if the person starts, play their turn.
+    page.wait_for_function(WAIT_FOR_PERSON, timeout=WAIT_MS)
+    if page.locator("#message").is_hidden():
+        page.click("#draw-pile")
+        page.click("#discard")
+    page.wait_for_selector("#message:not([hidden])", timeout=WAIT_MS)
+    message = page.text_content("#message")
+    assert "illegal returned action 0, which is not legal now" in message
+    assert "the move was not played" in message
+    assert "The game is paused" in message
+    # The refused move left the game as it was: the bot is still to play its draw decision.
+    assert page.locator("#draw-pile").is_disabled() and page.locator("#hint").is_disabled()
+
+
+@pytest.mark.parametrize(
+    ("players", "options", "bot"),
+    [
+        (
+            4,
+            {"#partners": True, "#bonus": True, "#empty-pile": "flip", "#target-score": "60"},
+            "heuristic",
+        ),
+        # Two zone-filling heuristics under the run variant can tie every round forever: random.
+        (2, {"#min-run": "3", "#turn-limit": "60", "#target-score": "40"}, "random"),
+    ],
+)
+def test_rules_options_play_to_the_end_of_a_game(
+    page: object, server: str, players: int, options: dict[str, object], bot: str
+) -> None:
+    page.goto(f"{server}/?fast=1&seed=9")
+    page.select_option("#num-players", str(players))
+    for selector, value in options.items():
+        if value is True:
+            page.check(selector)
+        elif selector.startswith("#empty") or selector.startswith("#min"):
+            page.select_option(selector, str(value))
+        else:
+            page.fill(selector, str(value))
+    for seat in range(1, players):
+        page.select_option(f"#seat-{seat}", bot)
+    page.click("#start")
+    for _ in range(20):
+        play_round(page, None)
+        if page.locator("#next-round").is_hidden():
+            break
+        page.click("#next-round")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"game_over_{players}p.png"), full_page=True)
+    title = page.text_content("#reveal-title")
+    assert "Game over" in title, title
+    if players == 4:
+        assert "Partners add their points" in page.text_content("#reveal-racks")

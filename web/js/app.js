@@ -393,7 +393,9 @@ function render() {
   $("my-name").textContent = game.config.partners ? "You (partner: seat 2)" : "You";
 
   renderScores($("scores"));
-  const turnText = `Round ${game.roundNumber} · turn ${game.turn + 1} of at most ${game.config.turn_limit}`;
+  const turnText = game.roundOver
+    ? `Round ${game.roundNumber} over after ${game.turn} turns`
+    : `Round ${game.roundNumber} · turn ${game.turn + 1} of at most ${game.config.turn_limit}`;
   setStatus(`${turnText} · playing to ${game.config.target_score}`);
   window.racko.ready = mine;
 }
