@@ -114,6 +114,11 @@ def check_bot_moves_match_python(page: object, players: int) -> int:
     assert (python_actions == browser_actions).all()
     logits = bot.session.run(["masked_logits"], {"observation": obs, "action_mask": masks > 0})[0]
     legal = masks > 0
+    hints = page.evaluate("window.racko.hints")
+    assert hints, "no hint was recorded"
+    hint_obs = np.array([h["observation"] for h in hints], dtype=np.float32)
+    hint_masks = np.array([h["mask"] for h in hints], dtype=np.int8)
+    assert (bot.act_batch(hint_obs, hint_masks) == [h["action"] for h in hints]).all()
     np.testing.assert_allclose(
         np.array([d["logits"] for d in decisions])[legal], logits[legal], rtol=1e-4, atol=1e-4
     )

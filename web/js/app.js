@@ -33,8 +33,8 @@ const state = {
   userFiles: { onnx: null, json: null },
 };
 
-// Read by the browser test: every ONNX decision with the observation it was made on.
-window.racko = { decisions: [], ready: false };
+// Read by the browser test: every ONNX decision and hint with the observation it was made on.
+window.racko = { decisions: [], hints: [], ready: false };
 
 // ------------------------------------------------------------------ messages
 
@@ -189,6 +189,7 @@ async function startGame(event) {
   state.game = new RackoGame(rules, new RandomChance(seed));
   state.game.newGame();
   window.racko.decisions = [];
+  window.racko.hints = [];
   $("setup").hidden = true;
   $("reveal").hidden = true;
   $("table").hidden = false;
@@ -288,8 +289,10 @@ async function showHint() {
   try {
     let action;
     let why;
+    const moment = `${game.roundNumber}/${game.turn}/${game.phase}`;
     if (bot instanceof OnnxBot) {
       const { logits } = await bot.decide(observation, mask);
+      if (moment !== `${game.roundNumber}/${game.turn}/${game.phase}` || state.game !== game) return;
       const legal = Array.from(mask).flatMap((m, a) => (m ? [a] : []));
       action = legal.reduce((best, a) => (logits[a] > logits[best] ? a : best), legal[0]);
       const ranked = [...legal].sort((a, b) => logits[b] - logits[a]).slice(0, 3);
@@ -298,6 +301,7 @@ async function showHint() {
       action = bot.act(observation, mask);
       why = "the heuristic bot (no exported bot fits these rules)";
     }
+    window.racko.hints.push({ observation: Array.from(observation), mask: Array.from(mask), action });
     box.dataset.action = String(action);
     box.textContent = `Hint: ${describeAction(action, game.held)} (${why})`;
   } catch (exc) {
