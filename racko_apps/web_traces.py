@@ -263,7 +263,20 @@ def manifest_cases() -> list[dict[str, Any]]:
 def write_traces(path: Path, episodes: int, seed: int) -> int:
     """Write a header line (the layout) and one JSON line per episode; returns the step count."""
     rng = random.Random(seed)
-    lines = [json.dumps({"layout": layout(), "episodes": episodes, "seed": seed})]
+    mt = random.Random(seed + 12345)
+    deck = list(range(1, 61))
+    mt.shuffle(deck)  # the page deals with a JS twin of this shuffle (web/js/mt19937.js)
+    header = {
+        "layout": layout(),
+        "episodes": episodes,
+        "seed": seed,
+        "mt": {
+            "seed": seed + 12345,
+            "shuffle": deck,
+            "bits": [mt.getrandbits(32) for _ in range(5)],
+        },
+    }
+    lines = [json.dumps(header)]
     total = 0
     for i in range(episodes):
         trace = play_episode(random_setup(rng), full=i < FULL_OBS_EPISODES)

@@ -9,6 +9,8 @@ import { test } from "node:test";
 
 import { LAYOUT } from "../js/layout.js";
 import { Episode } from "../js/episode.js";
+import { RackoGame, RandomChance } from "../js/engine.js";
+import { PyRandom } from "../js/mt19937.js";
 import { HeuristicBot, RandomBot } from "../js/bots.js";
 import { loadTraces } from "./support/python.js";
 
@@ -132,4 +134,21 @@ test(`the JS engine replays ${episodes.length} Python episodes exactly`, () => {
     assert.equal(chance.decks.length + chance.refills.length, 0, `episode ${e}: unused chance`);
   });
   assert.ok(steps > 1000, `only ${steps} steps replayed`);
+});
+
+test("the page's Mersenne Twister shuffles and draws bits as Python's random.Random", () => {
+  const rng = new PyRandom(header.mt.seed);
+  const deck = Array.from({ length: 60 }, (_, i) => i + 1);
+  assert.deepEqual(rng.shuffle(deck), header.mt.shuffle);
+  assert.deepEqual(Array.from({ length: 5 }, () => rng.getrandbits(32)), header.mt.bits);
+});
+
+test("the same seed deals the same game, another seed another", () => {
+  const deal = (seed) => {
+    const game = new RackoGame({ num_players: 3 }, new RandomChance(seed));
+    game.newGame();
+    return JSON.stringify([game.dealer, game.racks, game.discard, game.draw]);
+  };
+  assert.equal(deal(7), deal(7));
+  assert.notEqual(deal(7), deal(8));
 });
