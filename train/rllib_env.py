@@ -88,9 +88,7 @@ class RackoMultiAgentEnv(MultiAgentEnv):
         self._probs = weights / weights.sum()
         n = self.num_players
         ids = [agent_id(MAIN, r) for r in range(n)]
-        ids += [
-            agent_id(league_module(s), r) for s in range(self.league_size) for r in range(1, n)
-        ]
+        ids += [agent_id(league_module(s), r) for s in range(self.league_size) for r in range(1, n)]
         self.possible_agents = ids
         self.agents = []
         space = observation_space()
@@ -98,6 +96,7 @@ class RackoMultiAgentEnv(MultiAgentEnv):
         self.action_spaces = dict.fromkeys(ids, gym.spaces.Discrete(NUM_ACTIONS))
         self._rng: np.random.Generator | None = None
         self.kind = ""
+        self.deal_seed = 0
         self.seat_agent: list[str | None] = []
 
     # ------------------------------------------------------------------ setup
@@ -162,7 +161,8 @@ class RackoMultiAgentEnv(MultiAgentEnv):
             self._rng = np.random.default_rng([base, self.worker_index, self.salt])
         while True:
             self._new_setup()
-            self.aec.reset(seed=int(self._rng.integers(2**62)))
+            self.deal_seed = int(self._rng.integers(2**62))
+            self.aec.reset(seed=self.deal_seed)
             for bot in self.bots.values():
                 bot.reset()
             self._pending = {aid: 0.0 for aid in self.seat_agent if aid is not None}

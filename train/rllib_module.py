@@ -147,4 +147,3 @@ class ModuleBot:
 
     def explain(self, observation: dict[str, Any]) -> str:
         return f"masked argmax of the RLModule: action {self.act(observation)}"
-

@@ -58,6 +58,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     with os.fdopen(fd, "w") as f:
         f.write(text)
+    os.chmod(tmp, 0o644)  # mkstemp makes it private; these are ordinary run files
     os.replace(tmp, path)
 
 
@@ -89,6 +90,24 @@ def ray_temp_dir() -> str:
     """Ray's session files: ``$RAY_TMPDIR`` or ``<system temp>/ray`` (short: Ray puts unix
     sockets in it, and their paths may not exceed ~107 characters)."""
     return os.environ.get("RAY_TMPDIR") or os.path.join(tempfile.gettempdir(), "ray")
+
+
+def keep_home_clean(run_dir: Path, joining: bool) -> None:
+    """Nothing of a run goes to the user's home. Two libraries would write there by default:
+    Ray 2.60 saves a token for a new local cluster's authentication in ``~/.ray/auth_token``
+    (here the token lives in this process's environment instead, inherited by Ray's processes),
+    and onnxruntime keeps a device id under ``$XDG_CACHE_HOME`` (default ``~/.cache``; here the
+    run folder's ``.cache``)."""
+    import secrets
+
+    os.environ["XDG_CACHE_HOME"] = str((run_dir / ".cache").resolve())
+    if joining:  # the cluster's own authentication settings apply
+        return
+    if not any(
+        os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+    ):
+        os.environ["RAY_AUTH_MODE"] = "token"
+        os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
 
 
 def init_ray(address: str | None, cfg: RLlibConfig) -> None:
@@ -136,10 +155,12 @@ def keep_logs_in(run_dir: Path) -> None:
 
 def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     """The PPOConfig of a run: env, league modules, resources, hyperparameters."""
+    import gymnasium as gym
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+    from racko_env.actions import NUM_ACTIONS
     from train.rllib_env import (
         MAIN,
         RackoMultiAgentEnv,
@@ -148,10 +169,6 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
         policy_mapping_fn,
     )
     from train.rllib_module import MaskedActorCritic
-
-    import gymnasium as gym
-
-    from racko_env.actions import NUM_ACTIONS
 
     model = cfg.model.model_dump()
     module_ids = [MAIN] + [league_module(s) for s in range(cfg.league.size)]
@@ -323,7 +340,6 @@ class Trainer:
         print("\nstopping after this iteration: checkpoint + export ...", flush=True)
 
     def run(self) -> Path:
-        import ray
         import torch
         from torch.utils.tensorboard import SummaryWriter
 
@@ -334,7 +350,12 @@ class Trainer:
             raise UserError(f"--resume: no checkpoint in {run_dir / CHECKPOINTS}")
         if ckpt is not None:
             self.state.update(json.loads((ckpt / STATE_FILE).read_text()))
+        keep_home_clean(
+            run_dir, joining=bool(self.address)
+        )  # before Ray is imported: it reads the auth mode then
         init_ray(self.address, cfg)
+        import ray
+
         keep_logs_in(run_dir)
         previous = {s: signal.getsignal(s) for s in STOP_SIGNALS}
         for s in STOP_SIGNALS:
