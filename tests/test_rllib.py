@@ -355,6 +355,7 @@ def test_two_node_cluster_runs_env_runners_on_node_two(tmp_path: Path) -> None:
         import shutil
 
         shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert not list(home.iterdir()), f"written to $HOME: {list(home.rglob('*'))}"
 
 
 # --------------------------------------------------------------------------- bad input

@@ -1,8 +1,8 @@
 """The config schema of the RLlib trainer (``python train/rllib_ppo.py --config FILE``).
 
 Kept apart from ``train/config.py`` (the SB3 trainer's schema) so the two trainers can evolve
-separately; it reuses only the shared pieces: the game section (``num_players`` + ``rules``) and
-the loader that turns pydantic errors into one message naming every bad key.
+separately; it reuses only the public shared pieces: the rules section and the loader that turns
+pydantic errors into one message naming every bad key.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from train.config import ConfigError, _GameConfig, load_config
+from racko_env.config import RulesConfig
+from train.config import ConfigError, RulesSection, load_config
 
 __all__ = ["ConfigError", "RLlibConfig", "load_rllib_config"]
 
@@ -120,9 +121,11 @@ class RLlibFinalEvalSection(_Strict):
     workers: int = Field(1, ge=1)
 
 
-class RLlibConfig(_GameConfig):
+class RLlibConfig(_Strict):
     """One RLlib run (``python train/rllib_ppo.py --config FILE``)."""
 
+    num_players: int = Field(2, ge=2, le=4)
+    rules: RulesSection = RulesSection()
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
     seed: int = 0
@@ -165,6 +168,21 @@ class RLlibConfig(_GameConfig):
             if name not in BOT_OPPONENTS:
                 raise ValueError(f"opponents: {name!r} is not one of {BOT_OPPONENTS}")
         return v
+
+    @model_validator(mode="after")
+    def _rules_valid(self) -> RLlibConfig:
+        try:
+            self.rules_config()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"rules: {exc}") from exc
+        return self
+
+    def rules_config(self) -> RulesConfig:
+        return RulesConfig(num_players=self.num_players, **self.rules.model_dump())
+
+    def rules_options(self) -> dict[str, Any]:
+        """Rules options as keyword arguments for envs and bots (without ``num_players``)."""
+        return self.rules.model_dump()
 
     def env_config(self, salt: int = 0) -> dict[str, Any]:
         """What every env copy is built from (plain data: it travels to the env runners)."""

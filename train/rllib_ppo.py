@@ -186,7 +186,9 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     r, p = cfg.resources, cfg.ppo
     return (
         PPOConfig()
-        .environment(RackoMultiAgentEnv, env_config=cfg.env_config(salt))
+        # RLlib's env checker steps random unmasked actions (the env then logs illegal moves);
+        # tests/test_rllib.py and the env's own suite check the env instead
+        .environment(RackoMultiAgentEnv, env_config=cfg.env_config(salt), disable_env_checking=True)
         .framework("torch", torch_compile_learner=False)
         .env_runners(
             num_env_runners=r.env_runners,
@@ -395,10 +397,12 @@ class Trainer:
                 writer.add_scalar(key, value, total)
             writer.add_scalar("time/env_steps_per_s", steps / max(seconds, 1e-9), total)
             ret = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
+            learner = (
+                f", learner seat's mean return {ret['main@0']:+.3f}" if "main@0" in ret else ""
+            )
             print(
                 f"iteration {it}/{cfg.iterations}: {total} env steps, "
-                f"{steps / max(seconds, 1e-9):.0f}/s, learner return "
-                f"{float(ret.get('main@0', float('nan'))):+.3f}",
+                f"{steps / max(seconds, 1e-9):.0f}/s{learner}",
                 flush=True,
             )
             if it % cfg.league.snapshot_every == 0:
@@ -496,7 +500,7 @@ class Trainer:
         history = run_dir / "eval_history.json"
         if history.is_file():
             evaluation["eval_history"] = json.loads(history.read_text())
-        if cfg.final_eval.rounds and not self.stop_requested:
+        if cfg.final_eval.rounds:  # also after Ctrl-C, as train/ppo.py (a second one aborts)
             fe = cfg.final_eval
             results = duplicate_eval(onnx_path, cfg, fe.opponents, fe.rounds, fe.seed, fe.workers)
             atomic_write_text(run_dir / "final_eval.json", json.dumps(results, indent=1) + "\n")
