@@ -247,6 +247,21 @@ def _bot_plays_legally(bot_path: Path, assert_plays_legally) -> None:
     assert_plays_legally(bot, 2, ["heuristic"], 300, seed=1)
 
 
+def _league_equal_to_main(ckpt: Path) -> list[bool]:
+    """Per league slot: does its checkpointed policy equal ``main``'s? (The checkpoint this test's
+    own run just wrote; RLlib stores module weights as pickled numpy arrays.)"""
+    import pickle
+
+    root = ckpt / "learner_group" / "learner" / "rl_module"
+
+    def weights(module: str) -> np.ndarray:
+        with open(root / module / "module_state.pkl", "rb") as f:
+            return pickle.load(f)["pi_head.weight"]
+
+    main = weights("main")
+    return [bool(np.array_equal(main, weights(f"league_{s}"))) for s in range(2)]
+
+
 @pytest.mark.slow
 def test_smoke_trains_checkpoints_stops_resumes_exports(
     tmp_path: Path, assert_plays_legally
@@ -262,6 +277,7 @@ def test_smoke_trains_checkpoints_stops_resumes_exports(
     assert "heuristic" in manifest["evaluation"]["final_eval"]
     assert json.loads((out / "eval_history.json").read_text())[0]["iteration"] == 1
     assert list((out / "tb").iterdir())
+    assert _league_equal_to_main(out / "checkpoints" / "iter_000001") == [True, False]
     _bot_plays_legally(out / "bot.onnx", assert_plays_legally)
 
     # resume with a long budget, Ctrl-C after the first new iteration: it checkpoints + exports
