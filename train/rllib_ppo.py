@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import signal
@@ -134,7 +135,8 @@ def init_ray(address: str | None, cfg: RLlibConfig) -> None:
         return
     os.environ["PYTHONPATH"] = code_path  # local workers import this checkout, not another copy
     r = cfg.resources
-    cpus = max(os.cpu_count() or 1, int(r.env_runners * r.cpus_per_env_runner + 0.999))
+    # room for every runner and learner actor even past the cores (they then share them)
+    cpus = max(os.cpu_count() or 1, math.ceil(r.env_runners * r.cpus_per_env_runner) + r.learners)
     ray.init(
         num_cpus=cpus,
         num_gpus=0 if r.gpus_per_learner == 0 else None,
