@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "new-bot": ("racko_apps.new_bot:main", "write a starter bot NAME.py and its test"),
     "play": ("racko_apps.play:main", "play Rack-O in the terminal against bots, or watch them"),
     "train": ("racko_apps.train:main", "train a bot with self-play PPO (train/ppo.py)"),
+    "web": ("racko_apps.web:main", "serve the browser game on 127.0.0.1 (--port)"),
 }
 
 

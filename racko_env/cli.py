@@ -16,7 +16,7 @@ RULES_FLAGS = ("empty_pile", "turn_limit", "min_run", "bonus", "partners", "targ
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """``--empty-pile``, ``--turn-limit``, ``--min-run``, ``--bonus``, ``--partners``,
     ``--target-score``, with the rule book's defaults; RulesConfig validates the values."""
-    rules = parser.add_argument_group("rules options (shared/RULES.md)")
+    rules = parser.add_argument_group("rules options (docs/rules.md)")
     rules.add_argument(
         "--empty-pile",
         choices=EMPTY_PILE_MODES,

@@ -13,7 +13,7 @@ DEFAULT_TURN_LIMIT = 400
 
 @dataclass(frozen=True)
 class RulesConfig:
-    """Every rules option of ``shared/RULES.md``.
+    """Every rules option of the rule book, ``docs/rules.md``.
 
     num_players: 2-4; the deck is 1-40, 1-50 or 1-60.
     empty_pile: ``"shuffle"`` (default) or ``"flip"``: how the discard pile becomes the draw pile.

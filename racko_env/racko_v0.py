@@ -51,8 +51,8 @@ mode the game winner; with partners, whole teams) gain what the others lose: wit
 players the winner gets +1 and every other player -1/(n-1); k tied winners get
 (n-k)/(k(n-1)) each; a tie of everyone gives 0. With partners the winning team gets +1 each and
 the other -1 each. ``reward="score"``: at the end of every round each agent gets its round points
-divided by 75 (the Rack-O score), so Rack-O is +1.0 and a rack ascending to slot 4 is +0.2; with
-partners each agent gets its team's points. Example (2 players, ``reward="score"``): player_0 goes
+divided by 75 (the Rack-O score), so Rack-O is +1.0 and a rack ascending for its first 3 slots
+(15 points) is +0.2; with partners each agent gets its team's points. Example (2 players, ``reward="score"``): player_0 goes
 Rack-O with no bonus, player_1's rack ascends for 3 cards: rewards 1.0 and 0.2.
 Every agent, the loser included, receives its reward through ``last()`` after the episode ends.
 

@@ -1,6 +1,6 @@
 """Scoring and rack predicates of Rack-O, as pure functions.
 
-These are the rule-book formulas (``shared/RULES.md``) with nothing about game flow, so that tests,
+These are the rule-book formulas (``docs/rules.md``) with nothing about game flow, so that tests,
 bots, front ends and the batched engine can all check a rack the same way.
 """
 

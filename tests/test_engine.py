@@ -1,4 +1,4 @@
-"""Known-answer tests of the rules engine from fixed deck orders, one rule of RULES.md at a time.
+"""Known-answer tests of the rules engine from fixed deck orders, one rule of docs/rules.md at a time.
 
 ``deck_for`` builds the deck order (index 0 = top card) that deals the racks a test wants; the deal
 itself is checked against hand-written racks first, so the helper is not trusted blindly.

@@ -1,0 +1,174 @@
+"""Training speed of the RLlib trainer beside the SB3 trainer, in one run (docs/cluster.md).
+
+    nice python benchmarks/rllib_speed.py                    # ~6 min on a 2-core machine
+    nice python benchmarks/rllib_speed.py --quick            # ~2 min
+    nice python benchmarks/rllib_speed.py --runners 0 1 2 4  # more env runners than cores
+
+Both sides train 2-player PPO with the same network (two 128x128 tanh MLPs) and the same update
+(8,192 env steps per update, minibatches of 1,024, 8 epochs; ``--quick``: 2,048, 512, 2):
+
+1. SB3 MaskablePPO over ``RackoVecEnv`` (the batched numpy engine, 128 games, heuristic
+   opponents): the SB3 trainer's default (``configs/2p.yaml``).
+2. SB3 MaskablePPO over 8 copies of the Gymnasium view of the AEC env (``DummyVecEnv``): SB3 on the
+   same env code RLlib steps.
+3. RLlib PPO (``train/rllib_ppo.py``'s algorithm, ``configs/2p_rllib.yaml``'s opponents) with
+   0, 1, 2, ... env runners of 8 envs each: env steps/s of whole iterations (sample + learn), of
+   sampling alone, and the iteration's sample / learn times (RLlib's timers), which give the
+   scaling model in docs/cluster.md.
+
+Env steps count every decision of every seat that a policy makes (for RLlib also the learner's
+self-play opponents); bot seats inside the env are not counted. One torch thread per process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+
+def bench_sb3(kind: str, steps: int, batch: int, minibatch: int, epochs: int) -> float:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    if kind == "batched":
+        from train.sb3_vec_env import RackoVecEnv
+
+        env = RackoVecEnv(128, num_players=2, opponents="heuristic", seed=0)
+        n_steps = batch // 128
+    else:
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        from racko_env.gym_env import RackoGymEnv
+
+        env = DummyVecEnv([lambda: RackoGymEnv(num_players=2, opponents=["heuristic"])] * 8)
+        n_steps = batch // 8
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=n_steps,
+        batch_size=minibatch,
+        n_epochs=epochs,
+        policy_kwargs={"net_arch": [128, 128], "activation_fn": torch.nn.Tanh},
+        seed=0,
+        device="cpu",
+        verbose=0,
+    )
+    model.learn(total_timesteps=batch)  # warm-up update, not timed
+    t0 = time.perf_counter()
+    model.learn(total_timesteps=steps, reset_num_timesteps=False)
+    return steps / (time.perf_counter() - t0)
+
+
+def bench_rllib(
+    runners: int, iterations: int, batch: int, minibatch: int, epochs: int, run_dir: Path
+) -> dict:
+    import ray
+
+    from train.rllib_config import load_rllib_config
+    from train.rllib_ppo import build_algo_config, keep_logs_in
+
+    repo = Path(__file__).resolve().parent.parent
+    base = load_rllib_config(repo / "configs" / "2p_rllib.yaml")
+    cfg = base.model_copy(
+        update={
+            "ppo": base.ppo.model_copy(
+                update={
+                    "train_batch_size": batch,
+                    "minibatch_size": minibatch,
+                    "num_epochs": epochs,
+                }
+            ),
+            "resources": base.resources.model_copy(
+                update={"env_runners": runners, "envs_per_runner": 8}
+            ),
+        }
+    )
+    os.environ["PYTHONPATH"] = str(repo)
+    ray.init(
+        num_cpus=max(os.cpu_count() or 1, runners),
+        include_dashboard=False,
+        logging_level="ERROR",
+        log_to_driver=False,
+    )
+    keep_logs_in(run_dir)
+    try:
+        algo = build_algo_config(cfg).build_algo()
+        algo.train()  # warm-up: actors started, first weights synced
+        steps = seconds = sample_s = learn_s = 0.0
+        for _ in range(iterations):
+            t0 = time.perf_counter()
+            result = algo.train()
+            seconds += time.perf_counter() - t0
+            steps += result["env_runners"]["num_env_steps_sampled"]
+            timers = result.get("timers", {})
+            sample_s += timers.get("env_runner_sampling_timer", 0.0)
+            learn_s += timers.get("learner_update_timer", 0.0)
+        per_runner = batch // max(runners, 1)
+
+        def sample(runner: object) -> int:
+            return sum(len(e) for e in runner.sample(num_timesteps=per_runner))  # type: ignore[attr-defined]
+
+        t0 = time.perf_counter()
+        counts = algo.env_runner_group.foreach_env_runner(sample, local_env_runner=runners == 0)
+        sample_only = sum(counts) / (time.perf_counter() - t0)
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return {
+        "env_runners": runners,
+        "envs_per_runner": 8,
+        "train_env_steps_per_s": steps / seconds,
+        "sample_only_env_steps_per_s": sample_only,
+        "sample_s_per_iteration": sample_s / iterations,
+        "learn_s_per_iteration": learn_s / iterations,
+        "env_steps_per_iteration": steps / iterations,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller batches (~2 min)")
+    parser.add_argument("--runners", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--iterations", type=int, default=2, help="timed RLlib iterations")
+    parser.add_argument("--json", type=Path, help="write the results here")
+    args = parser.parse_args(argv)
+    batch, minibatch, epochs = (2048, 512, 2) if args.quick else (8192, 1024, 8)
+    out: dict = {"batch": batch, "minibatch": minibatch, "epochs": epochs, "cpus": os.cpu_count()}
+    out["sb3_batched"] = bench_sb3("batched", 2 * batch, batch, minibatch, epochs)
+    print(f"SB3 MaskablePPO, batched engine (128 games): {out['sb3_batched']:,.0f} env steps/s")
+    out["sb3_aec"] = bench_sb3("aec", 2 * batch, batch, minibatch, epochs)
+    print(f"SB3 MaskablePPO, 8 AEC-env copies (DummyVecEnv): {out['sb3_aec']:,.0f} env steps/s")
+    out["rllib"] = []
+    from train.rllib_ppo import keep_home_clean
+
+    run_dir = Path(tempfile.mkdtemp(prefix="rllib_speed_"))
+    keep_home_clean(run_dir, joining=False)  # before Ray is imported
+    for n in args.runners:
+        r = bench_rllib(n, args.iterations, batch, minibatch, epochs, run_dir)
+        out["rllib"].append(r)
+        print(
+            f"RLlib PPO, {n} env runners x 8 envs: {r['train_env_steps_per_s']:,.0f} env steps/s "
+            f"training, {r['sample_only_env_steps_per_s']:,.0f} sampling alone; per iteration "
+            f"sample {r['sample_s_per_iteration']:.1f} s + learn {r['learn_s_per_iteration']:.1f} s"
+        )
+    shutil.rmtree(run_dir, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,582 @@
+"""Self-play PPO on Ray RLlib, on one machine or a cluster: ``python train/rllib_ppo.py --config
+configs/2p_rllib.yaml``.
+
+The scale-out path (docs/cluster.md); ``train/ppo.py`` (SB3 + the batched numpy engine) stays the
+fast default on one machine. RLlib steps the PettingZoo env ``racko_v0`` itself
+(``train.rllib_env``), masks illegal actions in its own module (``train.rllib_module``), trains the
+``main`` module against itself, a league of frozen snapshots and baseline bots, and exports the
+same bot files as the SB3 trainer (``bot.onnx`` + ``bot.json``, docs/bot-format.md).
+
+The run folder (``out``, ``--out``) receives ``config.yaml``, ``tb/`` (TensorBoard),
+``checkpoints/iter_NNNNNN/`` (RLlib's checkpoint + ``trainer.json``), ``eval_history.json``,
+``final_eval.json``, ``cluster.json`` (where the env runners ran), ``ray/`` (RLlib's own logs),
+and the bot. Ray's session files go to ``$RAY_TMPDIR`` or the system temp dir; nothing goes to
+the user's home. Local by default; ``--address auto`` (or ``RAY_ADDRESS``) joins a running cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+REPO = Path(__file__).resolve().parent.parent
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no prompt, no ~/.ray/config.json
+
+import yaml  # noqa: E402
+
+from train.rllib_config import ConfigError, RLlibConfig, load_rllib_config  # noqa: E402
+
+CHECKPOINTS = "checkpoints"
+STATE_FILE = "trainer.json"
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class UserError(Exception):
+    """A problem with the command line, config or cluster: printed as one line, no traceback."""
+
+
+# --------------------------------------------------------------------------- files
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to a temp file beside ``path`` and rename it over (never half-written)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.chmod(tmp, 0o644)  # mkstemp makes it private; these are ordinary run files
+    os.replace(tmp, path)
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The newest complete checkpoint (``trainer.json`` is written last, inside the temp dir)."""
+    root = run_dir / CHECKPOINTS
+    done = sorted(p for p in root.glob("iter_*") if (p / STATE_FILE).is_file())
+    return done[-1] if done else None
+
+
+# --------------------------------------------------------------------------- Ray
+
+
+def _check_reachable(address: str) -> None:
+    """Fail fast and clearly on ``host:port`` nobody listens on (ray.init would retry a while)."""
+    if address in ("auto", "local") or address.startswith("ray://"):
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise UserError(f"--address {address!r}: expected 'auto' or HOST:PORT of a Ray head node")
+    try:
+        with socket.create_connection((host, int(port)), timeout=5):
+            pass
+    except OSError as exc:
+        raise UserError(f"cannot reach a Ray cluster at {address}: {exc.strerror or exc}") from None
+
+
+def ray_temp_dir() -> str:
+    """Ray's session files: ``$RAY_TMPDIR`` or ``<system temp>/ray`` (short: Ray puts unix
+    sockets in it, and their paths may not exceed ~107 characters)."""
+    return os.environ.get("RAY_TMPDIR") or os.path.join(tempfile.gettempdir(), "ray")
+
+
+def keep_home_clean(run_dir: Path, joining: bool) -> None:
+    """Nothing of a run goes to the user's home. Two libraries would write there by default:
+    Ray 2.60 saves a token for a new local cluster's authentication in ``~/.ray/auth_token``
+    (here the token lives in this process's environment instead, inherited by Ray's processes),
+    and onnxruntime keeps a device id under ``$XDG_CACHE_HOME`` (default ``~/.cache``; here the
+    run folder's ``.cache``)."""
+    import secrets
+
+    os.environ["XDG_CACHE_HOME"] = str((run_dir / ".cache").resolve())
+    if joining:  # the cluster's own authentication settings apply
+        return
+    if not any(
+        os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
+    ):
+        os.environ["RAY_AUTH_MODE"] = "token"
+        os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+
+
+def init_ray(address: str | None, cfg: RLlibConfig) -> None:
+    """Start a local Ray instance, or join the cluster at ``address`` (``auto``, HOST:PORT)."""
+    import ray
+
+    code_path = os.pathsep.join(
+        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
+    )
+    if address:
+        _check_reachable(address)
+        try:
+            # the repository's packages travel to every node with the job
+            ray.init(
+                address=address,
+                runtime_env={
+                    "py_modules": [str(REPO / p) for p in ("racko_env", "agents", "train")]
+                },
+                logging_level="ERROR",
+                log_to_driver=False,
+            )
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise UserError(f"cannot join the Ray cluster at {address}: {exc}") from None
+        return
+    os.environ["PYTHONPATH"] = code_path  # local workers import this checkout, not another copy
+    r = cfg.resources
+    # room for every runner and learner actor even past the cores (they then share them)
+    cpus = max(os.cpu_count() or 1, math.ceil(r.env_runners * r.cpus_per_env_runner) + r.learners)
+    ray.init(
+        num_cpus=cpus,
+        num_gpus=0 if r.gpus_per_learner == 0 else None,
+        include_dashboard=False,
+        _temp_dir=ray_temp_dir(),
+        logging_level="ERROR",
+        log_to_driver=False,
+    )
+
+
+def keep_logs_in(run_dir: Path) -> None:
+    """RLlib's Algorithm (a Tune Trainable) makes a log folder under ``~/ray_results`` when built
+    outside Tune; point that default at the run folder instead."""
+    import ray.tune.trainable.trainable as trainable
+
+    trainable.DEFAULT_STORAGE_PATH = str((run_dir / "ray").resolve())
+
+
+def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
+    """The PPOConfig of a run: env, league modules, resources, hyperparameters."""
+    import gymnasium as gym
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from racko_env.actions import NUM_ACTIONS
+    from train.rllib_env import (
+        MAIN,
+        RackoMultiAgentEnv,
+        league_module,
+        observation_space,
+        policy_mapping_fn,
+    )
+    from train.rllib_module import MaskedActorCritic
+
+    model = cfg.model.model_dump()
+    module_ids = [MAIN] + [league_module(s) for s in range(cfg.league.size)]
+    spec = MultiRLModuleSpec(
+        rl_module_specs={
+            m: RLModuleSpec(
+                module_class=MaskedActorCritic,
+                observation_space=observation_space(),
+                action_space=gym.spaces.Discrete(NUM_ACTIONS),
+                model_config=model,
+            )
+            for m in module_ids
+        }
+    )
+    r, p = cfg.resources, cfg.ppo
+    return (
+        PPOConfig()
+        # RLlib's env checker steps random unmasked actions (the env then logs illegal moves);
+        # tests/test_rllib.py and the env's own suite check the env instead
+        .environment(RackoMultiAgentEnv, env_config=cfg.env_config(salt), disable_env_checking=True)
+        .framework("torch", torch_compile_learner=False)
+        .env_runners(
+            num_env_runners=r.env_runners,
+            num_envs_per_env_runner=r.envs_per_runner,
+            num_cpus_per_env_runner=r.cpus_per_env_runner,
+            custom_resources_per_env_runner=dict(r.env_runner_resources),
+            rollout_fragment_length=r.rollout_fragment_length,
+            episodes_to_numpy=False,  # measured faster here (docs/cluster.md)
+        )
+        .learners(num_learners=r.learners, num_gpus_per_learner=r.gpus_per_learner)
+        .multi_agent(
+            policies=set(module_ids),
+            policy_mapping_fn=policy_mapping_fn,
+            policies_to_train=[MAIN],
+        )
+        .rl_module(rl_module_spec=spec)
+        .training(
+            lr=p.lr,
+            gamma=p.gamma,
+            lambda_=p.lambda_,
+            clip_param=p.clip_param,
+            entropy_coeff=p.entropy_coeff,
+            vf_loss_coeff=p.vf_loss_coeff,
+            grad_clip=p.grad_clip,
+            num_epochs=p.num_epochs,
+            train_batch_size_per_learner=p.train_batch_size,
+            minibatch_size=p.minibatch_size,
+        )
+        .debugging(seed=cfg.seed, log_level="ERROR")
+        .reporting(metrics_num_episodes_for_smoothing=100)
+    )
+
+
+# --------------------------------------------------------------------------- export + eval
+
+
+def export_bot(
+    module: Any,
+    out_dir: Path,
+    cfg: RLlibConfig,
+    evaluation: dict[str, Any] | None = None,
+    training: dict[str, Any] | None = None,
+) -> tuple[Path, Path]:
+    """``bot.onnx`` + ``bot.json`` from the ``main`` RLModule, checked on ``export_check``
+    observations against the module's own inference path (masked argmax), written atomically."""
+    import functools
+
+    from train.export import export_module, verify_export
+    from train.rllib_module import ExportPolicy, module_actions
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=out_dir, prefix=".export_"))
+    try:
+        onnx_path, json_path = export_module(
+            ExportPolicy(module),
+            tmp,
+            cfg.num_players,
+            cfg.rules_options(),
+            evaluation,
+            training,
+            check=cfg.export_check,
+        )
+        verify_export(
+            onnx_path.read_bytes(),
+            functools.partial(module_actions, module),
+            cfg.num_players,
+            cfg.rules_options(),
+            cfg.export_check,
+            "RLlib module",
+        )
+        final_onnx, final_json = out_dir / onnx_path.name, out_dir / json_path.name
+        os.replace(onnx_path, final_onnx)
+        os.replace(json_path, final_json)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return final_onnx, final_json
+
+
+def duplicate_eval(
+    bot_path: Path, cfg: RLlibConfig, opponents: list[str], rounds: int, seed: int, workers: int
+) -> dict[str, Any]:
+    """The SB3 trainer's evaluation: a duplicate tournament of the bot file against each
+    opponent (``train.tournament``, as ``train/evaluate.py`` runs it)."""
+    from train.tournament import run_tournament
+
+    results = {}
+    for opp in opponents:
+        report = run_tournament(
+            [str(bot_path), opp],
+            num_players=cfg.num_players,
+            rounds=rounds,
+            seed=seed,
+            workers=workers,
+            **cfg.rules_options(),
+        )
+        bot = report["bots"][0]
+        results[opp] = {
+            "opponent": opp,
+            "rounds": rounds,
+            "played": bot["played"],
+            "win_rate": bot["win_rate"],
+            "ci95": bot["win_rate_ci95"],
+            "mean_round_score": bot["mean_round_score"],
+            "seed": seed,
+        }
+    return results
+
+
+# --------------------------------------------------------------------------- training
+
+
+def _scalars(result: dict[str, Any]) -> dict[str, float]:
+    """The numbers worth a TensorBoard curve from one ``algo.train()`` result."""
+    out: dict[str, float] = {}
+    for key, value in result.get("env_runners", {}).items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out[f"env_runners/{key}"] = float(value)
+    for key, value in result.get("learners", {}).get("main", {}).items():
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out[f"learner/{key}"] = float(value)
+    return out
+
+
+def _env_steps(result: dict[str, Any]) -> int:
+    er = result.get("env_runners", {})
+    return int(er.get("num_env_steps_sampled", 0) or 0)
+
+
+class Trainer:
+    """One run: Ray up, algorithm built (or restored), iterations, league, eval, export."""
+
+    def __init__(
+        self, cfg: RLlibConfig, run_dir: Path, resume: bool, address: str | None = None
+    ) -> None:
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.resume = resume
+        self.address = address
+        self.stop_requested = False
+        self.state: dict[str, Any] = {
+            "iteration": 0,
+            "env_steps": 0,
+            "next_slot": 0,
+            "seconds": 0.0,
+        }
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        if self.stop_requested:  # a second Ctrl-C: stop now
+            raise KeyboardInterrupt
+        self.stop_requested = True
+        print("\nstopping after this iteration: checkpoint + export ...", flush=True)
+
+    def run(self) -> Path:
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+
+        torch.set_num_threads(self.cfg.torch_threads)
+        cfg, run_dir = self.cfg, self.run_dir
+        ckpt = latest_checkpoint(run_dir) if self.resume else None
+        if self.resume and ckpt is None:
+            raise UserError(f"--resume: no checkpoint in {run_dir / CHECKPOINTS}")
+        if ckpt is not None:
+            self.state.update(json.loads((ckpt / STATE_FILE).read_text()))
+        keep_home_clean(
+            run_dir, joining=bool(self.address)
+        )  # before Ray is imported: it reads the auth mode then
+        init_ray(self.address, cfg)
+        import ray
+
+        keep_logs_in(run_dir)
+        previous = {s: signal.getsignal(s) for s in STOP_SIGNALS}
+        for s in STOP_SIGNALS:
+            signal.signal(s, self._on_signal)
+        try:
+            algo = build_algo_config(cfg, salt=self.state["iteration"]).build_algo()
+            if ckpt is not None:
+                algo.restore_from_path(str(ckpt.resolve()))
+                print(f"resumed from {ckpt} (iteration {self.state['iteration']})", flush=True)
+            self._record_placement(algo)
+            writer = SummaryWriter(str(run_dir / "tb"))
+            try:
+                self._loop(algo, writer)
+                self._checkpoint(algo)
+                self._finish(algo, writer)
+            finally:
+                writer.close()
+                algo.stop()
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+            ray.shutdown()
+        return run_dir
+
+    def _loop(self, algo: Any, writer: Any) -> None:
+        cfg = self.cfg
+        while self.state["iteration"] < cfg.iterations and not self.stop_requested:
+            start = time.perf_counter()
+            result = algo.train()
+            seconds = time.perf_counter() - start
+            it = self.state["iteration"] = self.state["iteration"] + 1
+            steps = _env_steps(result)
+            self.state["env_steps"] += steps
+            self.state["seconds"] += seconds
+            total = self.state["env_steps"]
+            for key, value in _scalars(result).items():
+                writer.add_scalar(key, value, total)
+            writer.add_scalar("time/env_steps_per_s", steps / max(seconds, 1e-9), total)
+            ret = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
+            learner = (
+                f", learner seat's mean return {ret['main@0']:+.3f}" if "main@0" in ret else ""
+            )
+            print(
+                f"iteration {it}/{cfg.iterations}: {total} env steps, "
+                f"{steps / max(seconds, 1e-9):.0f}/s{learner}",
+                flush=True,
+            )
+            if it % cfg.league.snapshot_every == 0:
+                self._snapshot(algo)
+            if cfg.eval.rounds and it % cfg.eval.every_iterations == 0:
+                self._evaluate(algo, writer)
+            if it % cfg.checkpoint_every == 0 and it < cfg.iterations:
+                self._checkpoint(algo)
+
+    def _snapshot(self, algo: Any) -> None:
+        """Freeze a copy of ``main`` into the next league slot (round robin)."""
+        from train.rllib_env import MAIN, league_module
+
+        slot = self.state["next_slot"]
+        main_state = algo.get_module(MAIN).get_state()
+        algo.set_state(
+            {"learner_group": {"learner": {"rl_module": {league_module(slot): main_state}}}}
+        )
+        self.state["next_slot"] = (slot + 1) % self.cfg.league.size
+
+    def _evaluate(self, algo: Any, writer: Any) -> None:
+        from train.rllib_env import MAIN
+
+        cfg = self.cfg
+        with tempfile.TemporaryDirectory(dir=self.run_dir, prefix=".eval_") as tmp:
+            onnx_path, _ = export_bot(algo.get_module(MAIN), Path(tmp), cfg)
+            results = duplicate_eval(
+                onnx_path, cfg, cfg.eval.opponents, cfg.eval.rounds, cfg.eval.seed, 1
+            )
+        entry = {
+            "iteration": self.state["iteration"],
+            "env_steps": self.state["env_steps"],
+            "results": results,
+        }
+        path = self.run_dir / "eval_history.json"
+        history = json.loads(path.read_text()) if path.is_file() else []
+        history.append(entry)
+        atomic_write_text(path, json.dumps(history, indent=1) + "\n")
+        for opp, res in results.items():
+            writer.add_scalar(f"eval/win_rate_vs_{opp}", res["win_rate"], self.state["env_steps"])
+        line = ", ".join(f"{o} {r['win_rate']:.1%}" for o, r in results.items())
+        print(f"  eval ({cfg.eval.rounds} duplicate rounds each): {line}", flush=True)
+
+    def _checkpoint(self, algo: Any) -> Path:
+        """``checkpoints/iter_NNNNNN``: written under a temp name, renamed when complete."""
+        root = self.run_dir / CHECKPOINTS
+        root.mkdir(parents=True, exist_ok=True)
+        name = f"iter_{self.state['iteration']:06d}"
+        final, tmp = root / name, root / f".tmp_{name}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        algo.save_to_path(str(tmp.resolve()))
+        (tmp / STATE_FILE).write_text(json.dumps(self.state, indent=1) + "\n")
+        shutil.rmtree(final, ignore_errors=True)
+        os.replace(tmp, final)
+        done = sorted(p for p in root.glob("iter_*") if (p / STATE_FILE).is_file())
+        for old in done[: -self.cfg.keep_checkpoints]:
+            shutil.rmtree(old, ignore_errors=True)
+        print(f"checkpoint {final}", flush=True)
+        return final
+
+    def _record_placement(self, algo: Any) -> None:
+        """``cluster.json``: the node of the driver and of every env runner (checked by tests)."""
+        import ray
+
+        def node_of(runner: Any) -> str:
+            import ray as _ray
+
+            return _ray.get_runtime_context().get_node_id()
+
+        runners = algo.env_runner_group.foreach_env_runner(node_of, local_env_runner=False)
+        info = {
+            "driver_node": ray.get_runtime_context().get_node_id(),
+            "env_runner_nodes": list(runners),
+            "nodes": len([n for n in ray.nodes() if n.get("Alive")]),
+            "address": self.address or "local",
+        }
+        atomic_write_text(self.run_dir / "cluster.json", json.dumps(info, indent=1) + "\n")
+
+    def _finish(self, algo: Any, writer: Any) -> None:
+        """Export the bot, run the final duplicate evaluation, record it in the manifest."""
+        from train.rllib_env import MAIN
+
+        cfg, run_dir = self.cfg, self.run_dir
+        module = algo.get_module(MAIN)
+        training = {
+            "algorithm": "PPO (Ray RLlib, train/rllib_ppo.py)",
+            "ray_version": __import__("ray").__version__,
+            "config": cfg.model_dump(),
+            "seed": cfg.seed,
+            "iterations": self.state["iteration"],
+            "timesteps": self.state["env_steps"],
+        }
+        onnx_path, json_path = export_bot(module, run_dir, cfg, None, training)
+        evaluation: dict[str, Any] = {}
+        history = run_dir / "eval_history.json"
+        if history.is_file():
+            evaluation["eval_history"] = json.loads(history.read_text())
+        if cfg.final_eval.rounds:  # also after Ctrl-C, as train/ppo.py (a second one aborts)
+            fe = cfg.final_eval
+            results = duplicate_eval(onnx_path, cfg, fe.opponents, fe.rounds, fe.seed, fe.workers)
+            atomic_write_text(run_dir / "final_eval.json", json.dumps(results, indent=1) + "\n")
+            evaluation["final_eval"] = results
+            for opp, res in results.items():
+                writer.add_scalar(f"final/win_rate_vs_{opp}", res["win_rate"], 0)
+            line = ", ".join(f"{o} {r['win_rate']:.1%}" for o, r in results.items())
+            print(f"final eval ({fe.rounds} duplicate rounds each): {line}", flush=True)
+        if evaluation:
+            onnx_path, json_path = export_bot(module, run_dir, cfg, evaluation, training)
+        rate = self.state["env_steps"] / max(self.state["seconds"], 1e-9)
+        print(
+            f"trained {self.state['env_steps']} env steps in {self.state['seconds']:.0f} s "
+            f"({rate:.0f}/s); wrote {onnx_path} and {json_path}",
+            flush=True,
+        )
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def prepare_run(
+    config: str | None, out: str | None, iterations: int | None, resume: bool
+) -> tuple[RLlibConfig, Path]:
+    """Resolve the config (a resumed run reads its own saved copy) and the run folder."""
+    if resume:
+        if out is None and config is None:
+            raise UserError("--resume needs --out RUN_DIR or the --config that names it")
+        run_dir = Path(out) if out else Path(load_rllib_config(config).out)
+        saved = run_dir / "config.yaml"
+        if not saved.is_file():
+            raise UserError(f"--resume: no run in {run_dir} ({saved} not found)")
+        cfg = load_rllib_config(saved, iterations=iterations)
+        atomic_write_text(saved, yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+        return cfg, run_dir
+    if config is None:
+        raise UserError("--config is required (e.g. configs/2p_rllib.yaml)")
+    cfg = load_rllib_config(config, iterations=iterations, out=out)
+    run_dir = Path(cfg.out)
+    if latest_checkpoint(run_dir) is not None:
+        raise UserError(
+            f"{run_dir} already holds a run; use --resume to continue it or --out for a new one"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    return cfg, run_dir
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Train a Rack-O bot with self-play PPO on Ray RLlib (local or on a cluster)."
+    )
+    parser.add_argument("--config", help="YAML config (configs/2p_rllib.yaml, ...)")
+    parser.add_argument("--out", help="override the run folder")
+    parser.add_argument("--iterations", type=int, help="override the number of iterations")
+    parser.add_argument(
+        "--resume", action="store_true", help="continue the run in --out (or the config's out)"
+    )
+    parser.add_argument(
+        "--address",
+        default=os.environ.get("RAY_ADDRESS") or None,
+        help="join a running Ray cluster: 'auto' or HOST:PORT of its head (default: $RAY_ADDRESS,"
+        " else a local Ray instance)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        cfg, run_dir = prepare_run(args.config, args.out, args.iterations, args.resume)
+        Trainer(cfg, run_dir, args.resume, args.address).run()
+    except (UserError, ConfigError, FileNotFoundError) as err:
+        text = str(err).replace("\n", "; ").replace(":;", ":")
+        print(f"rllib_ppo: error: {text}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
