@@ -358,7 +358,8 @@ def load_batch(
 ) -> BatchPolicy:
     """A batch policy from a spec: ``"random"``, ``"heuristic"`` and ``"expert"`` are vectorized; a
     ``BatchPolicy`` object is returned as is; anything else goes through ``agents.load`` (names,
-    ``"module:Class"``, ``.onnx`` files, bot objects) and is run row by row."""
+    ``"module:Class"``, ``.onnx`` files, bot objects): a bot with its own ``act_batch`` (an ONNX
+    bot) decides whole batches, any other is run row by row."""
     if callable(getattr(spec, "act_batch", None)):
         return spec
     if isinstance(spec, str) and spec == "random":
@@ -372,7 +373,9 @@ def load_batch(
         return BatchExpert(num_players)
     import agents
 
-    return BotBatch(agents.load(spec, num_players, seed=seed, **rules_options))
+    bot = agents.load(spec, num_players, seed=seed, **rules_options)
+    # a bot that decides for batches itself (an ONNX bot: one run of its graph per batch)
+    return bot if callable(getattr(bot, "act_batch", None)) else BotBatch(bot)
 
 
 def _validate(num_players: int, rules_options: dict[str, Any]) -> None:

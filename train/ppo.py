@@ -423,11 +423,14 @@ class Trainer:
                 ph.advance(k)
         obs, masks, actions = (np.concatenate(x) for x in zip(*parts, strict=True))
         augment = getattr(vec_env, "augment", None)
-        inputs = (
-            obs
-            if augment is None
-            else np.concatenate([augment(obs[i : i + 8192]) for i in range(0, len(obs), 8192)])
-        )
+        inputs = obs
+        if augment is not None:  # the structured policy's features, once per decision
+            parts = []
+            with self.log.phase("features of the decisions", len(obs), "decisions") as ph:
+                for i in range(0, len(obs), 8192):
+                    parts.append(augment(obs[i : i + 8192]))
+                    ph.advance(len(parts[-1]))
+            inputs = np.concatenate(parts)
         t1 = time.time()
         with self.log.phase("cloning the actor", pre.epochs, "epochs", every_s=0.0) as ph:
             info = clone_actor(

@@ -102,7 +102,8 @@ class Phase:
         left = (self.total - self.done) / rate if rate > 0 else float("inf")
         pct = 100 * self.done / max(self.total, 1)
         eta = f"ETA {left:.0f} s" if left != float("inf") else "ETA ?"
-        return f"{self.done:,}/{self.total:,} {self.unit} ({pct:.0f}%), {rate:,.0f}/s, {eta}"
+        shown = f"{rate:,.0f}" if rate >= 10 else f"{rate:.2f}"
+        return f"{self.done:,}/{self.total:,} {self.unit} ({pct:.0f}%), {shown}/s, {eta}"
 
     def finish(self) -> None:
         if self.bar is not None:
