@@ -368,9 +368,17 @@ def test_plot_curve(tmp_path: Path) -> None:
 
     run = tmp_path / "run"
     run.mkdir()
-    (run / "eval_history.json").write_text(
-        json.dumps([{"timesteps": 10, "heuristic": 0.2}, {"timesteps": 20, "heuristic": 0.4}])
-    )
+    rows = [
+        {
+            "timesteps": t,
+            "minutes": m,
+            "rounds": 100,
+            "heuristic": w,
+            "heuristic_ci95": [w - 0.1, w + 0.1],
+        }
+        for t, m, w in ((0, 1.0, 0.2), (20, 3.0, 0.4))
+    ]
+    (run / "eval_history.json").write_text(json.dumps(rows))
     plot(run, tmp_path / "c.png")
     assert (tmp_path / "c.png").stat().st_size > 1000
     with pytest.raises(FileNotFoundError, match="no eval_history"):

@@ -1,8 +1,10 @@
 """Plot a run's learning curve: ``python train/plot_curve.py RUN_DIR --out docs/curve.png``.
 
-Top: the periodic evaluation win rates (``eval_history.json``, deterministic play against each
-evaluation bot on fixed deals). Bottom: the training episodes' mean reward from TensorBoard
-(``rollout/ep_rew_mean``; with ``reward: win`` that is 2 * win rate - 1 in 2-player games).
+Top two: the periodic evaluation win rates with their 95% intervals (``eval_history.json``,
+duplicate rounds of the deterministic policy against each evaluation bot on fixed deals), by env
+steps and by wall-clock minutes since the run started (the first point is the warm start, before
+PPO). Bottom: the training episodes' mean reward from TensorBoard (``rollout/ep_rew_mean``; with
+``reward: win`` that is 2 * win rate - 1 in 2-player games).
 """
 
 from __future__ import annotations
@@ -37,15 +39,23 @@ def plot(run_dir: Path, out: Path, title: str | None = None) -> None:
     history, rewards = load_curves(run_dir)
     if not history and not rewards:
         raise FileNotFoundError(f"{run_dir}: no eval_history.json and no TensorBoard rewards")
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
-    opponents = sorted({k for row in history for k in row if k != "timesteps"})
-    for opp in opponents:
-        pts = [(r["timesteps"], r[opp]) for r in history if opp in r]
-        top.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"vs {opp}")
-    top.axhline(0.5, color="grey", lw=0.8, ls="--")
-    top.set_ylabel("evaluation win rate")
-    top.set_ylim(0, 1)
-    top.legend()
+    fig, (top, middle, bottom) = plt.subplots(3, 1, figsize=(7, 8.5))
+    opponents = sorted(k for k in {k for row in history for k in row} if f"{k}_ci95" in history[0])
+    for axis, x_key, label in ((top, "timesteps", "env steps"), (middle, "minutes", "minutes")):
+        for opp in opponents:
+            rows = [r for r in history if opp in r and x_key in r]
+            x = [r[x_key] for r in rows]
+            y = [r[opp] for r in rows]
+            err = [
+                [r[opp] - r[f"{opp}_ci95"][0] for r in rows],
+                [r[f"{opp}_ci95"][1] - r[opp] for r in rows],
+            ]
+            axis.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opp}")
+        axis.axhline(0.5, color="grey", lw=0.8, ls="--")
+        axis.set_ylabel("win rate (95% CI)")
+        axis.set_xlabel(label)
+        axis.set_ylim(0, 1)
+        axis.legend()
     if rewards:
         bottom.plot([r[0] for r in rewards], [r[1] for r in rewards], lw=0.8)
     bottom.set_ylabel("training ep_rew_mean")
