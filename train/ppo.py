@@ -205,7 +205,12 @@ def export_ppo_run(run_dir: Path, check: int = 300) -> tuple[Path, Path]:
 
 
 def evaluate_against(
-    player: Any, cfg: TrainConfig, opponents: list[str], rounds: int, seed: int
+    player: Any,
+    cfg: TrainConfig,
+    opponents: list[str],
+    rounds: int,
+    seed: int,
+    log: Any = None,
 ) -> dict[str, Any]:
     """Duplicate rounds of a batch policy against fixed bots (the quick batched check,
     ``train.quick_eval``).
@@ -224,9 +229,18 @@ def evaluate_against(
     for group in groups:
         bots = [load_batch(o, cfg.num_players, seed=seed, **rules) for o in group]
         labels = ["learner", *group]
-        rep = play_duplicate(
-            [player, *bots], labels, cfg.num_players, rules, rounds, seed, episode=cfg.episode
-        )
+        name = f"evaluation vs {' + '.join(group)}"
+        with _maybe_phase(log, name, rounds, "deals") as phase:
+            rep = play_duplicate(
+                [player, *bots],
+                labels,
+                cfg.num_players,
+                rules,
+                rounds,
+                seed,
+                episode=cfg.episode,
+                progress=None if phase is None else phase.update,
+            )
         me = rep["bots"]["learner"]
         for opp in group:
             out[opp] = {
@@ -244,11 +258,21 @@ def evaluate_against(
     return out
 
 
-def final_evaluation(model: Any, cfg: TrainConfig, run_dir: Path) -> dict[str, Any]:
+def _maybe_phase(log: Any, name: str, total: int, unit: str) -> Any:
+    """``log.phase(...)`` when there is a run log, else a context that yields None."""
+    import contextlib
+
+    return contextlib.nullcontext() if log is None else log.phase(name, total, unit)
+
+
+def final_evaluation(
+    model: Any, cfg: TrainConfig, run_dir: Path, log: Any = None
+) -> dict[str, Any]:
     """``final_eval.rounds`` duplicate rounds of the deterministic policy against the
     ``final_eval`` opponents (``evaluate_against``), saved to ``final_eval.json``."""
     f = cfg.final_eval
-    results = evaluate_against(make_snapshot(model, "final"), cfg, f.opponents, f.rounds, f.seed)
+    player = make_snapshot(model, "final")
+    results = evaluate_against(player, cfg, f.opponents, f.rounds, f.seed, log)
     write_json_atomic(run_dir / "final_eval.json", results)
     return results
 
@@ -539,6 +563,7 @@ class Trainer:
             cfg.eval.opponents,
             cfg.eval.rounds,
             cfg.eval.seed,
+            self.log,
         )
         steps = int(self.model.num_timesteps)
         minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
@@ -564,7 +589,7 @@ class Trainer:
             f"final evaluation: {cfg.final_eval.rounds:,} duplicate rounds against "
             f"{', '.join(cfg.final_eval.opponents)}"
         )
-        results = final_evaluation(self.model, cfg, self.run_dir)
+        results = final_evaluation(self.model, cfg, self.run_dir, self.log)
         self.log.info(f"final evaluation: {describe_eval(results)}")
 
     def _write_timing(self, seconds: float, steps: int) -> None:

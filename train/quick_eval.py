@@ -19,7 +19,7 @@ the reference for published numbers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,6 +58,7 @@ def play_duplicate(
     tables: Sequence[tuple[int, ...]] | None = None,
     episode: str = "round",
     batch_deals: int = 250,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Win rates (95% Wilson intervals) of batch policies over ``rounds`` duplicate deals.
 
@@ -65,7 +66,8 @@ def play_duplicate(
     indices (default: ``train.tournament.tables_for``), each played in every distinct seating; a
     lineup naming a policy twice seats the same object twice. Returns ``{"bots": {label:
     {"win_rate", "ci95", "wins", "seats"}}}`` plus the format's counts; a win is worth 1, shared
-    among the winning teams (each seat of a winning team gets that share).
+    among the winning teams (each seat of a winning team gets that share). ``progress`` is
+    called with the number of deals played after each batch of ``batch_deals``.
     """
     if len(policies) != len(labels) or len(set(labels)) != len(labels):
         raise ValueError("give one distinct label per policy")
@@ -79,6 +81,8 @@ def play_duplicate(
         w, s = _play_chunk(policies, layout, chunk, num_players, rules, episode)
         wins += w
         seats += s
+        if progress is not None:
+            progress(min(start + batch_deals, rounds))  # deals played so far
     report: dict[str, Any] = {
         "format": "duplicate, batched engine (train/quick_eval.py)",
         "rounds": rounds,
