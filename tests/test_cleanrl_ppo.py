@@ -153,14 +153,21 @@ def test_same_seed_same_run() -> None:
     assert all(torch.equal(a, b) for a, b in zip(p1, p2, strict=True))
 
 
-def test_zone_shaping_is_the_trainers_potential_and_stays_out_of_the_return() -> None:
-    from train.shaping import zone_potential as trainer_potential
-
-    rng = np.random.default_rng(0)
-    for n_cards in (40, 50, 60):
-        rack = [int(c) for c in rng.permutation(np.arange(1, n_cards + 1))[:10]]
-        want = trainer_potential(np.array(rack) / n_cards, n_cards)
-        assert zone_potential(rack, n_cards) == pytest.approx(want)
+def test_zone_shaping_is_potential_based_and_stays_out_of_the_return() -> None:
+    for n_cards in (40, 50, 60):  # every card in its home slot: 1; every card 9 slots off: 0
+        home = [1 + i * n_cards // 10 for i in range(10)]
+        assert zone_potential(home, n_cards) == pytest.approx(1.0)
+        assert zone_potential([n_cards] + [1] * 9, n_cards) < 0.5
+    args = small_args(shaping=1.0, reward="win", rollout_steps=300, num_envs=1, gamma=1.0)
+    torch.manual_seed(0)
+    table = Table(args, 0)
+    trajectories, _ = collect_rollout(Agent(16), [table], args, np.random.default_rng(0))
+    assert trajectories
+    for traj in trajectories:  # with gamma 1 the shaped terms telescope to -phi(s0)
+        rack0 = [round(float(x) * 40) for x in traj.obs[0][:10]]
+        total = sum(traj.rewards) + zone_potential(rack0, 40)  # = the round's win reward
+        assert min(abs(total - r) for r in (-1.0, 0.0, 1.0)) < 1e-6, total
+    args = small_args(shaping=1.0, reward="score", rollout_steps=150, num_envs=2)
     args = small_args(shaping=1.0, reward="score", rollout_steps=150, num_envs=2)
     torch.manual_seed(0)
     tables = [Table(args, i) for i in range(2)]

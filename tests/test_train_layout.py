@@ -65,12 +65,14 @@ def test_the_front_door_holds_only_what_ships() -> None:
     configs = sorted(p.name for p in (REPO / "configs").glob("*.yaml"))
     assert configs == [
         "2p.yaml",
+        "2p_rllib.yaml",
         "2p_value.yaml",
         "3p.yaml",
         "3p_value.yaml",
         "4p.yaml",
         "4p_value.yaml",
         "smoke.yaml",
+        "smoke_rllib.yaml",
         "smoke_structured.yaml",
         "smoke_value.yaml",
     ]

@@ -268,6 +268,7 @@ class Table:
         self.open = {seat: Trajectory() for seat in self.learner_seats}
         self.done = False
         self.returns = dict.fromkeys(self.learner_seats, 0.0)
+        self.credited = dict.fromkeys(self.learner_seats, 0.0)  # shaping * gamma * phi(s') paid
 
     def seat_on_turn(self) -> int:
         return self.env.agent_name_mapping[self.env.agent_selection]
@@ -282,16 +283,25 @@ class Table:
         shaped = self.args.shaping > 0 and mover in self.learner_seats
         before = zone_potential(env.game.racks[mover], self.num_cards) if shaped else 0.0
         env.step(action)
+        ended = all(env.terminations[a] or env.truncations[a] for a in env.possible_agents)
         if shaped:  # only the mover's rack changed; the shaping is not part of the return
-            after = zone_potential(env.game.racks[mover], self.num_cards)
-            self.open[mover].rewards[-1] += self.args.shaping * (after - before)
+            # gamma * phi(s') - phi(s), with phi = 0 once the round is over: over a seat's whole
+            # trajectory the shaped terms sum to -phi(s0), so the best policy stays the same
+            after = 0.0 if ended else zone_potential(env.game.racks[mover], self.num_cards)
+            self.credited[mover] = self.args.shaping * self.args.gamma * after
+            self.open[mover].rewards[-1] += self.credited[mover] - self.args.shaping * before
+        if ended:  # whoever ended the round, phi = 0 there: take back what was paid for phi(s')
+            for seat in self.learner_seats:
+                if self.open[seat].rewards:
+                    self.open[seat].rewards[-1] -= self.credited[seat]
+                self.credited[seat] = 0.0
         for seat in self.learner_seats:
             r = float(env.rewards[env.possible_agents[seat]])
             self.returns[seat] += r
             traj = self.open[seat]
             if traj.rewards:  # a reward before a seat's first decision has no decision to credit
                 traj.rewards[-1] += r
-        self.done = all(env.terminations[a] or env.truncations[a] for a in env.possible_agents)
+        self.done = ended
 
 
 def collect_rollout(
