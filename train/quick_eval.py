@@ -57,7 +57,7 @@ def play_duplicate(
     seed: int,
     tables: Sequence[tuple[int, ...]] | None = None,
     episode: str = "round",
-    batch_deals: int = 250,
+    batch_deals: int | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """Win rates (95% Wilson intervals) of batch policies over ``rounds`` duplicate deals.
@@ -67,12 +67,15 @@ def play_duplicate(
     lineup naming a policy twice seats the same object twice. Returns ``{"bots": {label:
     {"win_rate", "ci95", "wins", "seats"}}}`` plus the format's counts; a win is worth 1, shared
     among the winning teams (each seat of a winning team gets that share). ``progress`` is
-    called with the number of deals played after each batch of ``batch_deals``.
+    called with the number of deals played after each batch of ``batch_deals`` (default: about
+    2,000 games a batch).
     """
     if len(policies) != len(labels) or len(set(labels)) != len(labels):
         raise ValueError("give one distinct label per policy")
     lineups = tables_for(len(policies), num_players) if tables is None else list(tables)
     layout = [s for t in lineups for s in seatings(tuple(t))]
+    if batch_deals is None:  # about 2,000 games per batch: fast, and progress every batch
+        batch_deals = max(1, 2000 // len(layout))
     wins = np.zeros(len(policies))
     seats = np.zeros(len(policies), dtype=np.int64)
     all_seeds = deal_seeds(seed, rounds)
