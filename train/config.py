@@ -178,14 +178,14 @@ class FinalEvalSection(_Strict):
         return _bots(v)
 
 
-class _GameConfig(_Strict):
+class GameConfig(_Strict):
     """What every run config starts with: the game it trains for (its bot plays only that)."""
 
     num_players: int = Field(2, ge=2, le=4)
     rules: RulesSection = RulesSection()
 
     @model_validator(mode="after")
-    def _rules_valid(self) -> _GameConfig:
+    def _rules_valid(self) -> GameConfig:
         try:
             self.rules_config()
         except (TypeError, ValueError) as exc:
@@ -200,7 +200,7 @@ class _GameConfig(_Strict):
         return self.rules.model_dump()
 
 
-class TrainConfig(_GameConfig):
+class TrainConfig(GameConfig):
     """One training run (``python train/ppo.py --config FILE``)."""
 
     kind: Literal["ppo"] = "ppo"  # which trainer wrote a run folder (train/export.py reads it)
@@ -312,7 +312,7 @@ class ValueEvalSection(_Strict):
         return _bots(v)
 
 
-class ValueConfig(_GameConfig):
+class ValueConfig(GameConfig):
     """One value-iteration run (``python train/value_iteration.py --config FILE``)."""
 
     kind: Literal["value"] = "value"  # which trainer wrote a run folder (train/export.py reads it)

@@ -12,8 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from racko_env.config import RulesConfig
-from train.config import ConfigError, RulesSection, load_config
+from train.config import ConfigError, GameConfig, load_config
 
 __all__ = ["ConfigError", "RLlibConfig", "load_rllib_config"]
 
@@ -121,11 +120,10 @@ class RLlibFinalEvalSection(_Strict):
     workers: int = Field(1, ge=1)
 
 
-class RLlibConfig(_Strict):
-    """One RLlib run (``python train/rllib_ppo.py --config FILE``)."""
+class RLlibConfig(GameConfig):
+    """One RLlib run (``python train/rllib_ppo.py --config FILE``): the game (``num_players``,
+    ``rules``, checked as in every trainer's config) and RLlib's own sections."""
 
-    num_players: int = Field(2, ge=2, le=4)
-    rules: RulesSection = RulesSection()
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
     seed: int = 0
@@ -168,21 +166,6 @@ class RLlibConfig(_Strict):
             if name not in BOT_OPPONENTS:
                 raise ValueError(f"opponents: {name!r} is not one of {BOT_OPPONENTS}")
         return v
-
-    @model_validator(mode="after")
-    def _rules_valid(self) -> RLlibConfig:
-        try:
-            self.rules_config()
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"rules: {exc}") from exc
-        return self
-
-    def rules_config(self) -> RulesConfig:
-        return RulesConfig(num_players=self.num_players, **self.rules.model_dump())
-
-    def rules_options(self) -> dict[str, Any]:
-        """Rules options as keyword arguments for envs and bots (without ``num_players``)."""
-        return self.rules.model_dump()
 
     def env_config(self, salt: int = 0) -> dict[str, Any]:
         """What every env copy is built from (plain data: it travels to the env runners)."""
