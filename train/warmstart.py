@@ -72,6 +72,37 @@ def agreement(policy: Any, inputs: np.ndarray, masks: np.ndarray, actions: np.nd
     return hits / max(len(inputs), 1)
 
 
+def _fit(
+    policy: Any,
+    params: list[nn.Parameter],
+    loss_of: Callable[[torch.Tensor], torch.Tensor],
+    rows: int,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    progress: Progress | None,
+) -> list[float]:
+    """Adam on ``params`` only, over shuffled minibatches of row indices; mean loss per epoch."""
+    opt = torch.optim.Adam(params, lr=learning_rate)
+    gen = torch.Generator().manual_seed(seed)
+    losses = []
+    policy.set_training_mode(True)
+    for epoch in range(epochs):
+        total = 0.0
+        for idx in _batches(rows, batch_size, gen):
+            loss = loss_of(idx)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        losses.append(round(total / max(rows, 1), 5))
+        if progress is not None:
+            progress(epoch + 1, epochs, f"epoch {epoch + 1}/{epochs}, loss {losses[-1]:.4f}")
+    policy.set_training_mode(False)
+    return losses
+
+
 def clone_actor(
     policy: Any,
     inputs: np.ndarray,
@@ -94,27 +125,19 @@ def clone_actor(
     x = torch.as_tensor(inputs[n_val:])
     m = torch.as_tensor(masks[n_val:])
     a = torch.as_tensor(actions[n_val:], dtype=torch.long)
-    opt = torch.optim.Adam(actor_parameters(policy), lr=learning_rate)
-    gen = torch.Generator().manual_seed(seed)
-    losses = []
-    policy.set_training_mode(True)
-    for epoch in range(epochs):
-        total, count = 0.0, 0
-        for idx in _batches(len(x), batch_size, gen):
-            loss = nn.functional.cross_entropy(
-                _masked(policy_logits(policy, x[idx]), m[idx]), a[idx]
-            )
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-            count += len(idx)
-        losses.append(round(total / max(count, 1), 5))
-        if progress is not None:
-            progress(
-                epoch + 1, epochs, f"cloning: epoch {epoch + 1}/{epochs}, loss {losses[-1]:.4f}"
-            )
-    policy.set_training_mode(False)
+    losses = _fit(
+        policy,
+        actor_parameters(policy),
+        lambda idx: nn.functional.cross_entropy(
+            _masked(policy_logits(policy, x[idx]), m[idx]), a[idx]
+        ),
+        len(x),
+        epochs,
+        batch_size,
+        learning_rate,
+        seed,
+        progress,
+    )
     held = slice(0, n_val) if n_val else slice(0, len(inputs))
     return {
         "losses": losses,
@@ -192,17 +215,15 @@ def warm_critic(
             return float(nn.functional.mse_loss(policy_values(policy, x_val), g_val))
 
     before = held_out_loss()
-    params = critic_parameters(policy)
-    opt = torch.optim.Adam(params, lr=learning_rate)
-    gen = torch.Generator().manual_seed(seed)
-    policy.set_training_mode(True)
-    for epoch in range(epochs):
-        for idx in _batches(len(x_fit), batch_size, gen):
-            loss = nn.functional.mse_loss(policy_values(policy, x_fit[idx]), g_fit[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        if progress is not None:
-            progress(epoch + 1, epochs, f"critic warm-up: epoch {epoch + 1}/{epochs}")
-    policy.set_training_mode(False)
+    _fit(
+        policy,
+        critic_parameters(policy),
+        lambda idx: nn.functional.mse_loss(policy_values(policy, x_fit[idx]), g_fit[idx]),
+        len(x_fit),
+        epochs,
+        batch_size,
+        learning_rate,
+        seed,
+        progress,
+    )
     return {"value_loss_before": before, "value_loss_after": held_out_loss(), "rows": len(inputs)}
