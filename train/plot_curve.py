@@ -50,7 +50,9 @@ def plot(run_dir: Path, out: Path, title: str | None = None) -> None:
                 [r[opp] - r[f"{opp}_ci95"][0] for r in rows],
                 [r[f"{opp}_ci95"][1] - r[opp] for r in rows],
             ]
-            axis.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {opp}")
+            table = "learner" in history[0]  # 3-4 players: every bot's rate at one table
+            name = opp if table else f"vs {opp}"
+            axis.errorbar(x, y, yerr=err, marker="o", capsize=3, label=name)
         axis.axhline(0.5, color="grey", lw=0.8, ls="--")
         axis.set_ylabel("win rate (95% CI)")
         axis.set_xlabel(label)

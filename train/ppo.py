@@ -566,20 +566,34 @@ class Trainer:
             self.log,
         )
         steps = int(self.model.num_timesteps)
-        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
-        row: dict[str, Any] = {"timesteps": steps, "minutes": round(minutes, 2)}
-        row["rounds"] = cfg.eval.rounds
-        for opp, res in results.items():
-            row[opp] = res["win_rate"]
-            row[f"{opp}_ci95"] = res["ci95"]
-            if cb is not None:
+        self._record_eval(results, cfg.eval.rounds)
+        if cb is not None:
+            for opp, res in results.items():
                 cb.logger.record(f"eval/win_rate_vs_{opp}", res["win_rate"])
-        self.eval_history.append(row)
-        write_json_atomic(self.run_dir / "eval_history.json", self.eval_history)
         self.log.info(
             f"eval at {steps:,} env steps ({cfg.eval.rounds:,} duplicate rounds, "
             f"{time.time() - t0:.0f} s): {describe_eval(results)}"
         )
+
+    def _record_eval(self, results: dict[str, Any], rounds: int, final: bool = False) -> None:
+        """A row of eval_history.json: steps, wall-clock minutes, win rates with 95% intervals.
+
+        2 players: the learner's win rate against each opponent, under the opponent's name. 3-4
+        players (one table): ``learner`` and each opponent's own win rate at that table.
+        """
+        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
+        row: dict[str, Any] = {"timesteps": int(self.model.num_timesteps)}
+        row.update(minutes=round(minutes, 2), rounds=rounds)
+        if final:
+            row["final"] = True
+        for opp, res in results.items():
+            if len(res["table"]) > 2:
+                row["learner"], row["learner_ci95"] = res["win_rate"], res["ci95"]
+                row[opp], row[f"{opp}_ci95"] = res["opponent_win_rate"], res["opponent_ci95"]
+            else:
+                row[opp], row[f"{opp}_ci95"] = res["win_rate"], res["ci95"]
+        self.eval_history.append(row)
+        write_json_atomic(self.run_dir / "eval_history.json", self.eval_history)
 
     def _final_eval(self) -> None:
         cfg = self.cfg
@@ -591,6 +605,8 @@ class Trainer:
         )
         results = final_evaluation(self.model, cfg, self.run_dir, self.log)
         self.log.info(f"final evaluation: {describe_eval(results)}")
+        # the learning curve ends with it (eval_history.json: the run's whole evaluation record)
+        self._record_eval(results, cfg.final_eval.rounds, final=True)
 
     def _write_timing(self, seconds: float, steps: int) -> None:
         import json
