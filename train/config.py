@@ -149,33 +149,32 @@ class PretrainSection(_Strict):
         return check_bot_spec(v)
 
 
-class EvalSection(_Strict):
+class _Evaluation(_Strict):
+    """What every evaluation section has: the bots to evaluate against, checked at load."""
+
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponents_exist(cls, v: list[str]) -> list[str]:
+        return _bots(v)
+
+
+class EvalSection(_Evaluation):
     """Periodic evaluation: duplicate rounds of the deterministic policy against fixed bots
     (``train.batched_duplicate``; 1,000 rounds give about +-3 points, 300 about +-5.5)."""
 
     every_steps: int = Field(50_000, ge=1)
     rounds: int = Field(1000, ge=1)
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
     seed: Seed = 12345
 
-    @field_validator("opponents")
-    @classmethod
-    def _opponents_exist(cls, v: list[str]) -> list[str]:
-        return _bots(v)
 
-
-class FinalEvalSection(_Strict):
+class FinalEvalSection(_Evaluation):
     """The evaluation written into the exported manifest (duplicate rounds, batched engine)."""
 
     rounds: int = Field(0, ge=0)  # 0: skip
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
     seed: Seed = 0
     workers: int = Field(1, ge=1)
-
-    @field_validator("opponents")
-    @classmethod
-    def _opponents_exist(cls, v: list[str]) -> list[str]:
-        return _bots(v)
 
 
 class GameConfig(_Strict):
@@ -299,17 +298,11 @@ class ValueFitSection(_Strict):
     learning_rate: float = Field(1e-3, gt=0)
 
 
-class ValueEvalSection(_Strict):
+class ValueEvalSection(_Evaluation):
     """Win rates of each iteration's policy (batched, quick; the bot file records them)."""
 
     rounds: int = Field(1000, ge=0)  # 0: skip
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
     seed: Seed = 7
-
-    @field_validator("opponents")
-    @classmethod
-    def _opponents_exist(cls, v: list[str]) -> list[str]:
-        return _bots(v)
 
 
 class ValueConfig(GameConfig):
