@@ -52,6 +52,8 @@ class SeatViews:
         self.rows = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self.row_views: list[np.ndarray] = list(self.rows)  # seat p's row, without indexing
         self._flat = memoryview(self.rows).cast("B").cast("f")  # entry (p, i) at p * OBS_SIZE + i
+        self._discard_block = self.rows[:, IN_DISCARD]
+        self._unseen_block = self.rows[:, UNSEEN]
         self._bases = [p * OBS_SIZE for p in range(n)]
         # Where the mover's slots sit in every other seat's row: seat mover+k sees the mover as
         # its opponent number n-k.
@@ -128,6 +130,13 @@ class SeatViews:
             taken = value[record.taken]
             for b in self._opp_slot_bases[mover]:
                 f[b + slot] = taken
+        if game.reshuffles != self._reshuffles:
+            # The discard pile under the card just discarded became the draw pile: those cards
+            # (flagged in the discard block until now, and never unseen while there) are unseen
+            # again and leave the discard block.
+            self._unseen_block += self._discard_block
+            self._discard_block[:] = 0.0
+            self._reshuffles = game.reshuffles
         discarded = record.discarded
         top = value[discarded]
         turn = game.turn / game.config.turn_limit
@@ -139,12 +148,6 @@ class SeatViews:
             f[b + _UN0 + discarded] = 0.0
             f[b + TURN] = turn
             f[b + DRAW_SIZE] = size
-        if game.reshuffles != self._reshuffles:
-            # The discard pile under the top became the draw pile: those cards are unseen again.
-            moved = np.asarray(draw, dtype=np.intp)
-            self.rows[:, _IN0 + moved] = 0.0
-            self.rows[:, _UN0 + moved] = 1.0
-            self._reshuffles = game.reshuffles
         if game.draw_known:
             known = value[draw[-1]] if draw else 0.0
             for b in bases:
