@@ -94,9 +94,16 @@ class RackFeatures(nn.Module):
         self.register_buffer(
             "cards", torch.arange(1, self.num_cards + 1, dtype=torch.long), persistent=False
         )
-        self.register_buffer("slot_ids", torch.eye(RACK_SIZE), persistent=False)
+        self.register_buffer(
+            "slot_ids", torch.eye(RACK_SIZE, dtype=torch.float64), persistent=False
+        )
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        # float64 inside: plans that tie exactly tie here too (float32 sums of the same plan
+        # taken through different slots differ by more than the 1e-6 of ``is_best``), so these
+        # features equal the numpy kernel's (``agents.features``) and the reference's.
+        out_dtype = obs.dtype
+        obs = obs.to(torch.float64)
         n = self.num_cards
         b = obs.shape[0]
         dtype = obs.dtype
@@ -179,7 +186,7 @@ class RackFeatures(nn.Module):
             ],
             dim=1,
         )
-        return slots, glob
+        return slots.to(out_dtype), glob.to(out_dtype)
 
     def _draw_gain(
         self,
