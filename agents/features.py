@@ -128,11 +128,12 @@ def _plan_rows(vals, prefix, cost, table, fwd, bwd, skip):  # pragma: no cover -
 
 
 @njit(cache=True, nogil=True)
-def _placements(vals, prefix, cost, table, fwd, bwd, skip, cards, out):  # pragma: no cover
-    for r in range(cards.shape[0]):
+def _placements(vals, prefix, cost, table, fwd, bwd, skip, rows, cards, out):  # pragma: no cover
+    for q in range(rows.shape[0]):
+        r = rows[q]
         t = cost[table[r]]
         for k in range(cards.shape[1]):
-            _place_card(cards[r, k], vals[r], prefix[r], t, fwd[r], bwd[r], skip[r], out[r, k])
+            _place_card(cards[q, k], vals[r], prefix[r], t, fwd[r], bwd[r], skip[r], out[q, k])
 
 
 def _exact_costs(n: int, gap_power: float, width_power: float) -> np.ndarray:
@@ -187,12 +188,32 @@ class Planner:
     def _tables(self) -> tuple[np.ndarray, ...]:
         return self.vals, self.prefix, self.cost, self.table, self.fwd, self.bwd, self.skip
 
-    def placements(self, cards: np.ndarray) -> np.ndarray:
-        """Plan costs (R, C, 10) of each rack with card ``cards[r, c]`` (1..N) put into each slot."""
+    def placements(self, cards: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Plan costs (K, C, 10) of racks ``rows`` (default: all) with card ``cards[k, c]``
+        (0..N; 0 is no card: only the plans that skip the slot) put into each slot."""
+        rows = np.arange(len(self.vals)) if rows is None else np.asarray(rows, dtype=np.int64)
         cards = np.ascontiguousarray(cards, dtype=np.int64)
+        if (
+            cards.shape[0] != rows.shape[0]
+            or cards.min(initial=0) < 0
+            or cards.max(initial=0) > self.n
+        ):
+            raise ValueError(f"cards must be ints 0..{self.n}, one row per planned rack")
         out = np.empty((*cards.shape, RACK_SIZE))
-        _placements(*self._tables(), cards, out)
+        _placements(*self._tables(), rows, cards, out)
         return out
+
+
+def feature_planner(
+    rack: np.ndarray, avail: np.ndarray, plan: tuple[float, float] = EXPERT_PLAN
+) -> Planner:
+    """The planner of the features for racks (R, 10) with ``avail`` (R, N) 0/1: the cards that
+    may still come (unseen or in the discard pile); exact costs (``exact_costs``)."""
+    r, n = avail.shape
+    prefix = np.zeros((r, n + 2), dtype=np.int64)
+    np.cumsum(avail, axis=1, out=prefix[:, 1 : n + 1])
+    prefix[:, n + 1] = prefix[:, n]
+    return Planner(racks_with_sentinels(rack, n), prefix, exact_costs(n, plan), prefix[:, n])
 
 
 @njit(cache=True, nogil=True)

@@ -170,7 +170,6 @@ def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> Non
 def test_batch_expert_decides_like_the_expert_bot(num_players: int, options: dict) -> None:
     v = VectorRacko(40, num_players, seed=num_players, turn_limit=100, **options)
     batch = BatchExpert(num_players)
-    batch.chunk = 16  # several passes per call
     assert_batch_decides_like(batch, ExpertBot(num_players), v, 60, 0.6, seed=2)
 
 
