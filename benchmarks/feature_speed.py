@@ -51,11 +51,12 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--batches", type=int, nargs="+", default=list(BATCHES))
     ap.add_argument("--json", type=Path, help="also write the table here")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     n = deck_size(args.players)
-    obs, _ = sample_observations(args.players, {}, max(BATCHES), seed=1)
+    obs, _ = sample_observations(args.players, {}, max(args.batches), seed=1)
     module = RackFeatures(n)
 
     def kernel(x: np.ndarray) -> None:
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> dict:
     rows = []
     print(f"{args.players} players, observations/s on one thread (best of {args.repeats})")
     print(f"{'batch':>6} {'kernel':>10} {'torch':>10} {'ratio':>7}")
-    for b in BATCHES:
+    for b in args.batches:
         x = obs[:b]
         k = t = 0.0
         for _ in range(args.repeats):
