@@ -69,3 +69,28 @@ def test_cached_features_give_the_same_policy():
         for done, info in zip(dones, infos, strict=True):
             if done:
                 assert info["terminal_observation"].shape == cached.shape[1:]
+
+
+def test_snapshot_fed_kernel_features_plays_what_the_exported_onnx_bot_plays(tmp_path):
+    """Training's snapshots read the kernel's features; the exported graph computes its own."""
+    pytest.importorskip("onnxruntime")
+    from agents.features import flat_features, rack_features
+    from train.onnx_export import export_module, onnx_actions
+    from train.policy import FrozenPolicy
+
+    policy = _policy(seed=3)
+    onnx_path, _ = export_module(PolicyGraph(policy), tmp_path, 2, {}, check=20)
+    obs, masks = sample_observations(2, {}, 300, seed=11)
+    snapshot = FrozenPolicy(policy, "snap")
+    features = flat_features(*rack_features(obs, 40))
+    owner = np.zeros(len(obs), dtype=np.intp)
+    from_features = FrozenPolicy.act_group([snapshot], owner, features, masks)
+    exported = onnx_actions(onnx_path.read_bytes(), obs, masks)
+    assert np.array_equal(from_features, exported)
+    assert np.array_equal(snapshot.act_batch(obs, masks), exported)
+    # two snapshots in one call: each row is played by its own
+    other = FrozenPolicy(_policy(seed=4), "other")
+    owner[::2] = 1
+    mixed = FrozenPolicy.act_group([snapshot, other], owner, features, masks)
+    assert np.array_equal(mixed[1::2], exported[1::2])
+    assert np.array_equal(mixed[::2], other.act_batch(obs[::2], masks[::2]))
