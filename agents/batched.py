@@ -317,7 +317,7 @@ _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}
 
 
 def _expert_costs(n: int, params: Any) -> np.ndarray:
-    """cost[t, g, k]: expected draws to fill g slots from k candidates when t cards may come,
+    """cost[t, k, g]: expected draws to fill g slots from k candidates when t cards may come,
     quantized as ``agents.expert._Planner.cost`` (computed once per deck size and params)."""
     from agents.expert import QUANTUM, gap_factor
 
@@ -327,11 +327,11 @@ def _expert_costs(n: int, params: Any) -> np.ndarray:
         k = np.arange(n + 1)
         with np.errstate(divide="ignore"):
             ratio = np.power(total[:, None] / k[None, :], params.width_power)  # [t, k]
-        cost = np.empty((n + 1, 11, n + 1))
-        cost[:, 0] = 0.0
+        cost = np.empty((n + 1, n + 1, 11))
+        cost[:, :, 0] = 0.0
         for g in range(1, 11):
-            cost[:, g] = np.round(ratio * gap_factor(g, params) * QUANTUM) / QUANTUM
-            cost[:, g, k < g] = np.inf
+            cost[:, :, g] = np.round(ratio * gap_factor(g, params) * QUANTUM) / QUANTUM
+            cost[:, k < g, g] = np.inf
         _EXPERT_COSTS[key] = cost
     return _EXPERT_COSTS[key]
 

@@ -8,7 +8,7 @@ reference). The exported ONNX graph keeps computing its own features with the to
 
 ``Planner`` is the one numpy copy of ``expert``'s planner (``agents.expert._Planner``): a plan
 keeps an ascending subsequence of the rack (two sentinels 0 and N + 1 around it) and pays
-``cost[g, k]`` for each gap of g slots that k cards may still fill. The forward and backward
+a cost for each gap of g slots that k cards may still fill (``cost[k, g]``). The forward and backward
 tables of its dynamic programme are computed once per rack; then the cost of the rack with any
 card put into any slot needs no new programme: the best plan keeping the card in slot s is the
 best prefix plan ending left of s plus a gap up to the card (``fwd[i] + cost``) joined to the best
@@ -68,7 +68,7 @@ def _plan_row(vals, prefix, cost, fwd, bwd, skip, gap):  # pragma: no cover - co
         pa = prefix[a]
         for j in range(i + 1, m):
             b = vals[j]
-            gap[i, j] = cost[j - i - 1, prefix[b - 1] - pa] if a < b else np.inf
+            gap[i, j] = cost[prefix[b - 1] - pa, j - i - 1] if a < b else np.inf
     fwd[0] = 0.0
     for j in range(1, m):
         best = np.inf
@@ -96,28 +96,36 @@ def _plan_row(vals, prefix, cost, fwd, bwd, skip, gap):  # pragma: no cover - co
 
 
 @njit(cache=True, nogil=True)
-def _place_card(card, vals, prefix, cost, fwd, bwd, skip, out):  # pragma: no cover - compiled
-    """Plan costs of one rack with ``card`` put into each slot, into ``out`` (10,)."""
+def _place_card(card, vals, prefix, cost, fwd, bwd, skip, out, right):  # pragma: no cover
+    """Plan costs of one rack with ``card`` put into each slot, into ``out`` (10,); ``right``
+    (10,) is scratch. Each kept position i left of the card adds ``fwd[i]`` plus one gap to
+    every slot right of it, each kept j right of it ``bwd[j]`` plus one gap to every slot left
+    of it (the minimum over the same candidates as ``agents.expert._Planner.placements``)."""
     m = vals.shape[0]
     p_lo = prefix[card - 1] if card > 0 else 0
     p_hi = prefix[card]
-    for s in range(1, m - 1):
-        left = np.inf
-        for i in range(s):
-            a = vals[i]
-            if a < card:
-                c = fwd[i] + cost[s - i - 1, p_lo - prefix[a]]
-                if c < left:
-                    left = c
-        right = np.inf
-        for j in range(s + 1, m):
-            b = vals[j]
-            if b > card:
-                c = bwd[j] + cost[j - s - 1, prefix[b - 1] - p_hi]
-                if c < right:
-                    right = c
-        c = left + right
-        out[s - 1] = c if c < skip[s - 1] else skip[s - 1]
+    for s in range(m - 2):
+        out[s] = np.inf
+        right[s] = np.inf
+    for i in range(m - 2):  # kept position i, card in slot s > i: a gap of s - i - 1
+        f = fwd[i]
+        if vals[i] < card and f < np.inf:
+            k = p_lo - prefix[vals[i]]
+            for s in range(i + 1, m - 1):
+                c = f + cost[k, s - i - 1]
+                if c < out[s - 1]:
+                    out[s - 1] = c
+    for j in range(2, m):  # kept position j, card in slot s < j: a gap of j - s - 1
+        f = bwd[j]
+        if vals[j] > card and f < np.inf:
+            k = prefix[vals[j] - 1] - p_hi
+            for s in range(1, j):
+                c = f + cost[k, j - s - 1]
+                if c < right[s - 1]:
+                    right[s - 1] = c
+    for s in range(m - 2):
+        c = out[s] + right[s]
+        out[s] = c if c < skip[s] else skip[s]
 
 
 @njit(cache=True, nogil=True)
@@ -129,21 +137,23 @@ def _plan_rows(vals, prefix, cost, table, fwd, bwd, skip):  # pragma: no cover -
 
 @njit(cache=True, nogil=True)
 def _placements(vals, prefix, cost, table, fwd, bwd, skip, rows, cards, out):  # pragma: no cover
+    right = np.empty(skip.shape[1])
     for q in range(rows.shape[0]):
         r = rows[q]
         t = cost[table[r]]
         for k in range(cards.shape[1]):
-            _place_card(cards[q, k], vals[r], prefix[r], t, fwd[r], bwd[r], skip[r], out[q, k])
+            c = cards[q, k]
+            _place_card(c, vals[r], prefix[r], t, fwd[r], bwd[r], skip[r], out[q, k], right)
 
 
 def _exact_costs(n: int, gap_power: float, width_power: float) -> np.ndarray:
-    """cost[t, g, k] = (max(t, 1) / max(k, 1)) ** width_power * g ** gap_power, inf where k < g:
+    """cost[t, k, g] = (max(t, 1) / max(k, 1)) ** width_power * g ** gap_power, inf where k < g:
     the features' gap costs for every count t of cards that may still come."""
     t = np.maximum(np.arange(n + 1), 1).astype(np.float64)
     k = np.maximum(np.arange(n + 1), 1).astype(np.float64)
     g = np.arange(RACK_SIZE + 1, dtype=np.float64)
-    cost = (t[:, None, None] / k[None, None, :]) ** width_power * g[None, :, None] ** gap_power
-    cost[:, np.arange(RACK_SIZE + 1)[:, None] > np.arange(n + 1)[None, :]] = INF
+    cost = (t[:, None, None] / k[None, :, None]) ** width_power * g[None, None, :] ** gap_power
+    cost[:, np.arange(n + 1)[:, None] < np.arange(RACK_SIZE + 1)[None, :]] = INF
     return cost
 
 
@@ -163,8 +173,8 @@ class Planner:
 
     ``vals`` int (R, 12): the rack with its sentinels 0 and N + 1; ``prefix`` int (R, N + 2):
     ``prefix[v]`` cards of value <= v that may still come (``prefix[N + 1] == prefix[N]``);
-    ``cost`` float64 (T, 11, N + 1) and ``table`` int (R,): row r's gap of g slots with k
-    candidate cards costs ``cost[table[r], g, k]`` (inf where no plan fills it; a plan with an
+    ``cost`` float64 (T, N + 1, 11) and ``table`` int (R,): row r's gap of g slots with k
+    candidate cards costs ``cost[table[r], k, g]`` (inf where no plan fills it; a plan with an
     inf gap costs inf, callers cap it). ``fwd[r, i]`` / ``bwd[r, i]``: the best plan of the part
     left / right of position i keeping it; ``base``: the rack's plan cost; ``skip[r, s]``: the
     best plan that does not keep slot s.
@@ -174,7 +184,7 @@ class Planner:
         self, vals: np.ndarray, prefix: np.ndarray, cost: np.ndarray, table: np.ndarray
     ) -> None:
         r = len(vals)
-        self.n = cost.shape[2] - 1
+        self.n = cost.shape[1] - 1
         self.vals = np.ascontiguousarray(vals, dtype=np.int64)
         self.prefix = np.ascontiguousarray(prefix, dtype=np.int64)
         self.cost = np.ascontiguousarray(cost, dtype=np.float64)
@@ -234,6 +244,7 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
     cum_u = np.empty(n + 1)
     fwd, bwd = np.empty(m), np.empty(m)
     skip, here, tmp = np.empty(RACK_SIZE), np.empty(RACK_SIZE), np.empty(RACK_SIZE)
+    scratch = np.empty(RACK_SIZE)
     gap = np.empty((m, m))
     for r in range(obs.shape[0]):
         x = obs[r]
@@ -257,7 +268,7 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
         table = cost[prefix[n]]
         _plan_row(vals, prefix, table, fwd, bwd, skip, gap)
         base = min(fwd[m - 1], NO_PLAN)
-        _place_card(card, vals, prefix, table, fwd, bwd, skip, here)
+        _place_card(card, vals, prefix, table, fwd, bwd, skip, here, scratch)
         best_here = NO_PLAN
         for s in range(RACK_SIZE):
             here[s] = min(here[s], NO_PLAN)
@@ -271,7 +282,7 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
                 else:
                     w = float(x[_UNSEEN0 + c - 1])
                 if w > 0:
-                    _place_card(c, vals, prefix, table, fwd, bwd, skip, tmp)
+                    _place_card(c, vals, prefix, table, fwd, bwd, skip, tmp, scratch)
                     total += w * (base - min(tmp.min(), base))
                     count += w
             gain = total / max(count, 1.0)
