@@ -6,7 +6,7 @@ the run's ``eval_history.json`` (the periodic duplicate evaluations), the first 
 above each win rate against ``expert``, beside where the wall time went:
 
 - rollout: collecting env steps (``MaskablePPO.collect_rollouts``), of which
-  - features: the learner's features (``train.feature_cache.FeatureCache.augment``, the kernel),
+  - features: the learner's features (``train.sb3.feature_cache.FeatureCache.augment``, the kernel),
   - opponents: opponents' moves inside the env (``RackoVecEnv._advance``: engine, features of
     snapshot-seated games, the bots), of which snapshots (``RackoVecEnv._act_grouped``);
 - update: PPO's gradient steps (``MaskablePPO.train``);
@@ -86,8 +86,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
 
     from train import ppo
-    from train.feature_cache import FeatureCache
-    from train.sb3_vec_env import RackoVecEnv
+    from train.sb3.feature_cache import FeatureCache
+    from train.sb3.vec_env import RackoVecEnv
 
     watch = Stopwatches()
     watch.wrap(MaskablePPO, "collect_rollouts", "rollout")
