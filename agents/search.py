@@ -17,7 +17,11 @@ blueprint (a batchable bot spec: ``expert``, ``heuristic``, ``racko_2p``...), wo
 decision), depth (0: to the round's end; d > 0: every seat plays at most d more turns, after
 which an unfinished world scores 0.5 of a win, a coarse value), ms (a time cap per decision: worlds are played in
 chunks and the search stops after the chunk that spends it; 0 = no cap; with a cap the result
-depends on the machine's speed, without one it is fixed by the seed), chunk (worlds per chunk).
+depends on the machine's speed, without one it is fixed by the seed), chunk (worlds per chunk),
+margin (play the best candidate only if its estimate beats the blueprint's choice by more than
+this), phases (the decisions searched, some of ``draw+keep+place``; the others are the
+blueprint's), keep (after each chunk only the best ``keep`` candidates, and the blueprint's, are
+played on; 0 = all).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ OPTION_TYPES: dict[str, type] = {
     "chunk": int,
     "margin": float,
     "phases": str,
+    "keep": int,
 }
 PHASE_NAMES = {"draw": 0, "keep": 1, "place": 2}  # the decisions the search may take over
 # Leaf value (depth > 0): seat i wins with probability proportional to
@@ -116,9 +121,16 @@ class SearchBot(Bot):
         chunk: int = 16,
         margin: float = 0.0,
         phases: str = "draw+keep+place",
+        keep: int = 0,
         **rules_options: Any,
     ) -> None:
-        for key, value, low in (("worlds", worlds, 1), ("depth", depth, 0), ("chunk", chunk, 1)):
+        checks = (
+            ("worlds", worlds, 1),
+            ("depth", depth, 0),
+            ("chunk", chunk, 1),
+            ("keep", keep, 0),
+        )
+        for key, value, low in checks:
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"search option {key} must be an int >= {low}, got {value!r}")
         if isinstance(ms, bool) or not isinstance(ms, int | float) or ms < 0:
@@ -134,6 +146,7 @@ class SearchBot(Bot):
         self.phases = np.zeros(3, dtype=bool)
         self.phases[[PHASE_NAMES[p] for p in names]] = True
         self.margin = float(margin)
+        self.keep = keep
         if blueprint in ("search",) or str(blueprint).startswith("search:"):
             raise ValueError("search option blueprint cannot be the search bot itself")
         self.config = RulesConfig.from_dict({"num_players": num_players, **rules_options})
@@ -144,7 +157,7 @@ class SearchBot(Bot):
         self.depth = depth
         self.ms = float(ms)
         self.chunk = chunk
-        extra = {"depth": depth, "ms": ms, "margin": margin}
+        extra = {"depth": depth, "ms": ms, "margin": margin, "keep": keep}
         self.name = (
             f"search:blueprint={blueprint},worlds={worlds}"
             + "".join(f",{k}={v:g}" for k, v in extra.items() if v)
@@ -152,6 +165,17 @@ class SearchBot(Bot):
         )
         self.rng = np.random.default_rng(seed)
         self.last_worlds = 0  # worlds per decision the last call played (the ms cap may cut it)
+        self.reset_stats()
+
+    def reset_stats(self) -> None:
+        """Zero the counters ``stats`` keeps for benchmarks: per decision phase (draw, keep,
+        place), the decisions taken, how many the search changed from the blueprint's choice,
+        and the seconds spent."""
+        self.stats: dict[str, Any] = {
+            "decisions": np.zeros(3, dtype=np.int64),
+            "changed": np.zeros(3, dtype=np.int64),
+            "seconds": 0.0,
+        }
 
     def seed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
@@ -192,24 +216,38 @@ class SearchBot(Bot):
         obs, masks = check_batch(obs, masks)
         if (obs[:, PHASE].max(axis=1) < 0.5).any():
             raise ValueError("search: every row must be the observation of the seat on turn")
+        start = time.perf_counter()
         default = self.blueprint.act_batch(obs, masks)
         cand, single = _candidates(masks)
         wins = np.zeros(cand.shape)
+        seen = np.zeros(cand.shape)  # worlds each candidate was played in
+        alive = cand >= 0
         done = 0
-        start = time.perf_counter()
         budget = self.ms / 1000.0 * len(obs)
         need = ~single & self.phases[obs[:, PHASE].argmax(axis=1)]
         while need.any() and done < self.worlds:
             k = min(self.chunk, self.worlds - done)
             rows = np.flatnonzero(need)
             worlds = sample_worlds(obs[rows], k, self.rng, self.config)
-            wins[rows] += self._play(worlds, cand[rows], k) * k
+            sub = np.where(alive[rows], cand[rows], -1)
+            wins[rows] += self._play(worlds, sub, k) * k
+            seen[rows] += k * alive[rows]
             done += k
+            if self.keep and done < self.worlds:  # only the best `keep` (and the blueprint's) go on
+                mean = np.where(alive, wins / np.maximum(seen, 1), -np.inf)
+                rank = (-mean).argsort(axis=1, kind="stable").argsort(axis=1, kind="stable")
+                alive &= (rank < self.keep) | (cand == default[:, None])
             if self.ms and time.perf_counter() - start >= budget:
                 break
         self.last_worlds = done
-        value = np.where(cand >= 0, wins / max(done, 1), -np.inf)
-        return _pick(cand, value, default, self.margin), cand, value
+        value = np.where(cand >= 0, wins / np.maximum(seen, 1), -np.inf)
+        # candidates dropped early (option keep) are not picked; their estimate is still shown
+        actions = _pick(cand, np.where(alive, value, -np.inf), default, self.margin)
+        phase = obs[:, PHASE].argmax(axis=1)
+        np.add.at(self.stats["decisions"], phase, 1)
+        np.add.at(self.stats["changed"], phase, actions != default)
+        self.stats["seconds"] += time.perf_counter() - start
+        return actions, cand, value
 
     def search_worlds(
         self, worlds: Worlds, masks: np.ndarray, k: int
@@ -240,8 +278,11 @@ class SearchBot(Bot):
         eng = VectorGame(len(w), self.config, chance=chance)
         chance.game = eng
         load_worlds(eng, w)
+        # Depth: the root's turn ends, then every seat plays `depth` more turns, so that every
+        # candidate's leaf comes at the same point (seat 0 about to draw), whether or not the
+        # candidate itself ends the turn.
+        stop_turn = eng.turn + 1 + self.depth * n if self.depth else None
         eng.step(cand[rows, slots][pair])
-        stop_turn = eng.turn + self.depth * n if self.depth else None
         enc = Encoder(eng)
         live = np.flatnonzero(~eng.round_over)
         while live.size:
