@@ -113,3 +113,10 @@ def test_oracle_world_finds_a_forced_racko() -> None:
         DRAW_PILE,
         TAKE_DISCARD,
     )
+
+
+def test_leaf_value_fit_says_a_lower_plan_cost_wins_more() -> None:
+    from agents.search import fit_leaf_value
+
+    scale, turn = fit_leaf_value(2, games=40, seed=1)
+    assert 0.5 <= scale <= 4.0 and 0.0 <= turn <= 1.5
