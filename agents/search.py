@@ -6,7 +6,8 @@ round's end with a blueprint bot (``expert`` by default) in every seat, on the b
 picks the action with the highest mean win share (1 for a round won, shared on ties), which
 ``explain()`` shows per candidate. Common random numbers: every candidate of a decision is played
 in the same K worlds with the same refill shuffles, so the comparison between candidates is not
-drowned in the noise of the deals. Ties go to the blueprint's own choice.
+drowned in the noise of the deals. The blueprint's own choice stands unless another candidate
+beats it clearly (options z and margin).
 
 ``act_batch`` decides many games at once: all their candidates in all their worlds are one batch
 of the engine, and the blueprint decides each step of it in one call, which is what makes a
@@ -18,8 +19,9 @@ decision), depth (0: to the round's end; d > 0: every seat plays at most d more 
 which an unfinished world scores 0.5 of a win, a coarse value), ms (a time cap per decision: worlds are played in
 chunks and the search stops after the chunk that spends it; 0 = no cap; with a cap the result
 depends on the machine's speed, without one it is fixed by the seed), chunk (worlds per chunk),
-margin (play the best candidate only if its estimate beats the blueprint's choice by more than
-this), phases (the decisions searched, some of ``draw+keep+place``; the others are the
+z and margin (play another candidate than the blueprint's only if its paired gain over the
+blueprint's choice, in the same worlds, less z standard errors, is above margin: the noise of a
+few worlds must not overrule a strong blueprint; default z=2, margin=0), phases (the decisions searched, some of ``draw+keep+place``; the others are the
 blueprint's), keep (after each chunk only the best ``keep`` candidates, and the blueprint's, are
 played on; 0 = all).
 """
@@ -50,6 +52,7 @@ OPTION_TYPES: dict[str, type] = {
     "margin": float,
     "phases": str,
     "keep": int,
+    "z": float,
 }
 PHASE_NAMES = {"draw": 0, "keep": 1, "place": 2}  # the decisions the search may take over
 # Leaf value (depth > 0): seat i wins with probability proportional to
@@ -122,6 +125,7 @@ class SearchBot(Bot):
         margin: float = 0.0,
         phases: str = "draw+keep+place",
         keep: int = 0,
+        z: float = 2.0,
         **rules_options: Any,
     ) -> None:
         checks = (
@@ -135,8 +139,10 @@ class SearchBot(Bot):
                 raise ValueError(f"search option {key} must be an int >= {low}, got {value!r}")
         if isinstance(ms, bool) or not isinstance(ms, int | float) or ms < 0:
             raise ValueError(f"search option ms must be a number >= 0, got {ms!r}")
-        if isinstance(margin, bool) or not isinstance(margin, int | float) or margin < 0:
-            raise ValueError(f"search option margin must be a number >= 0, got {margin!r}")
+        for key, value in (("margin", margin), ("z", z)):
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ValueError(f"search option {key} must be a number >= 0, got {value!r}")
+        self.z = float(z)
         names = [p for p in str(phases).split("+") if p]
         unknown = sorted(set(names) - set(PHASE_NAMES))
         if unknown or not names:
@@ -157,7 +163,7 @@ class SearchBot(Bot):
         self.depth = depth
         self.ms = float(ms)
         self.chunk = chunk
-        extra = {"depth": depth, "ms": ms, "margin": margin, "keep": keep}
+        extra = {"depth": depth, "ms": ms, "margin": margin, "keep": keep, "z": z}
         self.name = (
             f"search:blueprint={blueprint},worlds={worlds}"
             + "".join(f",{k}={v:g}" for k, v in extra.items() if v)
@@ -221,6 +227,10 @@ class SearchBot(Bot):
         cand, single = _candidates(masks)
         wins = np.zeros(cand.shape)
         seen = np.zeros(cand.shape)  # worlds each candidate was played in
+        # Paired differences to the blueprint's choice in the same worlds: sum and sum of squares.
+        diff1 = np.zeros(cand.shape)
+        diff2 = np.zeros(cand.shape)
+        col = np.argmax(cand == default[:, None], axis=1)
         alive = cand >= 0
         done = 0
         budget = self.ms / 1000.0 * len(obs)
@@ -229,9 +239,13 @@ class SearchBot(Bot):
             k = min(self.chunk, self.worlds - done)
             rows = np.flatnonzero(need)
             worlds = sample_worlds(obs[rows], k, self.rng, self.config)
-            sub = np.where(alive[rows], cand[rows], -1)
-            wins[rows] += self._play(worlds, sub, k) * k
-            seen[rows] += k * alive[rows]
+            live = alive[rows]
+            per = self._play(worlds, np.where(live, cand[rows], -1), k)  # [rows, A, k]
+            wins[rows] += per.sum(axis=2)
+            seen[rows] += k * live
+            d = (per - per[np.arange(len(rows)), col[rows]][:, None, :]) * live[:, :, None]
+            diff1[rows] += d.sum(axis=2)
+            diff2[rows] += (d * d).sum(axis=2)
             done += k
             if self.keep and done < self.worlds:  # only the best `keep` (and the blueprint's) go on
                 mean = np.where(alive, wins / np.maximum(seen, 1), -np.inf)
@@ -241,8 +255,12 @@ class SearchBot(Bot):
                 break
         self.last_worlds = done
         value = np.where(cand >= 0, wins / np.maximum(seen, 1), -np.inf)
-        # candidates dropped early (option keep) are not picked; their estimate is still shown
-        actions = _pick(cand, np.where(alive, value, -np.inf), default, self.margin)
+        # The gain over the blueprint's choice, less z standard errors of the paired mean; the
+        # candidates dropped early (option keep) are not picked (their estimate is still shown).
+        m = np.maximum(seen, 1)
+        gain = diff1 / m
+        se = np.sqrt(np.maximum(diff2 / m - gain * gain, 0.0) / m)
+        actions = _pick(cand, np.where(alive, gain - self.z * se, -np.inf), default, self.margin)
         phase = obs[:, PHASE].argmax(axis=1)
         np.add.at(self.stats["decisions"], phase, 1)
         np.add.at(self.stats["changed"], phase, actions != default)
@@ -257,11 +275,11 @@ class SearchBot(Bot):
         if (worlds.current != 0).any():
             raise ValueError("search_worlds: the seat on turn must be seat 0 of every world")
         cand, _ = _candidates(np.asarray(masks, dtype=bool))
-        value = self._play(worlds, cand, k)
+        value = self._play(worlds, cand, k).mean(axis=2)
         return cand, np.where(cand >= 0, value, -np.inf)
 
     def _play(self, worlds: Worlds, cand: np.ndarray, k: int) -> np.ndarray:
-        """Mean win share of seat 0 per (row, candidate) over the k worlds of each row.
+        """Win share of seat 0 per (row, candidate, world) [rows, A, k], k worlds per row.
 
         ``worlds.source`` holds the row (of ``cand``) of each world, k worlds per row."""
         b, a = cand.shape
@@ -296,10 +314,8 @@ class SearchBot(Bot):
         cut = np.flatnonzero(~eng.round_over)
         if cut.size:
             share[cut] = self._leaf_value(eng, enc, cut)
-        total = np.zeros(len(rows))
-        np.add.at(total, pair, share)
-        out = np.zeros((b, a))
-        out[rows, slots] = total / k
+        out = np.zeros((b, a, k))
+        out[rows, slots] = share.reshape(len(rows), k)
         return out
 
     def _leaf_value(self, eng: VectorGame, enc: Encoder, rows: np.ndarray) -> np.ndarray:
@@ -404,12 +420,11 @@ def _candidates(masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _pick(
-    cand: np.ndarray, value: np.ndarray, default: np.ndarray, margin: float = 0.0
+    cand: np.ndarray, gain: np.ndarray, default: np.ndarray, margin: float = 0.0
 ) -> np.ndarray:
-    """The best candidate per row, unless it beats the blueprint's choice by no more than
-    ``margin`` (ties and rows that were not searched keep the blueprint's choice)."""
-    best = value.max(axis=1)
-    is_default = cand == default[:, None]
-    default_value = np.where(is_default, value, -np.inf).max(axis=1)
-    choice = cand[np.arange(len(cand)), value.argmax(axis=1)]
-    return np.where(default_value + margin >= best, default, choice)
+    """Per row the candidate with the largest ``gain`` (its estimated win share less the
+    blueprint's choice's, the blueprint's choice itself 0), if that gain is above ``margin``;
+    else the blueprint's choice."""
+    best = gain.max(axis=1)
+    choice = cand[np.arange(len(cand)), gain.argmax(axis=1)]
+    return np.where(best > margin, choice, default)
