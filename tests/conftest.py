@@ -59,6 +59,12 @@ def require_or_skip(available: bool, what: str, command: str) -> None:
     pytest.skip(message)
 
 
+@pytest.fixture(scope="session")
+def require():
+    """``require_or_skip`` for test modules (conftest is not importable as a module)."""
+    return require_or_skip
+
+
 @pytest.fixture
 def isolation():
     """bubblewrap can isolate bots here (else skip naming its install, or fail in CI)."""
