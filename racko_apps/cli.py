@@ -24,7 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "new-bot": ("racko_apps.new_bot:main", "write a starter bot NAME.py and its test"),
     "play": ("racko_apps.play:main", "play Rack-O in the terminal against bots, or watch them"),
     "train": ("racko_apps.train:main", "train a bot with self-play PPO (train/ppo.py)"),
-    "web": ("racko_apps.web:main", "serve the browser game on 127.0.0.1 (--port)"),
+    "web": ("racko_apps.web:main", "serve the browser game on 127.0.0.1 (--port; --fetch-ort)"),
 }
 
 
@@ -70,7 +70,10 @@ def missing_extra(name: str) -> str | None:
 
 def _usage() -> str:
     width = max(len(n) for n in SUBCOMMANDS)
-    rows = "\n".join(f"  {n:<{width}}  {d}" for n, (_, d) in sorted(SUBCOMMANDS.items()))
+    rows = "\n".join(
+        f"  {n:<{width}}  {d}" + (f" [needs the '{NEEDS[n][0]}' extra]" if n in NEEDS else "")
+        for n, (_, d) in sorted(SUBCOMMANDS.items())
+    )
     return (
         "usage: racko [SUBCOMMAND] [options]\n\n"
         "Rack-O front ends. With no subcommand, or options only, racko plays in the terminal.\n\n"
