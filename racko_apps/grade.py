@@ -32,7 +32,7 @@ from agents.base import Bot
 from agents.obs import decode
 from racko_apps.referee import Strikes, is_python_spec, play_match, seat_bot
 from racko_apps.sandbox import (
-    INSTALL_BWRAP,
+    NOT_ISOLATED,
     BotFailureError,
     IsolationUnavailableError,
     Limits,
@@ -44,10 +44,6 @@ from racko_env.config import RulesConfig
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SCHEMA = "racko-grade/1"
-NOT_ISOLATED = (
-    "WARNING: the bots were not isolated (--no-isolation): a submission could read or change "
-    f"anything the user can; install bubblewrap ({INSTALL_BWRAP}) and grade again"
-)
 CHECKS = ("loads", "legal", "speed", "win_rate")
 PHASE_NAMES = {Phase.DRAW: "draw", Phase.KEEP_OR_DISCARD: "keep-or-discard", Phase.PLACE: "place"}
 

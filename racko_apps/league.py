@@ -40,7 +40,7 @@ from agents import BUILTIN_BOTS
 from agents.base import Bot
 from racko_apps.referee import Strikes, play_match, seat_bot
 from racko_apps.sandbox import (
-    INSTALL_BWRAP,
+    NOT_ISOLATED,
     BotFailureError,
     IsolationUnavailableError,
     Limits,
@@ -51,11 +51,6 @@ from racko_apps.sandbox import (
 SCHEMA = "racko-league/1"
 PLAYERS = 2
 Z95 = 1.959964
-NOT_ISOLATED = (
-    "WARNING: the bots were not isolated (--no-isolation): a submission could read or change "
-    f"anything the user can, other bots and this league's record included; install bubblewrap "
-    f"({INSTALL_BWRAP}) and run the league again"
-)
 
 
 @dataclass(frozen=True)

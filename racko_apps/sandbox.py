@@ -103,6 +103,12 @@ def _toolkit_root() -> str:
 # ---------------------------------------------------------------------- isolation (bubblewrap)
 
 INSTALL_BWRAP = "apt-get install bubblewrap"
+# What every report of a grade or league run with --no-isolation says at its top.
+NOT_ISOLATED = (
+    "WARNING: the bots were not isolated (--no-isolation): a submission could read or change "
+    "anything the user can, other submissions and the results included; install bubblewrap "
+    f"({INSTALL_BWRAP}) and run again"
+)
 # The toolkit's own packages, shown to the bot (each read-only); the rest of a checkout is not.
 TOOLKIT_PACKAGES = ("agents", "racko_env", "racko_apps", "racko_eval", "train")
 # System folders a dynamically linked Python needs (read-only); /etc only for the loader's cache.
