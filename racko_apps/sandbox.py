@@ -162,8 +162,13 @@ def isolation_available() -> bool:
 
 
 def _namespace_flags() -> list[str]:
+    if os.geteuid() == 0:  # no user namespace: it would map root alone, and the bot gives root up
+        unshare = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        unshare.append("--unshare-cgroup-try")
+    else:  # user (where possible), pid, net, ipc, uts, cgroup (where possible)
+        unshare = ["--unshare-all"]
     flags = [
-        "--unshare-all",  # user (where possible), pid, net, ipc, uts, cgroup (where possible)
+        *unshare,
         "--die-with-parent",
         "--new-session",  # no TIOCSTI into the caller's terminal
         "--clearenv",
@@ -172,9 +177,24 @@ def _namespace_flags() -> list[str]:
         "--dev",
         "/dev",
     ]
-    if os.geteuid() == 0:  # real root keeps capabilities in the sandbox unless told otherwise
-        flags += ["--cap-drop", "ALL"]
+    if os.geteuid() == 0:
+        # real root keeps capabilities in the sandbox unless told otherwise: drop them all but the
+        # two the child needs to become ``nobody`` (_become_nobody) before it loads the bot
+        flags += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     return flags
+
+
+NOBODY = 65534  # the uid and gid an isolated bot of a root grader runs as
+
+
+def _become_nobody() -> None:
+    """In an isolated child started by root: give up root (and with it the last capabilities),
+    so that RLIMIT_NPROC holds (root is exempt from it) and nothing is owned by the bot."""
+    if os.getuid() != 0:
+        return
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
 
 
 def _system_binds() -> list[str]:
@@ -220,14 +240,28 @@ def isolation_argv(
     """
     bwrap = shutil.which("bwrap") or "bwrap"
     args = [bwrap, *_namespace_flags(), *_system_binds()]
+    # a private /tmp first, so that binds below it (a venv in /tmp, the bot's folder) stay visible
+    args += ["--perms", "1777", "--size", str(limits.memory_mb * 1024 * 1024), "--tmpfs", "/tmp"]
     root = Path(_toolkit_root())
-    shown: set[Path] = set()
+    shown: list[Path] = []
+    made: set[Path] = {Path("/"), Path("/tmp")}
+
+    def parents(path: Path) -> None:
+        """Create the folders above ``path`` readable by all (bwrap makes them 0700, and the bot
+        of a root grader runs as nobody), unless a bind above already shows them."""
+        nonlocal args
+        for above in reversed(path.parents):
+            if above in made or any(_inside(above, s) for s in shown):
+                continue
+            made.add(above)
+            args += ["--perms", "0755", "--dir", str(above)]
 
     def bind(path: Path) -> None:
         nonlocal args
-        if path in shown or not path.exists():
+        if not path.exists() or any(_inside(path, s) for s in shown):
             return
-        shown.add(path)
+        parents(path)
+        shown.append(path)
         args += ["--ro-bind", str(path), str(path)]
 
     python_dirs = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
@@ -246,12 +280,13 @@ def isolation_argv(
         bind(path)
     for name in TOOLKIT_PACKAGES:
         bind(root / name)
-    args += ["--size", str(limits.memory_mb * 1024 * 1024), "--tmpfs", "/tmp"]
     # the bot's folder: an empty read-only tmpfs holding only its submission (even where the
     # folder lies under /tmp, which the private /tmp above would otherwise make writable)
+    parents(folder)
     args += ["--perms", "0755", "--tmpfs", str(folder)]
+    shown.append(folder)
     for path in exposed:
-        bind(path)
+        args += ["--ro-bind", str(path), str(path)]
     args += ["--remount-ro", str(folder), "--chdir", str(folder)]
     env = {
         "PATH": "/usr/bin:/bin",
@@ -640,6 +675,11 @@ def _child() -> None:
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         except (ImportError, ValueError, OSError, AttributeError):
             pass
+        try:
+            _become_nobody()
+        except OSError as err:
+            reply(ok=False, kind="start", error=f"cannot drop root in the sandbox: {err}")
+            return
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     sys.stdout = sys.stderr = sink  # type: ignore[assignment]

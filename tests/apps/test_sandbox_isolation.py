@@ -171,6 +171,23 @@ class Bot(Weak):
         if len(seen) > 3:
             raise RuntimeError(f"saw {len(seen)} processes: {seen[:8]}")
 """,
+    # a fork bomb, bounded so that a sandbox that failed to hold it would not sink the machine
+    "forkbomb": WEAK
+    + """
+import os
+
+class Bot(Weak):
+    def __init__(self):
+        made = 0
+        for _ in range(600):
+            try:
+                pid = os.fork()
+            except OSError as err:
+                raise RuntimeError(f"fork failed after {made}: {err}")
+            if pid == 0:
+                os.execv("/bin/sleep", ["TOKEN", "300"])
+            made += 1
+""",
     "loud": WEAK
     + """
 class Bot(Weak):
@@ -277,6 +294,12 @@ def test_hostile_bots_in_a_league_forfeit_or_are_contained(arena, capsys):
         skipped
     ), skipped
     assert "vandal" in names, skipped
+    made = int(
+        skipped.split("forkbomb: does not load: cannot load bot: RuntimeError: fork failed after ")[
+            1
+        ].split(":")[0]
+    )
+    assert made <= 256  # Limits.processes
     forfeits = {b["name"]: b["forfeits"] for b in report["bots"]}
     assert forfeits["hog"] > 0 and forfeits["forger"] > 0
     assert forfeits["decent"] == 0
@@ -313,7 +336,9 @@ RUBRIC = {
 }
 
 
-@pytest.mark.parametrize("name", ["plagiarist", "dbwriter", "parentkiller", "spawner", "loud"])
+@pytest.mark.parametrize(
+    "name", ["plagiarist", "dbwriter", "parentkiller", "spawner", "forkbomb", "loud"]
+)
 def test_hostile_bots_in_a_grade_forfeit_or_are_contained(arena, name, monkeypatch):
     course, token, received = arena
     rubric = parse_rubric(RUBRIC, "test")
