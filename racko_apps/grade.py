@@ -325,6 +325,8 @@ def grade(
             for crit in rubric.criteria:
                 if crit.check == "win_rate" and crit.name not in measured:
                     measured[crit.name] = _play(spec, seated, crit, rubric, seed, strikes, failures)
+                if isinstance(seated, SandboxedBot):  # nothing it started outlives its games
+                    seated.end_game()
     finally:
         if isinstance(seated, SandboxedBot):
             seated.close()

@@ -11,7 +11,8 @@ The page ships as package data (``racko_apps/web_static``: a link to ``web/`` in
 its files in the wheel). onnxruntime-web (MIT, 14 MB of wasm) does not: in a checkout it is
 ``web/node_modules`` after ``npm ci --prefix web``; elsewhere ``racko web --fetch-ort`` downloads
 the version ``web/package-lock.json`` pins from the npm registry, checks its sha512 against the
-lock's, and keeps the three files (and the license) in the user's cache folder.
+lock's, and keeps the three files (and its package.json, naming its license) in the user's cache
+folder.
 
     racko web --fetch-ort        # once, from a plain package install
     racko web --port 8000
@@ -66,7 +67,8 @@ ORT_DIR = ort_dir()
 
 def fetch_ort(url: str = ORT_URL, integrity: str = ORT_INTEGRITY) -> Path:
     """Download onnxruntime-web's package, check it against the lock file's sha512, and keep the
-    three files the page loads and its LICENSE in ``ort_cache_dir()`` (all or nothing)."""
+    three files the page loads and its package.json (version, MIT license) in
+    ``ort_cache_dir()`` (all or nothing)."""
     import base64
     import hashlib
     import io
@@ -86,9 +88,12 @@ def fetch_ort(url: str = ORT_URL, integrity: str = ORT_INTEGRITY) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=".ort-", dir=target.parent))
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-            for name in (*ORT_FILES, "LICENSE"):
-                member = f"package/dist/{name}" if name != "LICENSE" else "package/LICENSE"
-                source = tar.extractfile(member)
+            for name in (*ORT_FILES, "package.json"):  # package.json: its version and license
+                member = f"package/dist/{name}" if name in ORT_FILES else f"package/{name}"
+                try:
+                    source = tar.extractfile(member)
+                except KeyError:
+                    source = None
                 if source is None:
                     raise SetupError(f"{url} holds no {member}")
                 (staging / name).write_bytes(source.read())

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from racko_apps.league import find_bots, main, run_league
 from racko_apps.new_bot import write_bot
 
@@ -94,6 +96,7 @@ class Bot:
 """
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
     write_bot("a_fast", tmp_path)
     write_bot("b_fast", tmp_path)

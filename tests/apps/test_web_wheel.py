@@ -33,7 +33,7 @@ def fake_package(tmp_path: Path) -> tuple[str, str]:
     """An npm tarball laid out like onnxruntime-web's, as a file:// URL and its integrity."""
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name in (*[f"dist/{f}" for f in web.ORT_FILES], "LICENSE", "dist/other.mjs"):
+        for name in (*[f"dist/{f}" for f in web.ORT_FILES], "package.json", "dist/other.mjs"):
             data = f"// {name}\n".encode()
             info = tarfile.TarInfo(f"package/{name}")
             info.size = len(data)
@@ -53,7 +53,7 @@ def test_fetch_ort_keeps_the_checked_files_in_the_cache(tmp_path, monkeypatch) -
     assert not web.ort_cache_dir().exists()
     target = web.fetch_ort(url, integrity)
     assert target == web.ort_cache_dir()
-    assert sorted(p.name for p in target.iterdir()) == sorted([*web.ORT_FILES, "LICENSE"])
+    assert sorted(p.name for p in target.iterdir()) == sorted([*web.ORT_FILES, "package.json"])
 
 
 def test_racko_help_offers_only_commands_that_exist() -> None:
