@@ -334,6 +334,7 @@ class SandboxedBot(Bot):
         self.folder = Path(folder).resolve()
         self.isolate = isolate
         self.exposed = exposed
+        self._stopped: list[int] = []  # the sandbox's processes stopped after the last request
         self.num_players = num_players
         self.rules = dict(rules_options)
         self.limits = limits or Limits()
@@ -431,6 +432,21 @@ class SandboxedBot(Bot):
             **self.rules,
         )
 
+    def _signal_all(self, sig: int) -> None:
+        """SIGSTOP every process in an isolated bot's sandbox (the bot and all it started, not
+        bwrap's own two), or SIGCONT those stopped last time. A process forked while the others
+        are being stopped runs on until the next stop (the bot is stopped first, in tree order)."""
+        proc = self._proc
+        if not self.isolate or proc is None or proc.returncode is not None:
+            return
+        if sig == signal.SIGSTOP:
+            self._stopped = _below(proc.pid)
+        for pid in self._stopped if sig in (signal.SIGSTOP, signal.SIGCONT) else []:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def end_game(self) -> None:
         """Kill every process the bot started (not the bot's own Python, which plays on): called
         when a pairing ends, so nothing it spawned outlives its game. Isolated, those are all the
@@ -502,12 +518,16 @@ class SandboxedBot(Bot):
     ) -> dict[str, Any]:
         proc = self._proc
         assert proc is not None and proc.stdin is not None
+        self._signal_all(signal.SIGCONT)  # its turn: everything it runs may run
         try:
             proc.stdin.write(json.dumps(request).encode() + b"\n")
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             self._fail(*self._exit_reason(starting))
         line = self._read_line(seconds, starting)
+        # its turn is over: an isolated bot's processes (and threads) are stopped until its next
+        # request, so nothing it left running competes for the CPU with the bot whose turn it is
+        self._signal_all(signal.SIGSTOP)
         try:
             reply = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -573,6 +593,46 @@ class _Tree:
             out.append(p)
             todo += self.children.get(p, [])
         return out
+
+
+def _children(pid: int) -> list[int] | None:
+    """``pid``'s children from /proc/PID/task/*/children (None where the kernel has no such file)."""
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(x) for x in f.read().split()]
+        except FileNotFoundError:
+            if not os.path.exists(f"/proc/{pid}/task/{tid}"):
+                continue  # the thread ended meanwhile
+            return None
+        except OSError:
+            continue
+    return out
+
+
+def _below(pid: int) -> list[int]:
+    """Every process below ``pid``'s children (for bwrap: all in the sandbox but its init)."""
+    level: list[int] | None = [pid]
+    found: list[int] = []
+    for depth in range(1 << 16):
+        nxt: list[int] = []
+        for p in level or []:
+            kids = _children(p)
+            if kids is None:  # no children files here: the whole process table, once
+                tree = _process_tree()
+                return [d for c in tree.children.get(pid, []) for d in tree.descendants(c)[1:]]
+            nxt += kids
+        if not nxt:
+            break
+        if depth:
+            found += nxt
+        level = nxt
+    return found
 
 
 def _process_tree() -> _Tree:

@@ -404,9 +404,58 @@ def test_a_bots_processes_end_with_its_game_and_the_bot_plays_on(arena):
 
         deadline = time.monotonic() + 10
         while len(sleepers()) < 20 and time.monotonic() < deadline:
+            bot.reset()  # its processes run (and fork) only during its requests
             time.sleep(0.05)
         assert len(sleepers()) == 20
         bot.end_game()
         assert sleepers() == []
         assert obs["action_mask"][bot.act(obs)] == 1
+    assert survivors(token, course) == []
+
+
+BURNER = (
+    WEAK
+    + """
+import os
+
+class Bot(Weak):
+    started = False
+
+    def act(self, obs):
+        if not self.started:  # CPU burners left running for the other bot's turns
+            self.started = True
+            for _ in range(4):
+                if os.fork() == 0:
+                    os.execv("/bin/sh", ["TOKEN", "-c", "while :; do :; done"])
+        return super().act(obs)
+"""
+)
+
+
+def cpu_ticks(pid: str) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def test_a_bot_runs_only_during_its_own_turn(arena):
+    """What a bot leaves running is stopped between its requests: it cannot slow the bot whose
+    turn it is (and so make it time out), nor compute on the other's time."""
+    from racko_apps.sandbox import SandboxedBot
+    from racko_env import racko_v0
+
+    course, token, _ = arena
+    (course / "burner.py").write_text(BURNER.replace("TOKEN", token))
+    env = racko_v0.raw_env(num_players=2)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    with SandboxedBot("burner:Bot", course, isolate=True) as bot:
+        bot.act(obs)
+        burners = [s.split(":")[0] for s in survivors(token, course) if "bwrap" not in s]
+        assert len(burners) == 4
+        states = {Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] for p in burners}
+        assert states == {"T"}, states  # stopped
+        before = [cpu_ticks(p) for p in burners]
+        time.sleep(0.5)
+        assert [cpu_ticks(p) for p in burners] == before
+        assert obs["action_mask"][bot.act(obs)] == 1  # they run again on its turn, and it plays
     assert survivors(token, course) == []
