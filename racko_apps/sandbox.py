@@ -366,6 +366,7 @@ class SandboxedBot(Bot):
             command = isolation_argv(command, self.folder, exposed, self.limits)
         self._errors = tempfile.TemporaryFile()
         self._buf = b""
+        self._stopped = []
         # its own session: close() ends the child's whole process group (unisolated bots; an
         # isolated one's processes all end with its PID namespace)
         self._proc = subprocess.Popen(
