@@ -35,7 +35,7 @@
 #   cell), or open the `.py` in VS Code, which runs `# %%` cells as they are.
 #
 # `RACKO_TUTORIAL_QUICK=1 python docs/tutorial.py` runs everything with tiny settings in seconds:
-# that is how CI checks that this tutorial works (`tests/test_tutorial.py`). Everything it writes
+# that is how CI checks that this tutorial works (`tests/docs/test_tutorial.py`). Everything it writes
 # goes to `runs/tutorial/` (or the folder in `RACKO_TUTORIAL_OUT`).
 
 # %%
@@ -303,8 +303,8 @@ print("the exported bot plays", my_bot.act(obs), "where the legal actions are", 
 # heuristic expert --seed 0` (`docs/evaluation.md`).
 
 # %%
-from train.evaluate import format_table
-from train.tournament import run_tournament
+from racko_eval import run_tournament
+from racko_eval.evaluate import format_table
 
 print(
     f"evaluating: {EVAL_DEALS} duplicate deals in every seating (the bar counts deals)", flush=True

@@ -1,6 +1,15 @@
-"""Shared test setup: one torch thread (2-core machines collapse under load otherwise)."""
+"""Shared test setup: one torch thread (2-core machines collapse under load otherwise), and every
+test folder on ``sys.path``, so a test may import a helper from a test file of another folder
+(``from test_vector_engine import RecordingChance``) however it is run. Test file names are
+therefore unique across folders (``tests/test_layers.py`` checks it).
+"""
 
 import os
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+sys.path[1:1] = [str(d) for d in sorted(TESTS.iterdir()) if d.is_dir() and any(d.glob("test_*.py"))]
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
