@@ -4,7 +4,7 @@ The layout is data: ``LAYOUT`` is the ordered tuple of named fields (name, start
 as OpenSpiel's observers name the pieces of their tensors. ``OBS_SIZE``, the slice and index
 constants below (``RACK``, ``HELD``, ``UNSEEN``, ...), the encoders, the decoders in
 ``agents.obs`` and the tables in the docs are all derived from it; ``python -m racko_env.observation``
-prints the docs table (``tests/test_observation_layout.py`` checks the docs hold exactly that).
+prints the docs table (``tests/env/test_observation.py`` checks the docs hold exactly that).
 
 The layout is the same size for 2, 3 and 4 players so that tools and bot files need one schema.
 Cards are scaled by the deck size N (40/50/60), so a card c reads c/N and 0 means "none/unknown".

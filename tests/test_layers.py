@@ -1,4 +1,5 @@
-"""Layers point one way: racko_env never loads agents, train, torch or stable-baselines3.
+"""Layers point one way: racko_env never loads agents, train, torch or stable-baselines3, and the
+evaluator (racko_eval) never loads train, racko_apps or torch.
 
 Bot names in the Gymnasium view still work after ``import racko_env`` alone, through the
 ``racko.bots`` entry point that ``pyproject.toml`` declares (``racko_env/opponents.py``).
@@ -47,7 +48,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {ABOVE!r}))
     assert json.loads(out.stdout) == []
 
 
-def _imports_above(path: Path, root: Path = ROOT) -> list[str]:
+def _imports_above(path: Path, root: Path = ROOT, above: tuple[str, ...] = ABOVE) -> list[str]:
     """Every import of a package above racko_env in a file, at any depth (functions included),
     also through importlib.import_module / __import__ with a literal name."""
     found = []
@@ -63,13 +64,39 @@ def _imports_above(path: Path, root: Path = ROOT) -> list[str]:
             if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
                 names = [node.args[0].value]
         found += [f"{path.relative_to(root)}:{node.lineno}: {n}" for n in names]
-    return [f for f in found if f.rsplit(": ", 1)[1].split(".")[0] in ABOVE]
+    return [f for f in found if f.rsplit(": ", 1)[1].split(".")[0] in above]
 
 
 def test_no_file_under_racko_env_imports_a_layer_above() -> None:
     files = sorted((ROOT / "racko_env").rglob("*.py"))
     assert len(files) > 10
     assert [hit for f in files for hit in _imports_above(f)] == []
+
+
+EVAL_ABOVE = ("train", "racko_apps", "torch", "stable_baselines3", "sb3_contrib", "ray")
+
+
+def test_no_file_under_racko_eval_imports_train_apps_or_torch() -> None:
+    files = sorted((ROOT / "racko_eval").rglob("*.py"))
+    assert len(files) >= 4
+    assert [hit for f in files for hit in _imports_above(f, above=EVAL_ABOVE)] == []
+
+
+def test_importing_the_evaluator_loads_no_torch_and_no_trainer() -> None:
+    code = f"""
+import json, sys
+import racko_eval, racko_eval.evaluate
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {EVAL_ABOVE!r})))
+"""
+    out = _run(code)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
+
+
+def test_test_file_names_are_unique_across_test_folders() -> None:
+    """pytest imports test files by their name (tests/conftest.py puts every folder on the path)."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
 
 
 def test_the_import_scan_sees_imports_hidden_in_functions(tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ from racko_env import racko_v0
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
 from racko_env.rules import deck_size
-from train.snapshot import MASKED_LOGIT
+from train.common.snapshot import MASKED_LOGIT
 
 
 @dataclass
@@ -485,8 +485,8 @@ def export_bot(agent: Agent, out: Path, args: Args, training: dict[str, Any]) ->
     The files are written in a temporary folder and moved into place, so a failed export leaves
     nothing half-written.
     """
+    from train.common.snapshot import SnapshotPolicy
     from train.export import build_onnx, verify_export, write_bot
-    from train.snapshot import SnapshotPolicy
 
     linears = [m for m in agent.actor if isinstance(m, nn.Linear)]
     layers = [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in linears]
@@ -508,7 +508,7 @@ def export_bot(agent: Agent, out: Path, args: Args, training: dict[str, Any]) ->
 
 def evaluate(bot: Any, args: Args) -> dict[str, Any]:
     """A duplicate tournament against ``eval_opponent``: win rate with its 95% Wilson interval."""
-    from train.tournament import run_tournament
+    from racko_eval import run_tournament
 
     report = run_tournament(
         [bot, args.eval_opponent],

@@ -2,8 +2,8 @@
 
 The run folder (``out`` in the config, ``--out``) receives: ``config.yaml`` (the resolved config,
 ``kind: ppo``), ``tb/`` (TensorBoard logs), ``checkpoints/`` (every ``checkpoint_every`` steps, at
-rollout boundaries, in data-only formats: train/checkpoint.py), ``eval_history.json`` (periodic
-win rates of the quick batched check, train/quick_eval.py), ``final_model.pt`` (the policy's
+rollout boundaries, in data-only formats: train/sb3/checkpoint.py), ``eval_history.json`` (periodic
+win rates of the quick batched check, racko_eval/quick_eval.py), ``final_model.pt`` (the policy's
 weights only), ``final_eval.json`` (a duplicate tournament) and the exported bot ``bot.onnx`` +
 ``bot.json``. Every file is written atomically.
 
@@ -32,7 +32,7 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from train.config import (
+from train.common.config import (
     ConfigError,
     TrainConfig,
     config_data,
@@ -41,7 +41,7 @@ from train.config import (
     parse_config,
     read_yaml,
 )
-from train.files import (
+from train.common.files import (
     RunFolderError,
     write_json_atomic,
     write_yaml_atomic,
@@ -58,10 +58,10 @@ RESUME_MAY_CHANGE = ("total_steps", "progress_bar")
 
 def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
     """The policy class (or SB3 name) and its keyword arguments for the config's network:
-    ``ppo.policy: structured`` (train/policy.py) or ``flat`` (an MLP, the baseline)."""
+    ``ppo.policy: structured`` (train/sb3/policy.py) or ``flat`` (an MLP, the baseline)."""
     import torch
 
-    from train.policy import policy_kwargs
+    from train.sb3.policy import policy_kwargs
 
     p = cfg.ppo
     if p.policy == "structured":
@@ -73,19 +73,19 @@ def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
 
 
 def wrap_features(cfg: TrainConfig, vec_env: Any) -> Any:
-    """The structured policy's features computed once per observation (``train.feature_cache``)."""
+    """The structured policy's features computed once per observation (``train.sb3.feature_cache``)."""
     if cfg.ppo.policy != "structured":
         return vec_env
     from racko_env.rules import deck_size
-    from train.feature_cache import FeatureCache
+    from train.sb3.feature_cache import FeatureCache
 
     return FeatureCache(vec_env, deck_size(cfg.num_players))
 
 
 def make_snapshot(model: Any, name: str = "snapshot") -> Any:
     """A frozen copy of the learner that plays batches: a self-play opponent, the evaluated bot."""
-    from train.policy import FrozenPolicy, StructuredPolicy
-    from train.selfplay import snapshot_from_model
+    from train.sb3.policy import FrozenPolicy, StructuredPolicy
+    from train.sb3.selfplay import snapshot_from_model
 
     if isinstance(model.policy, StructuredPolicy):
         return FrozenPolicy(model.policy, name)
@@ -96,13 +96,13 @@ def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None =
     """A fresh MaskablePPO with the config's hyperparameters and policy (CPU, seeded).
 
     Every model of a run is built here, also when loading: weights files hold data only, so a
-    saved model is this model with its weights copied in (``train.checkpoint``). ``env=None``
+    saved model is this model with its weights copied in (``train.sb3.checkpoint``). ``env=None``
     builds on a one-game batched env (for loading and exporting, where no training happens).
     """
     from sb3_contrib import MaskablePPO
 
     if env is None:
-        from train.sb3_vec_env import RackoVecEnv
+        from train.sb3.vec_env import RackoVecEnv
 
         env = wrap_features(
             cfg, RackoVecEnv(1, cfg.num_players, seed=cfg.seed, **cfg.rules_options())
@@ -137,7 +137,7 @@ def init_policy_from(model: Any, path: str | Path) -> None:
     The file is read as data only (a pickle inside is refused, never run); a network of another
     shape is refused naming both shapes.
     """
-    from train.checkpoint import copy_policy_weights, load_weights
+    from train.sb3.checkpoint import copy_policy_weights, load_weights
 
     data = load_weights(path, "init_from")
     copy_policy_weights(model, data["policy"], f"init_from {path}")
@@ -145,7 +145,7 @@ def init_policy_from(model: Any, path: str | Path) -> None:
 
 def load_trained_model(run_dir: Path) -> tuple[TrainConfig, Any]:
     """A PPO run's config and model: ``final_model.pt``, else the newest checkpoint's policy."""
-    from train.checkpoint import (
+    from train.sb3.checkpoint import (
         copy_policy_weights,
         latest_checkpoint,
         load_torch_data,
@@ -175,8 +175,8 @@ def export_ppo_run(run_dir: Path, check: int = 300) -> tuple[Path, Path]:
     """Write ``RUN_DIR/bot.onnx`` + ``bot.json`` from a PPO run folder (checked on ``check`` obs)."""
     import json
 
-    from train.onnx_export import export_model, export_module
-    from train.policy import PolicyGraph, StructuredPolicy
+    from train.common.onnx_export import export_model, export_module
+    from train.sb3.policy import PolicyGraph, StructuredPolicy
 
     cfg, model = load_trained_model(run_dir)
     evaluation: dict[str, Any] = {}
@@ -213,7 +213,7 @@ def evaluate_against(
     log: Any = None,
 ) -> dict[str, Any]:
     """Duplicate rounds of a batch policy against fixed bots (the quick batched check,
-    ``train.quick_eval``).
+    ``racko_eval.quick_eval``).
 
     2 players: head to head with each opponent. 3-4 players: one table of the player and all the
     opponents together, in every distinct seating (with 4 players and 2 opponents, each of the
@@ -221,7 +221,7 @@ def evaluate_against(
     and that opponent's; a table's win rates add up to 1.
     """
     from agents.batched import load_batch
-    from train.quick_eval import play_duplicate
+    from racko_eval import play_duplicate
 
     rules = cfg.rules_options()
     groups = [[opp] for opp in opponents] if cfg.num_players == 2 else [list(opponents)]
@@ -295,7 +295,7 @@ def describe_eval(results: dict[str, Any]) -> str:
 
 def load_policy_state(run_dir: Path) -> dict[str, Any]:
     """The trained policy's weights (actor and critic) of a finished run, by name."""
-    from train.checkpoint import load_weights
+    from train.sb3.checkpoint import load_weights
 
     return dict(load_weights(Path(run_dir) / FINAL_MODEL, "final model")["policy"])
 
@@ -325,7 +325,7 @@ class Trainer:
         self.warmstart: dict[str, Any] = {}
 
     def run(self) -> Path:
-        from train.progress import RunLog
+        from train.common.progress import RunLog
 
         self.log = RunLog(self.run_dir / "train.log", bars=self.cfg.progress_bar)
         self.t0 = time.monotonic()
@@ -337,9 +337,9 @@ class Trainer:
     def _run(self) -> Path:
         import torch
 
-        from train.checkpoint import latest_checkpoint, load_checkpoint, restore_rngs
-        from train.envs import make_vec_env, restore_env_states
-        from train.selfplay import SELF, SnapshotPool, StopOnSignal, push_pool
+        from train.sb3.checkpoint import latest_checkpoint, load_checkpoint, restore_rngs
+        from train.sb3.envs import make_vec_env, restore_env_states
+        from train.sb3.selfplay import SELF, SnapshotPool, StopOnSignal, push_pool
 
         cfg, log = self.cfg, self.log
         torch.set_num_threads(cfg.torch_threads)
@@ -406,7 +406,7 @@ class Trainer:
         else:  # stopped: the checkpoint at the boundary holds; one discarded step came after it
             timesteps = stopper.stopped_at
         self._write_timing(time.time() - t0, timesteps - steps0)
-        from train.checkpoint import save_weights
+        from train.sb3.checkpoint import save_weights
 
         save_weights(model, self.run_dir / FINAL_MODEL, timesteps)
         vec_env.close()
@@ -422,8 +422,8 @@ class Trainer:
         The teacher's decisions are collected in chunks of 10,000 (each its own seeded batch of
         games) so that progress shows; the record goes to warmstart.json.
         """
-        from train.pretrain import BATCHED_TEACHERS, collect_teacher_data
-        from train.warmstart import clone_actor
+        from train.sb3.pretrain import BATCHED_TEACHERS, collect_teacher_data
+        from train.sb3.warmstart import clone_actor
 
         cfg, pre = self.cfg, self.cfg.pretrain
         if pre.decisions == 0:
@@ -483,7 +483,7 @@ class Trainer:
 
     def _warm_critic(self, model: Any, vec_env: Any) -> None:
         """Fit the critic alone to the returns the (cloned) actor gets in the training env."""
-        from train.warmstart import rollout_returns, warm_critic
+        from train.sb3.warmstart import rollout_returns, warm_critic
 
         cfg, pre = self.cfg, self.cfg.pretrain
         if pre.critic_steps == 0:
@@ -514,7 +514,7 @@ class Trainer:
     # ----------------------------------------------------------------- callbacks
 
     def _callbacks(self, extra: dict[str, Any]) -> list[Any]:
-        from train.selfplay import PeriodicCallback, SelfPlayCallback
+        from train.sb3.selfplay import PeriodicCallback, SelfPlayCallback
 
         cfg = self.cfg
         self.selfplay = SelfPlayCallback(
@@ -531,8 +531,8 @@ class Trainer:
 
     def _checkpoint(self) -> Path:
         """A checkpoint at this rollout boundary (written once, also when asked twice here)."""
-        from train.checkpoint import save_checkpoint
-        from train.envs import env_states
+        from train.sb3.checkpoint import save_checkpoint
+        from train.sb3.envs import env_states
 
         done = self.last_checkpoint
         if done is not None and done.name == f"step_{self.model.num_timesteps:012d}":
@@ -628,7 +628,7 @@ STALE_RUN_FILES = ("eval_history.json", "timing.json", "warmstart.json", "final_
 
 def holds_a_run(run_dir: Path) -> bool:
     """A folder holds a run once it has a complete checkpoint or a final model."""
-    from train.checkpoint import latest_checkpoint
+    from train.sb3.checkpoint import latest_checkpoint
 
     return (run_dir / FINAL_MODEL).is_file() or latest_checkpoint(run_dir) is not None
 
@@ -647,7 +647,7 @@ def prepare_run(
     resumes. A resumed run refuses a config that differs from the one its checkpoint was made
     with (only ``total_steps`` may change).
     """
-    from train.checkpoint import (
+    from train.sb3.checkpoint import (
         latest_checkpoint,
         old_format_checkpoints,
         read_checkpoint_state,

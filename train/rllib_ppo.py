@@ -3,7 +3,7 @@ configs/2p_rllib.yaml``.
 
 The scale-out path (docs/cluster.md); ``train/ppo.py`` (SB3 + the batched numpy engine) stays the
 fast default on one machine. RLlib steps the PettingZoo env ``racko_v0`` itself
-(``train.rllib_env``), masks illegal actions in its own module (``train.rllib_module``), trains the
+(``train.rllib.env``), masks illegal actions in its own module (``train.rllib.module``), trains the
 ``main`` module against itself, a league of frozen snapshots and baseline bots, and exports the
 same bot files as the SB3 trainer (``bot.onnx`` + ``bot.json``, docs/bot-format.md).
 
@@ -39,7 +39,7 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no prompt, no ~/.ray/co
 
 import yaml  # noqa: E402
 
-from train.rllib_config import ConfigError, RLlibConfig, load_rllib_config  # noqa: E402
+from train.rllib.config import ConfigError, RLlibConfig, load_rllib_config  # noqa: E402
 
 CHECKPOINTS = "checkpoints"
 STATE_FILE = "trainer.json"
@@ -163,14 +163,14 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from racko_env.actions import NUM_ACTIONS
-    from train.rllib_env import (
+    from train.rllib.env import (
         MAIN,
         RackoMultiAgentEnv,
         league_module,
         observation_space,
         policy_mapping_fn,
     )
-    from train.rllib_module import MaskedActorCritic
+    from train.rllib.module import MaskedActorCritic
 
     model = cfg.model.model_dump()
     module_ids = [MAIN] + [league_module(s) for s in range(cfg.league.size)]
@@ -189,7 +189,7 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     return (
         PPOConfig()
         # RLlib's env checker steps random unmasked actions (the env then logs illegal moves);
-        # tests/test_rllib.py and the env's own suite check the env instead
+        # tests/train/test_rllib_ppo.py and the env's own suite check the env instead
         .environment(RackoMultiAgentEnv, env_config=cfg.env_config(salt), disable_env_checking=True)
         .framework("torch", torch_compile_learner=False)
         .env_runners(
@@ -239,7 +239,7 @@ def export_bot(
     import functools
 
     from train.export import export_module, verify_export
-    from train.rllib_module import ExportPolicy, module_actions
+    from train.rllib.module import ExportPolicy, module_actions
 
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out_dir, prefix=".export_"))
@@ -273,8 +273,8 @@ def duplicate_eval(
     bot_path: Path, cfg: RLlibConfig, opponents: list[str], rounds: int, seed: int, workers: int
 ) -> dict[str, Any]:
     """The SB3 trainer's evaluation: a duplicate tournament of the bot file against each
-    opponent (``train.tournament``, as ``train/evaluate.py`` runs it)."""
-    from train.tournament import run_tournament
+    opponent (``racko_eval.tournament``, as ``train/evaluate.py`` runs it)."""
+    from racko_eval import run_tournament
 
     results = {}
     for opp in opponents:
@@ -416,7 +416,7 @@ class Trainer:
 
     def _snapshot(self, algo: Any) -> None:
         """Freeze a copy of ``main`` into the next league slot (round robin)."""
-        from train.rllib_env import MAIN, league_module
+        from train.rllib.env import MAIN, league_module
 
         slot = self.state["next_slot"]
         main_state = algo.get_module(MAIN).get_state()
@@ -426,7 +426,7 @@ class Trainer:
         self.state["next_slot"] = (slot + 1) % self.cfg.league.size
 
     def _evaluate(self, algo: Any, writer: Any) -> None:
-        from train.rllib_env import MAIN
+        from train.rllib.env import MAIN
 
         cfg = self.cfg
         with tempfile.TemporaryDirectory(dir=self.run_dir, prefix=".eval_") as tmp:
@@ -485,7 +485,7 @@ class Trainer:
 
     def _finish(self, algo: Any, writer: Any) -> None:
         """Export the bot, run the final duplicate evaluation, record it in the manifest."""
-        from train.rllib_env import MAIN
+        from train.rllib.env import MAIN
 
         cfg, run_dir = self.cfg, self.run_dir
         module = algo.get_module(MAIN)
