@@ -8,8 +8,9 @@ It checks, in order: the bot loads; it plays only legal moves on sampled positio
 decision type (draw, keep-or-discard, place; positions come from seeded games of the baseline
 bots); it thinks within the time limit on those positions; and it wins duplicate rounds against
 each opponent the rubric names. Points per criterion come from the rubric (racko_apps/rubrics/,
-format in docs/coursework.md). A ``module:Class`` bot runs sandboxed in its own process
-(``racko_apps.sandbox``): a crash, a hang, a flood of output or an illegal action forfeits the
+format in docs/coursework.md). A ``module:Class`` bot runs sandboxed in its own process, isolated
+under bubblewrap unless ``--no-isolation`` (``racko_apps.sandbox``): a crash, a hang, a flood of
+output, an attack on the grader or an illegal action forfeits the
 round and becomes a line of the report. ``--seed`` lets a teacher grade on deals the students
 never saw. Needs no torch.
 """

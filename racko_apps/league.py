@@ -8,7 +8,9 @@ What counts as a bot in DIR (nothing else is touched):
 * ``NAME.onnx`` with its manifest ``NAME.json`` beside it (an exported bot, docs/bot-format.md);
 * ``NAME.py`` whose source defines a top-level ``class Bot`` (what ``racko new-bot`` writes),
   where NAME is a Python identifier not starting with ``test_`` or ``_``. The file is inspected,
-  never imported, by the league itself: the bot plays sandboxed in its own process.
+  never imported, by the league itself: the bot plays sandboxed in its own process, isolated
+  under bubblewrap where it sees only its own file (``--no-isolation`` to skip, said in every
+  report; racko_apps.sandbox).
 
 Every pair of bots plays ``--rounds`` duplicate deals (each in both seatings, 2 players); a bot
 that breaks forfeits the round (racko_apps.referee). Results live in a SQLite file
