@@ -246,6 +246,10 @@ def isolation_argv(
     args = [bwrap, *_namespace_flags(), *_system_binds()]
     # a private /tmp first, so that binds below it (a venv in /tmp, the bot's folder) stay visible
     args += ["--perms", "1777", "--size", str(limits.memory_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    # /dev is bwrap's own memory-backed tmpfs: read-only, with a small /dev/shm, so a bot cannot
+    # fill the machine's memory there either
+    shm = str(min(limits.memory_mb, 64) * 1024 * 1024)
+    args += ["--perms", "1777", "--size", shm, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     root = Path(_toolkit_root())
     shown: list[Path] = []
     made: set[Path] = {Path("/"), Path("/tmp")}
