@@ -212,7 +212,6 @@ class raw_env(AECEnv):
             deck_order=options.get("deck_order"),
         )
         self._views = SeatViews(self.game, self.episode == "game")
-        self._rows = self._views.row_views
         self._rewards_given = False
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -228,7 +227,7 @@ class raw_env(AECEnv):
         player = self.agent_name_mapping[agent]
         game = self.game
         return {
-            "observation": self._rows[player].copy(),
+            "observation": self._views.row_views[player].copy(),
             "action_mask": (
                 PHASE_MASKS[game.phase] if game.current == player else OFF_TURN_MASK
             ).copy(),  # = observation.action_mask(game, player), inlined

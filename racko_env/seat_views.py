@@ -50,8 +50,7 @@ class SeatViews:
         self.include_scores = include_scores
         n = game.num_players
         self.rows = np.zeros((n, OBS_SIZE), dtype=np.float32)
-        self.row_views: list[np.ndarray] = list(self.rows)  # seat p's row, without indexing
-        self._flat = memoryview(self.rows).cast("B").cast("f")  # entry (p, i) at p * OBS_SIZE + i
+        self._bind_views()
         self._bases = [p * OBS_SIZE for p in range(n)]
         # Where the mover's slots sit in every other seat's row: seat mover+k sees the mover as
         # its opponent number n-k.
@@ -64,6 +63,20 @@ class SeatViews:
         ]
         self._values = CARD_VALUES[game.num_cards].tolist()  # float32 values as Python floats
         self.resync()
+
+    def _bind_views(self) -> None:
+        self.row_views: list[np.ndarray] = list(self.rows)  # seat p's row, without indexing
+        self._flat = memoryview(self.rows).cast("B").cast("f")  # entry (p, i) at p * OBS_SIZE + i
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles carry the rows; the views onto them are rebuilt (a memoryview can't be copied)."""
+        state = self.__dict__.copy()
+        del state["row_views"], state["_flat"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
 
     def resync(self) -> None:
         """Full re-encode of every seat (new round, or anything unusual)."""
