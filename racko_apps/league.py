@@ -28,7 +28,6 @@ import hashlib
 import html
 import io
 import json
-import os
 import sqlite3
 import sys
 import time
@@ -40,6 +39,7 @@ from agents import BUILTIN_BOTS
 from agents.base import Bot
 from racko_apps.referee import Strikes, play_match, seat_bot
 from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+from racko_env.files import write_text_atomic
 
 SCHEMA = "racko-league/1"
 PLAYERS = 2
@@ -323,12 +323,6 @@ def format_html(report: dict[str, Any]) -> str:
     )
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 # ----------------------------------------------------------------------------- running
 
 
@@ -400,9 +394,9 @@ def run_league(
         record.close()
     out = out or folder
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
-    _write_atomic(out / "league.md", format_markdown(report))
-    _write_atomic(out / "league.html", format_html(report))
+    write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
+    write_text_atomic(out / "league.md", format_markdown(report))
+    write_text_atomic(out / "league.html", format_html(report))
     return report
 
 

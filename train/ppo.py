@@ -36,21 +36,15 @@ from train.common.config import (
     ConfigError,
     TrainConfig,
     config_data,
-    config_differences,
     load_config,
     parse_config,
-    read_yaml,
 )
-from train.common.files import (
-    RunFolderError,
-    write_json_atomic,
-    write_yaml_atomic,
-)
+from train.common.eval_record import opponent_result, write_final
+from train.common.files import RunFolderError, write_json_atomic
+from train.common.runs import FINAL_MODEL, RunKind
+from train.common.runs import prepare_run as prepare_run_folder
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-FINAL_MODEL = "final_model.pt"
-# config keys a resumed run may change (they do not change what has been trained so far)
-RESUME_MAY_CHANGE = ("total_steps", "progress_bar")
 
 
 # ----------------------------------------------------------------- the model: build, save, load
@@ -145,12 +139,7 @@ def init_policy_from(model: Any, path: str | Path) -> None:
 
 def load_trained_model(run_dir: Path) -> tuple[TrainConfig, Any]:
     """A PPO run's config and model: ``final_model.pt``, else the newest checkpoint's policy."""
-    from train.sb3.checkpoint import (
-        copy_policy_weights,
-        latest_checkpoint,
-        load_torch_data,
-        load_weights,
-    )
+    from train.sb3.checkpoint import CHECKPOINTS, copy_policy_weights, load_torch_data, load_weights
 
     cfg = load_config(run_dir / "config.yaml")
     model = build_model(cfg)
@@ -160,7 +149,7 @@ def load_trained_model(run_dir: Path) -> tuple[TrainConfig, Any]:
         copy_policy_weights(model, data["policy"], str(final))
         model.num_timesteps = int(data["timesteps"])
         return cfg, model
-    ckpt = latest_checkpoint(run_dir)
+    ckpt = CHECKPOINTS.latest(run_dir)
     if ckpt is None:
         raise RunFolderError(f"no {FINAL_MODEL} and no complete checkpoint in {run_dir}")
     tensors = load_torch_data(ckpt / "model.pt", f"checkpoint {ckpt}")
@@ -175,7 +164,8 @@ def export_ppo_run(run_dir: Path, check: int = 300) -> tuple[Path, Path]:
     """Write ``RUN_DIR/bot.onnx`` + ``bot.json`` from a PPO run folder (checked on ``check`` obs)."""
     import json
 
-    from train.common.onnx_export import export_model, export_module
+    from train.common.onnx_export import export_module
+    from train.sb3.export import export_model
     from train.sb3.policy import PolicyGraph, StructuredPolicy
 
     cfg, model = load_trained_model(run_dir)
@@ -243,18 +233,18 @@ def evaluate_against(
             )
         me = rep["bots"]["learner"]
         for opp in group:
-            out[opp] = {
-                "opponent": opp,
-                "table": labels,
-                "rounds": rounds,
-                "win_rate": me["win_rate"],
-                "ci95": me["ci95"],
-                "opponent_win_rate": rep["bots"][opp]["win_rate"],
-                "opponent_ci95": rep["bots"][opp]["ci95"],
-                "seats": me["seats"],
-                "format": rep["format"],
-                "seed": seed,
-            }
+            out[opp] = opponent_result(
+                opp,
+                rounds,
+                me["win_rate"],
+                me["ci95"],
+                seed,
+                table=labels,
+                opponent_win_rate=rep["bots"][opp]["win_rate"],
+                opponent_ci95=rep["bots"][opp]["ci95"],
+                seats=me["seats"],
+                format=rep["format"],
+            )
     return out
 
 
@@ -273,7 +263,7 @@ def final_evaluation(
     f = cfg.final_eval
     player = make_snapshot(model, "final")
     results = evaluate_against(player, cfg, f.opponents, f.rounds, f.seed, log)
-    write_json_atomic(run_dir / "final_eval.json", results)
+    write_final(run_dir, results)
     return results
 
 
@@ -337,7 +327,7 @@ class Trainer:
     def _run(self) -> Path:
         import torch
 
-        from train.sb3.checkpoint import latest_checkpoint, load_checkpoint, restore_rngs
+        from train.sb3.checkpoint import CHECKPOINTS, load_checkpoint, restore_rngs
         from train.sb3.envs import make_vec_env, restore_env_states
         from train.sb3.selfplay import SELF, SnapshotPool, StopOnSignal, push_pool
 
@@ -355,7 +345,7 @@ class Trainer:
         vec_env = wrap_features(cfg, make_vec_env(cfg, first_specs, first_weights))
         model = build_model(cfg, vec_env, tensorboard_log=str(self.run_dir / "tb"))
         state: dict[str, Any] = {}
-        ckpt = latest_checkpoint(self.run_dir) if self.resume else None
+        ckpt = CHECKPOINTS.latest(self.run_dir) if self.resume else None
         if self.resume and ckpt is None:  # prepare_run checked it; the folder changed since
             raise RunFolderError(f"--resume: no complete checkpoint in {self.run_dir}")
         if ckpt is not None:
@@ -581,19 +571,13 @@ class Trainer:
         2 players: the learner's win rate against each opponent, under the opponent's name. 3-4
         players (one table): ``learner`` and each opponent's own win rate at that table.
         """
+        from train.common.eval_record import history_row, write_history
+
         minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
-        row: dict[str, Any] = {"timesteps": int(self.model.num_timesteps)}
-        row.update(minutes=round(minutes, 2), rounds=rounds)
-        if final:
-            row["final"] = True
-        for opp, res in results.items():
-            if len(res["table"]) > 2:
-                row["learner"], row["learner_ci95"] = res["win_rate"], res["ci95"]
-                row[opp], row[f"{opp}_ci95"] = res["opponent_win_rate"], res["opponent_ci95"]
-            else:
-                row[opp], row[f"{opp}_ci95"] = res["win_rate"], res["ci95"]
+        timesteps = int(self.model.num_timesteps)
+        row = history_row(results, minutes, rounds, timesteps=timesteps, final=final)
         self.eval_history.append(row)
-        write_json_atomic(self.run_dir / "eval_history.json", self.eval_history)
+        write_history(self.run_dir, self.eval_history)
 
     def _final_eval(self) -> None:
         cfg = self.cfg
@@ -623,14 +607,57 @@ class Trainer:
 
 # ----------------------------------------------------------------- the run folder
 
-STALE_RUN_FILES = ("eval_history.json", "timing.json", "warmstart.json", "final_eval.json")
-
 
 def holds_a_run(run_dir: Path) -> bool:
     """A folder holds a run once it has a complete checkpoint or a final model."""
-    from train.sb3.checkpoint import latest_checkpoint
+    from train.sb3.checkpoint import CHECKPOINTS
 
-    return (run_dir / FINAL_MODEL).is_file() or latest_checkpoint(run_dir) is not None
+    return (run_dir / FINAL_MODEL).is_file() or CHECKPOINTS.latest(run_dir) is not None
+
+
+def _refuse_old_format(run_dir: Path) -> None:
+    from train.sb3.checkpoint import old_format_checkpoints
+
+    if old_format_checkpoints(run_dir):
+        raise RunFolderError(
+            f"{run_dir} holds checkpoints in the earlier pickled format (state.pkl), which "
+            "are not loaded (they could run code); train into another --out"
+        )
+
+
+def _checkpoint_config(run_dir: Path) -> tuple[str, dict[str, Any]] | None:
+    """The config the latest checkpoint was made with (itself checked to be a valid config)."""
+    from train.sb3.checkpoint import CHECKPOINTS, read_checkpoint_state
+
+    ckpt = CHECKPOINTS.latest(run_dir)
+    if ckpt is None:
+        return None
+    name = f"checkpoint {ckpt.name}"
+    theirs = read_checkpoint_state(ckpt)["config"]
+    if not isinstance(theirs, dict):
+        raise RunFolderError(f"--resume: {name} does not record its config")
+    parse_config(theirs, name)
+    return name, theirs
+
+
+def _init_from_exists(cfg: TrainConfig) -> None:
+    if cfg.init_from is not None and not Path(cfg.init_from).is_file():
+        raise RunFolderError(f"init_from: no file at {cfg.init_from}")
+
+
+PPO_RUN = RunKind(
+    kind="ppo",
+    command="python train/ppo.py",
+    schema=TrainConfig,
+    length="total_steps",
+    holds_a_run=holds_a_run,
+    example="configs/2p.yaml",
+    stale_files=("eval_history.json", "timing.json", "warmstart.json", "final_eval.json"),
+    may_change=("out", "progress_bar"),
+    recorded_config=_checkpoint_config,
+    check_folder=_refuse_old_format,
+    check_config=_init_from_exists,
+)
 
 
 def prepare_run(
@@ -640,85 +667,10 @@ def prepare_run(
     total_steps: int | None,
     resume: bool,
 ) -> tuple[TrainConfig, Path]:
-    """Resolve the config (a resumed run reads its own saved config) and the run folder.
-
-    A folder a killed run left behind is always usable: half-written ``.tmp_*`` files are
-    removed; without a complete checkpoint it starts over (``--resume`` says so), with one it
-    resumes. A resumed run refuses a config that differs from the one its checkpoint was made
-    with (only ``total_steps`` may change).
-    """
-    from train.sb3.checkpoint import (
-        latest_checkpoint,
-        old_format_checkpoints,
-        read_checkpoint_state,
-        remove_stale_temps,
-    )
-
-    def refuse_old_format(run_dir: Path) -> None:
-        if old_format_checkpoints(run_dir):
-            raise RunFolderError(
-                f"{run_dir} holds checkpoints in the earlier pickled format (state.pkl), which "
-                "are not loaded (they could run code); train into another --out"
-            )
-
-    if resume:
-        if out is None and config is None:
-            raise RunFolderError("--resume needs --out RUN_DIR or the --config that names it")
-        run_dir = Path(out) if out else Path(load_config(config).out)
-        saved = run_dir / "config.yaml"
-        if not saved.is_file():
-            raise RunFolderError(f"--resume: {saved} not found: {run_dir} holds no run to resume")
-        refuse_old_format(run_dir)
-        remove_stale_temps(run_dir)
-        ckpt = latest_checkpoint(run_dir)
-        if ckpt is None:
-            raise RunFolderError(
-                f"--resume: {run_dir} has no complete checkpoint (the run stopped before its "
-                f"first one); start it over with: python train/ppo.py --config {saved} "
-                f"--out {run_dir}"
-            )
-        cfg = load_config(saved, total_steps=total_steps)
-        theirs = read_checkpoint_state(ckpt)["config"]
-        _same_config(config_data(cfg), theirs, f"{saved}", f"checkpoint {ckpt.name}")
-        if config is not None:
-            given = load_config(config, out=str(run_dir), total_steps=cfg.total_steps)
-            _same_config(config_data(given), theirs, config, f"checkpoint {ckpt.name}")
-        if seed is not None and seed != cfg.seed:
-            raise RunFolderError(f"--resume: the run was started with seed {cfg.seed}, not {seed}")
-        if total_steps is not None and read_yaml(saved).get("total_steps") != total_steps:
-            write_yaml_atomic(saved, config_data(cfg))
-        return cfg, run_dir
-    if config is None:
-        raise RunFolderError("--config is required (e.g. configs/2p.yaml)")
-    cfg = load_config(config, seed=seed, total_steps=total_steps, out=out)
-    run_dir = Path(cfg.out)
-    refuse_old_format(run_dir)
-    if holds_a_run(run_dir):
-        raise RunFolderError(
-            f"{run_dir} already holds a run; use --resume to continue it or --out for a new one"
-        )
-    if cfg.init_from is not None and not Path(cfg.init_from).is_file():
-        raise RunFolderError(f"init_from: no file at {cfg.init_from}")
-    remove_stale_temps(run_dir)
-    for name in STALE_RUN_FILES:  # from a run killed before its first checkpoint
-        (run_dir / name).unlink(missing_ok=True)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_yaml_atomic(run_dir / "config.yaml", config_data(cfg))
-    return cfg, run_dir
-
-
-def _same_config(ours: dict[str, Any], theirs: Any, what: str, other: str) -> None:
-    if not isinstance(theirs, dict):
-        raise RunFolderError(f"--resume: {other} does not record its config")
-    parse_config(theirs, other)  # the checkpoint's own config must still be valid
-    diff = [
-        k for k in config_differences(ours, theirs) if k not in RESUME_MAY_CHANGE and k != "out"
-    ]
-    if diff:
-        raise RunFolderError(
-            f"--resume: {what} differs from the config {other} was made with in "
-            f"{', '.join(diff)}; resume with that config or start a new run with --out"
-        )
+    """The config and the run folder of a command line (``train.common.runs.prepare_run``): a
+    resumed run may only change ``total_steps``; a folder a killed run left before its first
+    checkpoint starts over."""
+    return prepare_run_folder(PPO_RUN, config, out, resume, seed=seed, total_steps=total_steps)
 
 
 def main(argv: list[str] | None = None) -> int:

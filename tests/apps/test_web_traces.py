@@ -29,6 +29,7 @@ def test_layout_js_is_generated_from_the_python_layout() -> None:
     )
 
 
+@pytest.mark.slow  # 2,000 Python episodes replayed by the JS twins
 @pytest.mark.skipif(NODE is None, reason="node is not installed (the README test command needs it)")
 def test_js_twins_replay_python_traces_and_manifest_checks(tmp_path: Path) -> None:
     traces = tmp_path / "traces.jsonl"
