@@ -230,18 +230,18 @@ def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.nda
     return obs
 
 
-_MASKS = {phase: np.zeros(NUM_ACTIONS, dtype=np.int8) for phase in Phase}
-for _phase, _mask in _MASKS.items():
+# The mask of the player on turn in each phase (indexed by the phase), and of everyone else.
+PHASE_MASKS: tuple[np.ndarray, ...] = tuple(np.zeros(NUM_ACTIONS, dtype=np.int8) for _ in Phase)
+for _phase, _mask in zip(Phase, PHASE_MASKS, strict=True):
     _mask[list(LEGAL_BY_PHASE[_phase])] = 1
     _mask.flags.writeable = False
-_OFF_TURN = np.zeros(NUM_ACTIONS, dtype=np.int8)
+OFF_TURN_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+OFF_TURN_MASK.flags.writeable = False
 
 
 def action_mask(game: RackoGame, player: int) -> np.ndarray:
     """int8 mask over the ``NUM_ACTIONS`` actions: the legal ones for ``player`` now (all 0 off turn)."""
-    if game.current == player:
-        return _MASKS[game.phase].copy()
-    return _OFF_TURN.copy()
+    return (PHASE_MASKS[game.phase] if game.current == player else OFF_TURN_MASK).copy()
 
 
 TABLE_BEGIN = (

@@ -62,9 +62,11 @@ def test_bad_names_are_refused(tmp_path, capsys, name, why):
     assert not list(tmp_path.iterdir())
 
 
-def test_new_bot_passes_grade_and_its_own_test(tmp_path):
+def test_new_bot_passes_grade_and_its_own_test(tmp_path, can_isolate):
     write_bot("starter", tmp_path)
-    report = grade("starter:Bot", load_rubric("quick"), seed=0, folder=tmp_path)
+    report = grade(
+        "starter:Bot", load_rubric("quick"), seed=0, folder=tmp_path, isolate=can_isolate
+    )
     points = {c["name"]: c["points"] for c in report["criteria"]}
     assert points["loads"] == 10 and points["legal moves"] == 20 and points["time limit"] == 10
     assert report["total"] == 65 and not report["failures"]  # docs/coursework.md

@@ -170,7 +170,6 @@ def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> Non
 def test_batch_expert_decides_like_the_expert_bot(num_players: int, options: dict) -> None:
     v = VectorRacko(40, num_players, seed=num_players, turn_limit=100, **options)
     batch = BatchExpert(num_players)
-    batch.chunk = 16  # several passes per call
     assert_batch_decides_like(batch, ExpertBot(num_players), v, 60, 0.6, seed=2)
 
 
@@ -413,3 +412,39 @@ def test_env_package_needs_no_torch_or_sb3() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+class _FeatureReader:
+    """A ``takes_features`` policy that records each ``act_group`` call (plays the heuristic)."""
+
+    takes_features = True
+    num_cards = 40
+    calls: list[tuple[list[str], np.ndarray, np.ndarray]] = []
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def act_batch(self, obs, masks):  # not used: the env hands features to act_group
+        raise AssertionError("act_batch called for a feature-reading policy")
+
+    @staticmethod
+    def act_group(policies, owner, features, masks):
+        _FeatureReader.calls.append(([p.name for p in policies], owner.copy(), features.copy()))
+        return np.array([np.flatnonzero(m)[-1] for m in masks])
+
+
+def test_feature_reading_opponents_of_a_decision_round_are_one_call() -> None:
+    _FeatureReader.calls.clear()
+    a, b = _FeatureReader("a"), _FeatureReader("b")
+    env = RackoVecEnv(32, num_players=3, opponents=[a, b, "heuristic"], seed=5)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        env.step(random_actions(env.action_masks(), rng))
+    assert _FeatureReader.calls
+    both = [c for c in _FeatureReader.calls if c[0] == ["a", "b"]]
+    assert both, "games of both snapshots in one decision round share one call"
+    for names, owner, features in _FeatureReader.calls:
+        assert names in (["a"], ["b"], ["a", "b"]) and set(owner.tolist()) == set(range(len(names)))
+        assert features.shape == (len(owner), 291)
+        assert np.isfinite(features).all()

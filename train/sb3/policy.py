@@ -35,6 +35,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from agents.features import rack_features
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import (
     DISCARD_TOP,
@@ -94,9 +95,16 @@ class RackFeatures(nn.Module):
         self.register_buffer(
             "cards", torch.arange(1, self.num_cards + 1, dtype=torch.long), persistent=False
         )
-        self.register_buffer("slot_ids", torch.eye(RACK_SIZE), persistent=False)
+        self.register_buffer(
+            "slot_ids", torch.eye(RACK_SIZE, dtype=torch.float64), persistent=False
+        )
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        # float64 inside: plans that tie exactly tie here too (float32 sums of the same plan
+        # taken through different slots differ by more than the 1e-6 of ``is_best``), so these
+        # features equal the numpy kernel's (``agents.features``) and the reference's.
+        out_dtype = obs.dtype
+        obs = obs.to(torch.float64)
         n = self.num_cards
         b = obs.shape[0]
         dtype = obs.dtype
@@ -179,7 +187,7 @@ class RackFeatures(nn.Module):
             ],
             dim=1,
         )
-        return slots, glob
+        return slots.to(out_dtype), glob.to(out_dtype)
 
     def _draw_gain(
         self,
@@ -362,7 +370,15 @@ class PolicyGraph(nn.Module):
 class FrozenPolicy:
     """A frozen copy of a structured policy that plays batches of games (numpy in and out): a
     self-play opponent and the evaluated bot. It is saved and restored as plain arrays
-    (``to_arrays`` / ``from_arrays``), so checkpoints that hold it load without pickle."""
+    (``to_arrays`` / ``from_arrays``), so checkpoints that hold it load without pickle.
+
+    It reads the features from the compiled kernel (``agents.features.rack_features``, the same
+    numbers as the graph's own ``RackFeatures``): ``act_batch`` computes them, and the batched
+    VecEnv hands the features of all games where snapshots sit to ``act_group`` at once
+    (``takes_features``), so the planner runs once per decision round, not once per snapshot.
+    """
+
+    takes_features = True
 
     def __init__(self, policy: StructuredPolicy, name: str = "snapshot") -> None:
         twin = type(policy)(**policy._get_constructor_parameters())
@@ -370,15 +386,36 @@ class FrozenPolicy:
         self.graph = PolicyGraph(twin.eval())
         for p in self.graph.parameters():
             p.requires_grad_(False)
+        self.num_cards = int(twin.features_extractor.rack.num_cards)
         self.name = name
 
-    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def act_features(self, features: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The masked argmax from features (B, 291) (``flat_features`` of the kernel's)."""
+        policy = self.graph.policy
         with torch.no_grad():
-            action, _ = self.graph(
-                torch.as_tensor(np.asarray(obs, dtype=np.float32)),
-                torch.as_tensor(np.asarray(masks, dtype=bool)),
+            latent = policy.mlp_extractor.forward_actor(
+                torch.as_tensor(np.asarray(features, dtype=np.float32))
             )
-        return action.numpy()
+            logits = policy.action_net(latent)
+            mask = torch.as_tensor(np.asarray(masks, dtype=bool))
+            masked = torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+        return masked.argmax(dim=1).numpy()
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        slots, glob = rack_features(np.asarray(obs, dtype=np.float32), self.num_cards)
+        return self.act_features(np.concatenate([slots.reshape(len(obs), -1), glob], 1), masks)
+
+    @staticmethod
+    def act_group(
+        policies: Sequence[FrozenPolicy], owner: np.ndarray, features: np.ndarray, masks: np.ndarray
+    ) -> np.ndarray:
+        """Actions of rows played by different snapshots: row i by ``policies[owner[i]]``, from
+        the features of all rows computed once (``features`` (B, 291), ``masks`` (B, 14))."""
+        out = np.empty(len(owner), dtype=np.intp)
+        for k in np.unique(owner):
+            rows = np.flatnonzero(owner == k)
+            out[rows] = policies[int(k)].act_features(features[rows], masks[rows])
+        return out
 
     def reset(self) -> None:
         pass

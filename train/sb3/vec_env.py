@@ -218,7 +218,14 @@ class RackoVecEnv(VecEnv):
             seat = eng.current[g]
             key = self._opp[g, seat]
             actions = np.empty(g.size, dtype=np.intp)
-            for k in np.unique(key):
+            keys = np.unique(key)
+            grouped = [k for k in keys if getattr(self._policies[int(k)], "takes_features", False)]
+            if grouped:  # all games where a feature-reading policy (a snapshot) sits: one call
+                sel = np.isin(key, grouped)
+                actions[sel] = self._act_grouped(g[sel], seat[sel], key[sel], grouped)
+            for k in keys:
+                if k in grouped:
+                    continue
                 sel = key == k
                 rows, seats = g[sel], seat[sel]
                 obs = games.observe(rows, seats)
@@ -231,6 +238,28 @@ class RackoVecEnv(VecEnv):
             truncated[active[ended]] = result.truncated[ended]
             active = active[~ended & (eng.current[g] != self._learner[g])]
         return reward, done, truncated
+
+    def _act_grouped(
+        self, rows: np.ndarray, seats: np.ndarray, key: np.ndarray, grouped: list[int]
+    ) -> np.ndarray:
+        """Moves of feature-reading policies (``takes_features``: ``num_cards``, a static
+        ``act_group(policies, owner, features, masks)``): the features of all their games come
+        from one kernel call and go to one ``act_group`` call per policy class."""
+        from agents.features import flat_features, rack_features
+
+        obs = self.games.observe(rows, seats)
+        masks = self.games.action_masks(rows, seats)
+        policies = [self._policies[int(k)] for k in grouped]
+        feats = flat_features(*rack_features(obs, policies[0].num_cards))
+        owner = np.searchsorted(np.asarray(grouped), key)
+        actions = np.empty(rows.size, dtype=np.intp)
+        for cls in {type(p) for p in policies}:
+            mine = np.array([type(p) is cls for p in policies])
+            sel = mine[owner]
+            index = np.cumsum(mine) - 1  # owner -> position among this class's policies
+            members = [p for p, m in zip(policies, mine, strict=True) if m]
+            actions[sel] = cls.act_group(members, index[owner[sel]], feats[sel], masks[sel])
+        return actions
 
     # ----------------------------------------------------------------- VecEnv API
 
