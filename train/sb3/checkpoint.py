@@ -5,7 +5,7 @@ Opening someone else's run folder must not run their code, so nothing here unpic
 - ``final_model.pt`` (and ``init_from``): ``{"format", "version", "timesteps", "policy"}`` where
   ``policy`` is ``model.policy.state_dict()``; read with ``torch.load(weights_only=True)``, which
   refuses any pickled object that is not a tensor or a plain container. The model itself is
-  rebuilt from the run's validated ``config.yaml`` (``train.ppo.build_model``) and the weights are
+  rebuilt from the run's validated ``config.yaml`` (``train.sb3.model.build_model``) and the weights are
   copied in, so any policy class whose ``state_dict`` holds tensors works unchanged.
 - a checkpoint folder ``checkpoints/step_000123456/`` holds ``model.pt`` (policy and optimizer
   state dicts and the torch RNG, ``weights_only``), ``arrays.npz`` (the last observation, the
