@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import sys
 import time
@@ -42,6 +41,7 @@ from racko_apps.sandbox import (
 )
 from racko_env.actions import Phase
 from racko_env.config import RulesConfig
+from racko_env.files import write_text_atomic
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SCHEMA = "racko-grade/1"
@@ -527,13 +527,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -550,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(format_report(report))
     if args.json:
-        _write_atomic(args.json, json.dumps(report, indent=2) + "\n")
+        write_text_atomic(args.json, json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 

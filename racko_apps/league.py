@@ -30,7 +30,6 @@ import hashlib
 import html
 import io
 import json
-import os
 import sqlite3
 import sys
 import time
@@ -49,6 +48,7 @@ from racko_apps.sandbox import (
     SandboxedBot,
     check_isolation,
 )
+from racko_env.files import write_text_atomic
 
 SCHEMA = "racko-league/1"
 PLAYERS = 2
@@ -338,12 +338,6 @@ def format_html(report: dict[str, Any]) -> str:
     )
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 # ----------------------------------------------------------------------------- running
 
 
@@ -432,9 +426,9 @@ def run_league(
         record.close()
     out = out or folder
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
-    _write_atomic(out / "league.md", format_markdown(report))
-    _write_atomic(out / "league.html", format_html(report))
+    write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
+    write_text_atomic(out / "league.md", format_markdown(report))
+    write_text_atomic(out / "league.html", format_html(report))
     return report
 
 
