@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         raise SystemExit("time_to_expert: the training run failed (see above)")
     wall = time.perf_counter() - t0
 
-    history = json.loads((out / "eval_history.json").read_text(encoding="utf-8"))
+    history_file = out / "eval_history.json"  # absent when the config evaluates nothing
+    history = json.loads(history_file.read_text(encoding="utf-8")) if history_file.is_file() else []
     timing = json.loads((out / "timing.json").read_text(encoding="utf-8"))
     steps = sum(s["env_steps"] for s in timing)
     ppo_seconds = sum(s["seconds"] for s in timing)
