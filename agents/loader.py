@@ -34,10 +34,17 @@ def _expert(**kw: Any) -> Bot:
     return ExpertBot(**kw)
 
 
+def _search(**kw: Any) -> Bot:
+    from agents.search import SearchBot
+
+    return SearchBot(**kw)
+
+
 BUILTIN_BOTS: dict[str, Callable[..., Bot]] = {
     "random": _random,
     "heuristic": _heuristic,
     "expert": _expert,
+    "search": _search,
 }
 BOT_FILE_SUFFIXES = (".onnx",)
 # Trained bots shipped in agents/pretrained/, loaded by name (each plays one player count).
@@ -51,7 +58,8 @@ def load(
 ) -> Bot:
     """A bot for ``num_players`` under the given rules options.
 
-    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"expert"``), a shipped trained
+    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"expert"``, ``"search"``; the
+    search bot also with options, ``"search:blueprint=expert,worlds=32"``), a shipped trained
     bot's name (``"racko_2p"``, ``"racko_3p"``, ``"racko_4p"``), a ``"module:Class"``
     path to a user's bot class (constructed with ``num_players=``, ``seed=`` and the rules options
     its constructor accepts; a module not importable otherwise is looked for in the current
@@ -84,6 +92,11 @@ def load(
         return factory(
             **_accepted(factory, {"num_players": num_players, "seed": seed, **rules_options})
         )
+    if spec.startswith("search:"):  # the search bot with options, e.g. search:worlds=32
+        from agents.search import parse_options
+
+        offered = {"num_players": num_players, "seed": seed, **rules_options}
+        return _search(**{**_accepted(_search, offered), **parse_options(spec[len("search:") :])})
     if spec in SHIPPED_BOTS:
         return _load_file(SHIPPED_BOTS[spec], num_players, rules_options)
     if spec.lower().endswith(BOT_FILE_SUFFIXES) or "/" in spec or "\\" in spec:

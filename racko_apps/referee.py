@@ -52,15 +52,19 @@ def seat_bot(
     folder: str | Path = ".",
     label: str | None = None,
     limits: Limits | None = None,
+    isolate: bool = False,
 ) -> str | Bot:
-    """What to seat for ``spec``: a started sandbox for Python code, the spec itself otherwise
-    (built-in and ONNX bots are the toolkit's own code and play in-process).
+    """What to seat for ``spec``: a started sandbox for Python code (under bubblewrap with
+    ``isolate``), the spec itself otherwise (built-in and ONNX bots are the toolkit's own code
+    and play in-process).
 
     Raises BotFailureError when a Python bot cannot start, ValueError / FileNotFoundError when any
     other spec cannot load (``agents.load`` checks it here, so errors come before any play).
     """
     if is_python_spec(spec):
-        bot = SandboxedBot(spec, folder, num_players, label=label or spec, limits=limits, **rules)
+        bot = SandboxedBot(
+            spec, folder, num_players, label=label or spec, limits=limits, isolate=isolate, **rules
+        )
         bot.start()
         return bot
     import agents

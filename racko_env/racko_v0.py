@@ -121,6 +121,8 @@ class ActionSpace(spaces.Discrete):
 
     def contains(self, x: Any) -> bool:
         """Integers 0..13 only (``as_action_id``): not ``True``, not ``10.0``."""
+        if type(x) is int:  # the common case, without the call
+            return 0 <= x < NUM_ACTIONS
         try:
             return 0 <= as_action_id(x) < NUM_ACTIONS
         except ValueError:
@@ -212,7 +214,6 @@ class raw_env(AECEnv):
             deck_order=options.get("deck_order"),
         )
         self._views = SeatViews(self.game, self.episode == "game")
-        self._rows = self._views.row_views
         self._rewards_given = False
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -228,7 +229,7 @@ class raw_env(AECEnv):
         player = self.agent_name_mapping[agent]
         game = self.game
         return {
-            "observation": self._rows[player].copy(),
+            "observation": self._views.row_views[player].copy(),
             "action_mask": (
                 PHASE_MASKS[game.phase] if game.current == player else OFF_TURN_MASK
             ).copy(),  # = observation.action_mask(game, player), inlined

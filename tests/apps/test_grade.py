@@ -47,9 +47,11 @@ def load_rubric_text() -> str:
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
-def test_broken_bots_earn_the_documented_points(tmp_path, quick_with_short_kill, name):
+def test_broken_bots_earn_the_documented_points(tmp_path, quick_with_short_kill, name, can_isolate):
     write_broken(tmp_path)
-    report = grade(f"broken:{name}", quick_with_short_kill, seed=0, folder=tmp_path)
+    report = grade(
+        f"broken:{name}", quick_with_short_kill, seed=0, folder=tmp_path, isolate=can_isolate
+    )
     assert report["total"] == BROKEN[name], report["criteria"]
     points = {c["name"]: c["points"] for c in report["criteria"]}
     assert points["loads"] == 10 and points["legal moves"] == 0
@@ -64,10 +66,11 @@ def test_broken_bots_earn_the_documented_points(tmp_path, quick_with_short_kill,
     assert expected in report["failures"][0]
 
 
-def test_a_bot_that_does_not_load_gets_nothing(tmp_path, capsys, monkeypatch):
+def test_a_bot_that_does_not_load_gets_nothing(tmp_path, capsys, monkeypatch, can_isolate):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.py").write_text("import nonexistent_module_xyz\nclass Bot: pass\n")
-    assert main(["bad:Bot", "--rubric", "quick", "--json", "out/g.json"]) == 0
+    isolation = [] if can_isolate else ["--no-isolation"]
+    assert main(["bad:Bot", "--rubric", "quick", "--json", "out/g.json", *isolation]) == 0
     report = json.loads((tmp_path / "out" / "g.json").read_text())
     assert report["total"] == 0
     assert "nonexistent_module_xyz" in report["criteria"][0]["result"]

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from racko_apps.league import find_bots, main, run_league
 from racko_apps.new_bot import write_bot
 
@@ -24,12 +26,12 @@ def rows(db: Path) -> dict[tuple[str, str], str]:
         }
 
 
-def test_adding_a_bot_plays_only_its_new_pairings(tmp_path):
+def test_adding_a_bot_plays_only_its_new_pairings(tmp_path, can_isolate):
     write_bot("alpha", tmp_path)
     write_bot("beta", tmp_path)
     (tmp_path / "notes.py").write_text("x = 1\n")  # no class Bot: not a bot
     log: list[str] = []
-    report = run_league(tmp_path, rounds=1, log=log.append)
+    report = run_league(tmp_path, rounds=1, log=log.append, isolate=can_isolate)
     assert [b["name"] for b in report["bots"]] == sorted(["alpha", "beta"]) or len(
         report["bots"]
     ) == 2
@@ -40,7 +42,9 @@ def test_adding_a_bot_plays_only_its_new_pairings(tmp_path):
     time.sleep(1.1)  # finished_at has one-second resolution: a replay would show
     write_bot("gamma", tmp_path)
     log.clear()
-    report = run_league(tmp_path, rounds=1, log=log.append, baselines=["heuristic"])
+    report = run_league(
+        tmp_path, rounds=1, log=log.append, baselines=["heuristic"], isolate=can_isolate
+    )
     assert "1 pairing(s) on record, 5 to play" in log[0]
     after = rows(tmp_path / "league.sqlite")
     assert len(after) == 6 and after[("alpha", "beta")] == first[("alpha", "beta")]
@@ -52,21 +56,23 @@ def test_adding_a_bot_plays_only_its_new_pairings(tmp_path):
     assert "| rank | bot |" in (tmp_path / "league.md").read_text()
 
 
-def test_a_changed_bot_is_a_new_bot(tmp_path):
+def test_a_changed_bot_is_a_new_bot(tmp_path, can_isolate):
     write_bot("alpha", tmp_path)
     write_bot("beta", tmp_path)
-    run_league(tmp_path, rounds=1, log=lambda _: None)
+    run_league(tmp_path, rounds=1, log=lambda _: None, isolate=can_isolate)
     path = tmp_path / "beta.py"
     path.write_text(path.read_text() + "\n# improved\n")
     log: list[str] = []
-    run_league(tmp_path, rounds=1, log=log.append)
+    run_league(tmp_path, rounds=1, log=log.append, isolate=can_isolate)
     assert "0 pairing(s) on record, 1 to play" in log[0]
 
 
-def test_other_settings_need_another_db(tmp_path, capsys):
+def test_other_settings_need_another_db(tmp_path, capsys, can_isolate):
     write_bot("alpha", tmp_path)
-    assert main([str(tmp_path), "--rounds", "1"]) == 0
-    assert main([str(tmp_path), "--rounds", "2"]) == 2
+    isolation = [] if can_isolate else ["--no-isolation"]
+    assert main([str(tmp_path), "--rounds", "1", *isolation]) == 0
+    capsys.readouterr()
+    assert main([str(tmp_path), "--rounds", "2", *isolation]) == 2
     err = capsys.readouterr().err
     assert "played with rounds 1" in err and err.count("\n") == 1
 
@@ -78,7 +84,11 @@ from agents.obs import legal_actions
 
 class Bot:
     def __init__(self):
-        open(os.path.join("pids", str(os.getpid())), "w").close()
+        try:  # unisolated: the test checks these pids
+            open(os.path.join("pids", str(os.getpid())), "w").close()
+        except OSError:  # isolated (a read-only folder): a sleeper the test looks for in /proc
+            if os.fork() == 0:
+                os.execv("/bin/sleep", ["TOKEN", "300"])
 
     def act(self, obs):
         time.sleep(0.05)
@@ -86,15 +96,19 @@ class Bot:
 """
 
 
-def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path):
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
+def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
     write_bot("a_fast", tmp_path)
     write_bot("b_fast", tmp_path)
-    (tmp_path / "z_slow.py").write_text(SLOW)  # its pairings take seconds: time to kill
+    token = f"racko-sleeper-{os.getpid()}-{tmp_path.name}"
+    # its pairings take seconds: time to kill
+    (tmp_path / "z_slow.py").write_text(SLOW.replace("TOKEN", token))
     (tmp_path / "pids").mkdir()
     db = tmp_path / "league.sqlite"
     code = "import sys; from racko_apps.league import main; sys.exit(main())"
+    isolation = [] if can_isolate else ["--no-isolation"]
     proc = subprocess.Popen(
-        [sys.executable, "-P", "-c", code, str(tmp_path), "--rounds", "2"],
+        [sys.executable, "-P", "-c", code, str(tmp_path), "--rounds", "2", *isolation],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -115,18 +129,40 @@ def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path):
         proc.wait()
     before = rows(db)
     assert 1 <= len(before) < 3
-    # the sandboxed bots die with the league: none is left running (it may be mid-move)
-    pids = [int(p.name) for p in (tmp_path / "pids").iterdir()]
-    assert pids
-    deadline = time.monotonic() + 60
-    while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not any(alive(pid) for pid in pids)
+    # the sandboxed bots die with the league: none is left running (it may be mid-move), and
+    # isolated, nothing they started either
+    if can_isolate:
+        assert not list((tmp_path / "pids").iterdir())
+        deadline = time.monotonic() + 60
+        while leftovers(token, tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert leftovers(token, tmp_path) == []
+    else:
+        pids = [int(p.name) for p in (tmp_path / "pids").iterdir()]
+        assert pids
+        deadline = time.monotonic() + 60
+        while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(pid) for pid in pids)
     log: list[str] = []
-    run_league(tmp_path, rounds=2, log=log.append)
+    run_league(tmp_path, rounds=2, log=log.append, isolate=can_isolate)
     assert f"{len(before)} pairing(s) on record, {3 - len(before)} to play" in log[0]
     after = rows(db)
     assert len(after) == 3 and all(after[k] == v for k, v in before.items())
+
+
+def leftovers(token: str, folder: Path) -> list[int]:
+    """Live processes named ``token`` or whose command line names ``folder`` (bwrap's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if entry.name.isdigit() and alive(int(entry.name)):
+            if argv[0] == token.encode() or any(str(folder).encode() in a for a in argv):
+                found.append(int(entry.name))
+    return found
 
 
 def alive(pid: int) -> bool:

@@ -62,9 +62,11 @@ def test_bad_names_are_refused(tmp_path, capsys, name, why):
     assert not list(tmp_path.iterdir())
 
 
-def test_new_bot_passes_grade_and_its_own_test(tmp_path):
+def test_new_bot_passes_grade_and_its_own_test(tmp_path, can_isolate):
     write_bot("starter", tmp_path)
-    report = grade("starter:Bot", load_rubric("quick"), seed=0, folder=tmp_path)
+    report = grade(
+        "starter:Bot", load_rubric("quick"), seed=0, folder=tmp_path, isolate=can_isolate
+    )
     points = {c["name"]: c["points"] for c in report["criteria"]}
     assert points["loads"] == 10 and points["legal moves"] == 20 and points["time limit"] == 10
     assert report["total"] == 65 and not report["failures"]  # docs/coursework.md
@@ -105,7 +107,7 @@ def test_shipped_bots_load_by_name():
         agents.load("racko_9p")
 
 
-def test_racko_commands_work_from_a_folder_with_a_students_train_and_agents(tmp_path):
+def test_racko_commands_work_from_a_folder_with_a_students_train_and_agents(tmp_path, can_isolate):
     """A student's own train.py and agents.py must not replace the toolkit's packages."""
     for name in ("train", "agents", "racko_env"):
         (tmp_path / f"{name}.py").write_text(f"raise SystemExit('student {name}.py imported')\n")
@@ -116,22 +118,24 @@ def test_racko_commands_work_from_a_folder_with_a_students_train_and_agents(tmp_
     )
     assert ev.returncode == 0, ev.stderr
     assert "mine:Bot" in ev.stdout and "racko_2p" in ev.stdout
-    gr = racko(["grade", "mine:Bot", "--rubric", "quick", "--json", "g.json"], tmp_path)
+    isolation = [] if can_isolate else ["--no-isolation"]
+    gr = racko(["grade", "mine:Bot", "--rubric", "quick", "--json", "g.json", *isolation], tmp_path)
     assert gr.returncode == 0, gr.stderr
     assert json.loads((tmp_path / "g.json").read_text())["total"] == 65
     tr = racko(["train", "--help"], tmp_path)
     assert tr.returncode == 0 and "--config" in tr.stdout, tr.stderr
 
 
-def test_evaluate_grade_and_league_need_no_torch(tmp_path):
+def test_evaluate_grade_and_league_need_no_torch(tmp_path, can_isolate):
     """Coursework machines may have no torch: the front ends must not import it."""
     write_bot("solo", tmp_path)
+    isolation = [] if can_isolate else ["--no-isolation"]
     block = "import sys; sys.modules['torch'] = None; from racko_apps.cli import main; "
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     for args in (
         ["evaluate", "--bots", "solo:Bot", "heuristic", "--rounds", "1", "--no-progress"],
-        ["grade", "solo:Bot", "--rubric", "quick"],
-        ["league", ".", "--rounds", "1", "--baselines", "random"],
+        ["grade", "solo:Bot", "--rubric", "quick", *isolation],
+        ["league", ".", "--rounds", "1", "--baselines", "random", *isolation],
     ):
         run = subprocess.run(
             [sys.executable, "-P", "-c", block + f"sys.exit(main({args!r}))"],

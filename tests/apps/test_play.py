@@ -266,6 +266,16 @@ def test_rounds_limit_rules_flags_and_the_place_shortcut():
     assert "Round 2" not in text
 
 
+def test_a_trained_bots_hint_gives_its_odds_over_the_legal_moves():
+    out = play("--seed", "1", "--bots", "random", "--hint", "racko_2p", stdin="d\n")
+    line = re.search(r"Hint \(racko_2p\): type ([dt])\. Its odds: (.*)", out.stdout)
+    assert line, out.stdout[-2000:]
+    odds = re.findall(r"(draw from the draw pile|take the discard) (\d+)%", line.group(2))
+    assert len(odds) == 2 and abs(sum(int(p) for _, p in odds) - 100) <= 1  # the two legal moves
+    first = {"draw from the draw pile": "d", "take the discard": "t"}[odds[0][0]]
+    assert first == line.group(1)  # the likeliest move is the one it suggests
+
+
 def test_hint_shows_the_bot_move_and_reason():
     out = play("--seed", "1", "--bots", "random", "--hint", "heuristic", stdin="d\n")
     assert re.search(r"Hint \(heuristic\): type [dt]\. Why: (draw|take)", out.stdout)

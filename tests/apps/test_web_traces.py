@@ -29,8 +29,9 @@ def test_layout_js_is_generated_from_the_python_layout() -> None:
     )
 
 
-@pytest.mark.skipif(NODE is None, reason="node is not installed (the README test command needs it)")
-def test_js_twins_replay_python_traces_and_manifest_checks(tmp_path: Path) -> None:
+@pytest.mark.slow  # 2,000 Python episodes replayed by the JS twins
+def test_js_twins_replay_python_traces_and_manifest_checks(tmp_path: Path, require) -> None:
+    require(NODE is not None, "Node.js", "install Node.js (https://nodejs.org) and npm")
     traces = tmp_path / "traces.jsonl"
     steps = write_traces(traces, episodes=2000, seed=0)
     assert steps > 50_000
@@ -81,10 +82,11 @@ def test_server_serves_the_page_bots_and_onnxruntime() -> None:
 def test_server_without_onnxruntime_web_says_how_to_install_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(web, "ORT_DIR", tmp_path)
+    monkeypatch.setattr(web, "ort_dir", lambda: tmp_path)
     assert web.main(["--port", "0"]) == 1
     err = capsys.readouterr().err
-    assert "onnxruntime-web is not installed" in err and "npm ci --prefix web" in err
+    assert "onnxruntime-web is not here" in err and "racko web --fetch-ort" in err
+    assert "npm ci --prefix web" in err and err.count("\n") == 1
     assert "Traceback" not in err
 
 
@@ -93,10 +95,9 @@ def test_bad_port_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--port must be 0..65535" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(
-    not (web.ORT_DIR / web.ORT_FILES[0]).is_file(), reason="run npm ci --prefix web first"
-)
-def test_racko_web_prints_its_address_and_serves_only_its_files() -> None:
+def test_racko_web_prints_its_address_and_serves_only_its_files(require) -> None:
+    have = (web.ort_dir() / web.ORT_FILES[0]).is_file()
+    require(have, "onnxruntime-web", "npm ci --prefix web (or racko web --fetch-ort)")
     proc = subprocess.Popen(
         [sys.executable, "-m", "racko_apps.cli", "web", "--port", "0"],
         cwd=ROOT,

@@ -9,8 +9,9 @@ The marker is an HTML comment (invisible on GitHub) on the line right before a f
 Each document's blocks run in a fresh temporary folder that looks like the repository root
 (every top-level entry of the repository linked into it), so commands such as
 ``python train/evaluate.py ...`` work as a reader types them, while whatever they write
-(``out.json``, ``runs/``) lands in the temporary folder. ``file=`` blocks are written first, then
-the runnable blocks run in document order. Only quick blocks are marked: no long training.
+(``out.json``, ``runs/``) lands in the temporary folder. The blocks run top to bottom, as a reader
+meets them: a ``file=`` block is saved when it is reached, so a block cannot use a file that the
+page defines further down. Only quick blocks are marked: no long training.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ class Block:
 
     @property
     def label(self) -> str:
-        return f"{self.doc.relative_to(REPO)}:{self.line}"
+        name = self.doc.relative_to(REPO) if self.doc.is_relative_to(REPO) else self.doc.name
+        return f"{name}:{self.line}"
 
 
 def runnable_blocks(doc: Path) -> list[Block]:
@@ -157,13 +159,38 @@ def test_runnable_blocks_run(doc: Path, tmp_path: Path) -> None:
         "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
         "MPLBACKEND": "Agg",
     }
-    blocks = ALL[doc]
-    for block in blocks:
+    for block in ALL[doc]:  # in document order, as a reader goes
         if block.file:
             (root / block.file).write_text(block.code, encoding="utf-8")
-    for block in blocks:
-        if not block.file:
+        else:
             run_block(block, root, env)
+
+
+def test_blocks_run_in_document_order(tmp_path: Path) -> None:
+    """A block that uses a file the page saves only further down fails (docs/agents.md did)."""
+    doc = tmp_path / "page.md"
+    doc.write_text("<!-- runnable -->\n```python\nimport later\n```\n"
+                   "<!-- runnable file=later.py -->\n```python\nX = 1\n```\n")  # fmt: skip
+    root = tmp_path / "root"
+    root.mkdir()
+    first, second = runnable_blocks(doc)
+    with pytest.raises(AssertionError, match="No module named 'later'"):
+        run_block(first, root, {**os.environ, "PYTHONPATH": str(root)})
+    (root / second.file).write_text(second.code)
+    run_block(first, root, {**os.environ, "PYTHONPATH": str(root)})
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = next(
+        line.strip()
+        for line in readme.splitlines()
+        if line.startswith('pip install -e ".[dev]"') and "pytest" in line
+    )
+    assert "apt-get" not in command and "npm" not in command and "sudo" not in command
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert ci[-1] == command
+    assert "export RACKO_REQUIRE_ALL=1" in ci
 
 
 def test_a_failing_block_fails_the_test(tmp_path: Path) -> None:

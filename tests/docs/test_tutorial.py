@@ -44,6 +44,11 @@ def test_tutorial_runs_end_to_end(tmp_path: Path) -> None:
         "won with",
     ):
         assert line in text, f"{line!r} missing from the tutorial's output"
+    # progress during the two long steps: the PPO run's bar and the tournament's (tqdm)
+    assert "training for 512 env steps (the bar shows how far it is)" in text
+    assert "evaluating: 5 duplicate deals" in text
+    assert "tournament: 100%" in proc.stderr, proc.stderr[-2000:]
+    assert "512/512" in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-2000:]
     manifest = json.loads((out / "bot.json").read_text())
     assert manifest["num_players"] == 2 and manifest["training"] == {"tutorial": True}
     assert manifest["export_check"]["disagreements"] == 0

@@ -213,3 +213,29 @@ def test_before_reset_equals_pettingzoos() -> None:
         lambda e: e.observation_space("player_1")["observation"].shape,
     ):
         assert_same(outcome(call, fast), outcome(call, ref))
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_a_deep_copy_plays_on_like_the_original(n: int) -> None:
+    """Search and tree methods copy envs mid-game: the copy's incremental views are its own."""
+    import copy
+
+    env = racko_v0.env(num_players=n)
+    env.reset(seed=5)
+    rng = random.Random(0)
+    for _ in range(30):
+        obs, *_ = env.last()
+        env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    twin = copy.deepcopy(env)
+    for _ in range(60):
+        if not env.agents:
+            break
+        a, b = env.last(), twin.last()
+        np.testing.assert_array_equal(a[0]["observation"], b[0]["observation"])
+        action = rng.choice(np.flatnonzero(a[0]["action_mask"]).tolist())
+        env.step(action)
+        twin.step(action)
+    for agent in env.possible_agents:
+        np.testing.assert_array_equal(
+            env.observe(agent)["observation"], twin.observe(agent)["observation"]
+        )

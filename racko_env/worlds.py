@@ -1,0 +1,380 @@
+"""Full game states ("worlds") consistent with what one seat knows, sampled for search.
+
+A search bot (``agents.search``) cannot see the other racks or the draw pile, so it samples the
+hidden cards: every world it plays out must agree with the seat's observation. ``sample_worlds``
+draws ``k`` worlds per observation (many observations at once, seeded), and ``load_worlds`` writes
+them into a ``racko_env.vector.VectorGame`` so the batched engine plays them all in one batch.
+
+What a world fixes, and what is assumed where the observation alone does not fix it:
+
+- The observer sits at seat 0 of the world; opponent k of the observation (the k-th player to act
+  after the observer) sits at seat k, so the order of play and partners (seats 0+2 against 1+3)
+  are the observation's. The observation must be that of the seat on turn (a decision), since an
+  off-turn observation does not say who is on turn.
+- Known cards go where the seat saw them: its rack, its held card, the opponents' slots seen filled
+  from the discard pile, the discard pile's cards (and its top), and the draw pile's top when its
+  order is public (``empty_pile: flip`` after a refill).
+- The unseen cards (``UNSEEN`` in the layout) are dealt uniformly at random to the opponents'
+  unknown slots and the draw pile: every assignment of them to those places is equally likely.
+  Before the first refill this is exactly the distribution of the hidden cards given the public
+  history, if the opponents' choices are not used as evidence (they are not: perfect-information
+  Monte Carlo, as in the issue). After a ``shuffle`` refill a seat with perfect memory knows which
+  unseen cards went from the discard pile into the new draw pile; the observation does not say,
+  and the sampler treats all unseen cards alike (documented approximation).
+- The discard pile's order below its top is not in the observation (only which cards it holds).
+  It matters only if the top is taken and then the card below it too. Give ``discard_orders``
+  (the public history: bottom..top per observation) to fix it; otherwise it is sampled uniformly.
+  With ``empty_pile: shuffle`` the order does not matter at a refill (the pile is shuffled).
+- With ``empty_pile: flip`` the whole draw pile's order is public after a refill (the flipped
+  discard pile, less the cards drawn since). The observation holds only its top, which is kept;
+  the rest is sampled uniformly among the unseen cards unless ``draw_orders`` gives the known pile.
+- Counts that are not in the observation are set so that the future plays the same: the dealer is
+  the seat that makes the observed turn count consistent, ``reshuffles`` is 1 when the draw order
+  is public and 0 otherwise, and game totals come from the observation's scores (round mode: 0).
+
+The checks live in tests/env/test_worlds.py: every sampled world, encoded for
+seat 0 with ``racko_env.observation``'s encoder (via the batched one), gives back the observation
+exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from racko_env.actions import Phase
+from racko_env.config import RulesConfig
+from racko_env.engine import RackoGame
+from racko_env.observation import (
+    DISCARD_TOP,
+    DRAW_SIZE,
+    DRAW_TOP_KNOWN,
+    HELD,
+    HELD_FROM_DISCARD,
+    IN_DISCARD,
+    MAX_CARDS,
+    OBS_SIZE,
+    OPP_PRESENT,
+    OPP_SCORES,
+    OPP_SLOTS,
+    OWN_SCORE,
+    PHASE,
+    RACK,
+    TURN,
+    UNSEEN,
+)
+from racko_env.rules import RACK_SIZE, deck_size
+from racko_env.vector.engine import IN_DISCARD as IN_DISCARD_CODE
+from racko_env.vector.engine import IN_DRAW, IN_HAND, OUT_OF_PLAY, VectorGame
+
+
+@dataclass
+class Worlds:
+    """W full round states of one rules config, as the arrays of ``VectorGame`` (batch axis 0).
+
+    Piles run bottom..top in the first ``*_len`` entries of ``draw`` / ``discard`` [W, N].
+    ``source`` [W] says which observation (row of the sampled batch) each world came from.
+    """
+
+    config: RulesConfig
+    racks: np.ndarray  # [W, P, 10]
+    public_slots: np.ndarray  # [W, P, 10]
+    draw: np.ndarray  # [W, N]
+    draw_len: np.ndarray
+    discard: np.ndarray  # [W, N]
+    discard_len: np.ndarray
+    held: np.ndarray
+    held_from_discard: np.ndarray
+    current: np.ndarray
+    dealer: np.ndarray
+    phase: np.ndarray
+    turn: np.ndarray
+    draw_known: np.ndarray
+    reshuffles: np.ndarray
+    totals: np.ndarray  # [W, T]
+    source: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.racks)
+
+    def take(self, index: np.ndarray) -> Worlds:
+        """The worlds at ``index`` (repeats allowed: one copy per candidate action, say)."""
+        i = np.asarray(index, dtype=np.intp)
+        arrays = {
+            name: getattr(self, name)[i] for name in self.__dataclass_fields__ if name != "config"
+        }
+        return Worlds(self.config, **arrays)
+
+
+def _cards(x: np.ndarray, n: int) -> np.ndarray:
+    return np.rint(np.asarray(x, dtype=np.float64) * n).astype(np.intp)
+
+
+def sample_worlds(
+    obs: np.ndarray,
+    k: int,
+    rng: np.random.Generator | int | None,
+    config: RulesConfig | None = None,
+    discard_orders: Sequence[Sequence[int] | None] | None = None,
+    draw_orders: Sequence[Sequence[int] | None] | None = None,
+    **rules_options: object,
+) -> Worlds:
+    """``k`` worlds per observation: ``obs`` float32 [B, 177] (or one [177]) of seats on turn.
+
+    Returns B * k worlds, those of observation i at rows i*k .. i*k + k - 1. ``rng`` (a Generator
+    or a seed) makes the sample reproducible. ``discard_orders[i]`` (bottom..top, optional) fixes
+    the discard pile's order; ``draw_orders[i]`` (bottom..top, optional) fixes a draw pile whose
+    order is public. Raises ValueError naming the row for an observation no world fits (off turn,
+    another player count, cards counted twice).
+    """
+    if config is not None and rules_options:
+        raise ValueError("give either a RulesConfig or keyword rules options, not both")
+    obs = np.asarray(obs, dtype=np.float32)
+    if obs.ndim == 1:
+        obs = obs[None, :]
+    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
+        raise ValueError(f"obs must have shape (B, {OBS_SIZE}), got {obs.shape}")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ValueError(f"k (worlds per observation) must be a positive int, got {k!r}")
+    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    b = len(obs)
+    players = 1 + np.rint(obs[:, OPP_PRESENT].sum(axis=1)).astype(np.intp)
+    if config is None:
+        config = RulesConfig.from_dict({"num_players": int(players[0]), **rules_options})
+    n_players, n = config.num_players, deck_size(config.num_players)
+    bad = np.flatnonzero(players != n_players)
+    if bad.size:
+        raise ValueError(
+            f"observation row {int(bad[0])} is of a {int(players[bad[0]])}-player game, "
+            f"the rules say {n_players}"
+        )
+    phase_hot = obs[:, PHASE]
+    off = np.flatnonzero(phase_hot.max(axis=1) < 0.5)
+    if off.size:
+        raise ValueError(
+            f"observation row {int(off[0])} is not the seat on turn (no decision is asked); "
+            "worlds are sampled for the seat on turn"
+        )
+    for name, given in (("discard_orders", discard_orders), ("draw_orders", draw_orders)):
+        if given is not None and len(given) != b:
+            raise ValueError(
+                f"{name} needs one entry (or None) per observation: {b}, got {len(given)}"
+            )
+
+    o = n_players - 1
+    rack = _cards(obs[:, RACK], n)  # [B, 10]
+    opp_pub = _cards(obs[:, OPP_SLOTS], n).reshape(b, -1, RACK_SIZE)[:, :o]  # [B, o, 10]
+    held = _cards(obs[:, HELD], n)
+    from_discard = obs[:, HELD_FROM_DISCARD] > 0.5
+    top = _cards(obs[:, DISCARD_TOP], n)
+    draw_top = _cards(obs[:, DRAW_TOP_KNOWN], n)
+    draw_len = _cards(obs[:, DRAW_SIZE], n)
+    phase = phase_hot.argmax(axis=1)
+    turn = np.rint(obs[:, TURN].astype(np.float64) * config.turn_limit).astype(np.intp)
+    in_discard = obs[:, IN_DISCARD][:, :n] > 0.5  # column c - 1 is card c
+    unseen = obs[:, UNSEEN][:, :n] > 0.5
+    hidden = opp_pub == 0  # [B, o, 10] slots whose card the seat has not seen
+    n_hidden = hidden.reshape(b, -1).sum(axis=1)
+    known_top = draw_top > 0
+    for i in range(b):
+        if unseen[i].sum() != n_hidden[i] + draw_len[i]:
+            raise ValueError(
+                f"observation row {i}: {int(unseen[i].sum())} unseen cards do not fill "
+                f"{int(n_hidden[i])} unknown slots and a draw pile of {int(draw_len[i])}"
+            )
+        if known_top[i] and not unseen[i, draw_top[i] - 1]:
+            raise ValueError(f"observation row {i}: the known draw-pile top is not unseen")
+    totals = np.zeros((b, config.num_teams), dtype=np.int64)
+    scores = np.rint(
+        np.concatenate([obs[:, [OWN_SCORE]], obs[:, OPP_SCORES][:, :o]], axis=1).astype(np.float64)
+        * config.target_score
+    ).astype(np.int64)  # [B, P] per seat (team totals with partners)
+    team_of = np.array([config.team_of(p) for p in range(n_players)])
+    for p in range(n_players):
+        totals[:, team_of[p]] = scores[:, p]
+
+    # Repeat each observation k times, then deal its unseen cards at random per world.
+    w = b * k
+    src = np.repeat(np.arange(b), k)
+    ids = np.arange(1, n + 1)
+    # The known draw-pile top is placed by hand; the rest of the unseen cards are shuffled.
+    pool = unseen[src].copy()
+    kt = known_top[src]
+    pool[np.flatnonzero(kt), draw_top[src][kt] - 1] = False
+    keys = rng.random((w, n))
+    keys[~pool] = 2.0
+    perm = ids[np.argsort(keys, axis=1, kind="stable")]  # the pool's cards first, in random order
+
+    racks = np.zeros((w, n_players, RACK_SIZE), dtype=np.int16)
+    public_slots = np.zeros_like(racks)
+    racks[:, 0] = rack[src]
+    public_slots[:, 1:] = opp_pub[src]
+    hid = hidden[src].reshape(w, -1)
+    rank = np.cumsum(hid, axis=1) - 1  # the j-th unknown slot takes the j-th shuffled card
+    opp = np.where(hid, np.take_along_axis(perm, np.maximum(rank, 0), axis=1), 0)
+    racks[:, 1:] = (opp.reshape(w, o, RACK_SIZE) + opp_pub[src]).astype(np.int16)
+
+    nh = n_hidden[src]
+    dl = draw_len[src]
+    draw = np.zeros((w, n), dtype=np.int16)
+    col = np.arange(n)[None, :]
+    take_from = np.minimum(nh[:, None] + col, n - 1)
+    drawn = np.take_along_axis(perm, take_from, axis=1)
+    draw[:] = np.where(col < dl[:, None], drawn, 0)
+    rows_kt = np.flatnonzero(kt)
+    draw[rows_kt, dl[rows_kt] - 1] = draw_top[src][rows_kt]
+
+    # The discard pile: its cards in random order below the known top.
+    disc_set = in_discard[src].copy()
+    has_top = top[src] > 0
+    disc_set[np.flatnonzero(has_top), top[src][has_top] - 1] = False
+    dkeys = rng.random((w, n))
+    dkeys[~disc_set] = 2.0
+    dperm = ids[np.argsort(dkeys, axis=1, kind="stable")]
+    below = disc_set.sum(axis=1)
+    discard_len = below + has_top
+    discard = np.where(col < below[:, None], dperm, 0).astype(np.int16)
+    rows_top = np.flatnonzero(has_top)
+    discard[rows_top, below[rows_top]] = top[src][rows_top]
+
+    for orders, pile, lengths, what in (
+        (discard_orders, discard, discard_len, "discard"),
+        (draw_orders, draw, dl, "draw"),
+    ):
+        if orders is None:
+            continue
+        for i, order in enumerate(orders):
+            if order is None:
+                continue
+            rows = np.arange(i * k, (i + 1) * k)
+            order = [int(c) for c in order]
+            current = sorted(pile[i * k, : lengths[i * k]].tolist())
+            if len(order) != lengths[i * k] or (what == "discard" and sorted(order) != current):
+                raise ValueError(
+                    f"{what}_orders[{i}] must list the {what} pile's {int(lengths[i * k])} cards "
+                    f"bottom..top, got {order}"
+                )
+            if what == "discard" and has_top[i * k] and order[-1] != top[i]:
+                raise ValueError(f"discard_orders[{i}] must end with the top card {int(top[i])}")
+            if what == "draw":
+                if not all(unseen[i, c - 1] for c in order):
+                    raise ValueError(f"draw_orders[{i}] lists cards the seat has seen elsewhere")
+                if known_top[i] and order[-1] != draw_top[i]:
+                    raise ValueError(f"draw_orders[{i}] must end with the known top {draw_top[i]}")
+                # The draw pile's cards are fixed: the rest of the pool goes to the unknown slots.
+                rest = np.setdiff1d(np.flatnonzero(unseen[i]) + 1, order)
+                for r in rows:
+                    shuffled = rng.permutation(rest)
+                    racks[r, 1:][hidden[i]] = shuffled
+            pile[rows, : len(order)] = order
+
+    dealer = (0 - 1 - turn[src]) % n_players  # so that seat 0 is on turn after `turn` turns
+    return Worlds(
+        config=config,
+        racks=racks,
+        public_slots=public_slots,
+        draw=draw,
+        draw_len=dl.astype(np.intp),
+        discard=discard,
+        discard_len=discard_len.astype(np.intp),
+        held=held[src].astype(np.intp),
+        held_from_discard=from_discard[src],
+        current=np.zeros(w, dtype=np.intp),
+        dealer=dealer.astype(np.intp),
+        phase=phase[src].astype(np.intp),
+        turn=turn[src],
+        draw_known=kt.copy(),
+        reshuffles=kt.astype(np.intp),
+        totals=totals[src],
+        source=src,
+    )
+
+
+def from_game(game: RackoGame) -> Worlds:
+    """The one true world of a reference game (a perfect-information oracle's "sample")."""
+    n = game.num_cards
+    draw = np.zeros((1, n), dtype=np.int16)
+    draw[0, : len(game.draw)] = game.draw
+    discard = np.zeros((1, n), dtype=np.int16)
+    discard[0, : len(game.discard)] = game.discard
+    return Worlds(
+        config=game.config,
+        racks=np.array([game.racks], dtype=np.int16),
+        public_slots=np.array([game.public_slots], dtype=np.int16),
+        draw=draw,
+        draw_len=np.array([len(game.draw)]),
+        discard=discard,
+        discard_len=np.array([len(game.discard)]),
+        held=np.array([game.held or 0]),
+        held_from_discard=np.array([game.held_from_discard]),
+        current=np.array([game.current]),
+        dealer=np.array([game.dealer]),
+        phase=np.array([int(game.phase)]),
+        turn=np.array([game.turn]),
+        draw_known=np.array([game.draw_known]),
+        reshuffles=np.array([game.reshuffles]),
+        totals=np.array([game.totals], dtype=np.int64),
+        source=np.zeros(1, dtype=np.intp),
+    )
+
+
+def load_worlds(game: VectorGame, worlds: Worlds, games: np.ndarray | None = None) -> None:
+    """Write ``worlds`` into games ``games`` (default: the first len(worlds)) of ``game``.
+
+    Every array of the batched engine is set, the derived ones too (``owner``: where each card is;
+    ``public``: the card sits in a slot everyone saw it go into), so play continues from there.
+    """
+    if game.config != worlds.config:
+        raise ValueError(f"the worlds are for rules {worlds.config}, the engine has {game.config}")
+    w = len(worlds)
+    g = np.arange(w) if games is None else np.asarray(games, dtype=np.intp)
+    if len(g) != w:
+        raise ValueError(f"need one game per world: {w} worlds, {len(g)} games")
+    n_players, n = game.num_players, game.num_cards
+    for name in (
+        "racks",
+        "public_slots",
+        "draw",
+        "draw_len",
+        "discard",
+        "discard_len",
+        "held",
+        "held_from_discard",
+        "current",
+        "dealer",
+        "phase",
+        "turn",
+        "draw_known",
+        "reshuffles",
+        "totals",
+    ):
+        getattr(game, name)[g] = getattr(worlds, name)
+    game.round_over[g] = False
+    game.truncated[g] = False
+    game.racko_player[g] = -1
+    game.game_over[g] = False
+    game.game_winner[g] = -1
+    game.last_round_points[g] = 0
+    owner = np.full((w, MAX_CARDS + 1), OUT_OF_PLAY, dtype=np.int8)
+    rows = np.arange(w)[:, None]
+    col = np.arange(n)[None, :]
+    draw_cards = np.where(col < worlds.draw_len[:, None], worlds.draw, 0)
+    owner[rows, draw_cards] = IN_DRAW
+    disc_cards = np.where(col < worlds.discard_len[:, None], worlds.discard, 0)
+    owner[rows, disc_cards] = IN_DISCARD_CODE
+    for p in range(n_players):
+        owner[rows, worlds.racks[:, p]] = p
+    held = np.flatnonzero(worlds.held > 0)
+    owner[held, worlds.held[held]] = IN_HAND
+    owner[:, 0] = OUT_OF_PLAY
+    owner[:, n + 1 :] = OUT_OF_PLAY
+    public = np.zeros((w, MAX_CARDS + 1), dtype=bool)
+    pub = worlds.public_slots.reshape(w, -1)
+    public[np.arange(w)[:, None], pub] = pub > 0
+    public[:, 0] = False
+    game.owner[g] = owner
+    game.public[g] = public
+    if (worlds.phase > int(Phase.PLACE)).any():
+        raise ValueError("worlds must be states of a round in play (a decision pending)")

@@ -1,0 +1,130 @@
+"""agents.search: legal moves, its budget, a seed, and a forced Rack-O found with an oracle world."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import agents
+from agents.batched import BatchExpert, load_batch
+from agents.search import SearchBot, _pick, parse_options
+from racko_env.actions import DRAW_PILE, TAKE_DISCARD
+from racko_env.engine import RackoGame
+from racko_env.observation import action_mask, encode
+from racko_env.vector import VectorRacko
+from racko_env.worlds import from_game
+
+FAST = "search:worlds=2,depth=1,chunk=2"
+
+
+@pytest.mark.parametrize(("num_players", "rules"), [(2, {}), (3, {}), (4, {"partners": True})])
+def test_plays_only_legal_moves(num_players: int, rules: dict) -> None:
+    bot = agents.load(FAST, num_players, seed=0, **rules)
+    other = BatchExpert(num_players)
+    vec = VectorRacko(2, num_players, seed=1, turn_limit=24, **rules)
+    live = np.ones(2, dtype=bool)
+    while live.any():
+        g = np.flatnonzero(live)
+        seat = vec.game.current[g]
+        obs, masks = vec.observe(g, seat), vec.action_masks(g, seat)
+        mine = seat == 0
+        actions = other.act_batch(obs, masks)
+        if mine.any():
+            actions[mine] = bot.act_batch(obs[mine], masks[mine])
+            assert masks[np.flatnonzero(mine), actions[mine]].all()
+        live[g[vec.step(actions, g).done]] = False  # an illegal move raises here
+
+
+def test_loads_by_name_with_options_and_names_bad_ones() -> None:
+    bot = agents.load("search:blueprint=heuristic,worlds=3,depth=2,ms=20", 2, seed=0)
+    assert isinstance(bot, SearchBot) and bot.worlds == 3 and bot.depth == 2 and bot.ms == 20
+    assert isinstance(agents.load("search", 3), SearchBot)
+    assert load_batch("search:worlds=2", 2) is not None
+    for spec, message in [
+        ("search:worlds=many", "worlds='many' must be an int"),
+        ("search:speed=3", "unknown search option 'speed'"),
+        ("search:worlds", "must look like name=value"),
+        ("search:worlds=0", "worlds must be an int >= 1"),
+        ("search:phases=think", "phases must join"),
+        ("search:blueprint=search", "cannot be the search bot"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            agents.load(spec, 2)
+    assert parse_options("worlds=4, ms=2.5") == {"worlds": 4, "ms": 2.5}
+
+
+def _decisions(n: int = 6) -> list[tuple[np.ndarray, np.ndarray]]:
+    game = RackoGame(num_players=2)
+    game.new_game(seed=3)
+    out = []
+    while len(out) < n:
+        out.append((encode(game, game.current), action_mask(game, game.current)))
+        game.apply(game.legal_actions()[len(out) % 2])
+    return out
+
+
+def test_a_seed_reproduces_the_choices_and_estimates() -> None:
+    obs, masks = map(np.stack, zip(*_decisions(), strict=True))
+    runs = []
+    for _ in range(2):
+        bot = SearchBot(2, seed=7, worlds=4, depth=2)
+        runs.append(bot.search(obs, masks.astype(bool)))
+    for a, b in zip(*runs, strict=True):
+        np.testing.assert_array_equal(a, b)
+    other = SearchBot(2, seed=8, worlds=4, depth=2).search(obs, masks.astype(bool))
+    assert not np.array_equal(other[2], runs[0][2])  # another seed samples other worlds
+
+
+def test_respects_its_time_budget_order_of_magnitude() -> None:
+    """With ms=100 it stops after the chunk of worlds that spends the budget: about the budget
+    plus one chunk's time (measured here, as the machine may be busy), not the 100,000 worlds."""
+    obs, mask = _decisions(1)[0]
+    seat = {"observation": obs, "action_mask": mask}
+    one_chunk = SearchBot(2, seed=0, worlds=4, chunk=4, depth=1)
+    one_chunk.act(seat)  # warm up imports and caches
+    start = time.perf_counter()
+    one_chunk.act(seat)
+    chunk_time = time.perf_counter() - start
+    bot = SearchBot(2, seed=0, worlds=100_000, chunk=4, depth=1, ms=100)
+    start = time.perf_counter()
+    action = bot.act(seat)
+    elapsed = time.perf_counter() - start
+    assert mask[action]
+    assert 4 <= bot.last_worlds < 100_000  # it stopped on time, after at least one chunk
+    assert elapsed < 3 * (0.1 + chunk_time)
+
+
+def test_oracle_world_finds_a_forced_racko() -> None:
+    """Seat 0 needs one card above 30 in its back slot; the draw pile's top is 35, the discard
+    25 does not finish the rack, and seat 1 goes Rack-O with 35 (or the 30 seat 0 gives up) next.
+    With the true world as its only world the search sees that only drawing wins."""
+    game = RackoGame(num_players=2)
+    game.new_game(seed=0, first_dealer=1)
+    mine = [2, 4, 6, 8, 10, 12, 14, 16, 30, 1]
+    theirs = [3, 5, 7, 9, 11, 13, 15, 17, 19, 18]
+    rest = sorted(set(range(1, 41)) - set(mine) - set(theirs) - {25, 35})
+    game.racks = [mine, theirs]
+    game.discard = [rest.pop(), 25]
+    game.draw = rest + [35]  # the top is the list's end
+    assert game.current == 0
+    bot = SearchBot(2, seed=0, worlds=1)
+    cand, value = bot.search_worlds(from_game(game), action_mask(game, 0)[None, :].astype(bool), 1)
+    values = dict(zip(cand[0].tolist(), value[0].tolist(), strict=True))
+    assert values == {DRAW_PILE: 1.0, TAKE_DISCARD: 0.0}
+    for blueprint_choice in (DRAW_PILE, TAKE_DISCARD):
+        gain = value - value[cand == blueprint_choice]
+        assert _pick(cand, gain, np.array([blueprint_choice]))[0] == DRAW_PILE
+    # From the observation alone (sampled worlds) it cannot know the draw pile's top.
+    assert bot.act({"observation": encode(game, 0), "action_mask": action_mask(game, 0)}) in (
+        DRAW_PILE,
+        TAKE_DISCARD,
+    )
+
+
+def test_leaf_value_fit_says_a_lower_plan_cost_wins_more() -> None:
+    from agents.search import fit_leaf_value
+
+    scale, turn = fit_leaf_value(2, games=40, seed=1)
+    assert 0.5 <= scale <= 4.0 and 0.0 <= turn <= 1.5
