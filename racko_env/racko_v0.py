@@ -121,6 +121,8 @@ class ActionSpace(spaces.Discrete):
 
     def contains(self, x: Any) -> bool:
         """Integers 0..13 only (``as_action_id``): not ``True``, not ``10.0``."""
+        if type(x) is int:  # the common case, without the call
+            return 0 <= x < NUM_ACTIONS
         try:
             return 0 <= as_action_id(x) < NUM_ACTIONS
         except ValueError:

@@ -65,13 +65,17 @@ class SeatViews:
         self.resync()
 
     def _bind_views(self) -> None:
+        """Views onto ``rows`` (rebuilt for a copy, so that they see the copy's rows)."""
         self.row_views: list[np.ndarray] = list(self.rows)  # seat p's row, without indexing
         self._flat = memoryview(self.rows).cast("B").cast("f")  # entry (p, i) at p * OBS_SIZE + i
+        self._discard_block = self.rows[:, IN_DISCARD]
+        self._unseen_block = self.rows[:, UNSEEN]
 
     def __getstate__(self) -> dict:
         """Copies and pickles carry the rows; the views onto them are rebuilt (a memoryview can't be copied)."""
         state = self.__dict__.copy()
-        del state["row_views"], state["_flat"]
+        for name in ("row_views", "_flat", "_discard_block", "_unseen_block"):
+            del state[name]
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -141,6 +145,13 @@ class SeatViews:
             taken = value[record.taken]
             for b in self._opp_slot_bases[mover]:
                 f[b + slot] = taken
+        if game.reshuffles != self._reshuffles:
+            # The discard pile under the card just discarded became the draw pile: those cards
+            # (flagged in the discard block until now, and never unseen while there) are unseen
+            # again and leave the discard block.
+            self._unseen_block += self._discard_block
+            self._discard_block[:] = 0.0
+            self._reshuffles = game.reshuffles
         discarded = record.discarded
         top = value[discarded]
         turn = game.turn / game.config.turn_limit
@@ -152,12 +163,6 @@ class SeatViews:
             f[b + _UN0 + discarded] = 0.0
             f[b + TURN] = turn
             f[b + DRAW_SIZE] = size
-        if game.reshuffles != self._reshuffles:
-            # The discard pile under the top became the draw pile: those cards are unseen again.
-            moved = np.asarray(draw, dtype=np.intp)
-            self.rows[:, _IN0 + moved] = 0.0
-            self.rows[:, _UN0 + moved] = 1.0
-            self._reshuffles = game.reshuffles
         if game.draw_known:
             known = value[draw[-1]] if draw else 0.0
             for b in bases:

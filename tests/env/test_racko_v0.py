@@ -540,8 +540,14 @@ def test_env_speed_benchmark_runs(tmp_path) -> None:
     assert set(report["results"]) == {"connect_four_v3", "tictactoe_v3", "racko_v0 2p"}
     assert report["results"]["connect_four_v3"]["ratio_to_connect_four"] == 1.0
     assert all(r["steps_per_s"] > 0 for r in report["results"].values())
-    with pytest.raises(SystemExit):
-        bench.main(["--players", "5"])
+    assert report["clock"] == "wall" and report["target_ratio"] == 10.0
+    args = ["--seconds", "0.05", "--repeats", "1", "--players", "3", "--clock", "cpu"]
+    assert bench.main([*args, "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["clock"] == "cpu" and "racko_v0 3p" in report["results"]
+    for bad in (["--players", "5"], ["--clock", "sundial"]):
+        with pytest.raises(SystemExit):
+            bench.main(bad)
 
 
 def test_reset_options_fix_the_first_deal():

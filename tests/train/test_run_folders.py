@@ -25,7 +25,7 @@ import torch
 import yaml
 
 from train import export, ppo
-from train.common.files import RunFolderError, write_bytes_atomic
+from train.common.files import RunFolderError
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke.yaml"
@@ -191,20 +191,6 @@ def test_resume_refuses_a_changed_or_empty_config(short_run, tmp_path, capsys):
     assert ppo.main(args) == 0
     assert yaml.safe_load(saved.read_text())["total_steps"] == 1024
     assert _weights(short_run)[1] == 1024
-
-
-def test_write_atomic_keeps_the_old_file_when_writing_fails(tmp_path, monkeypatch):
-    path = tmp_path / "config.yaml"
-    path.write_text("old")
-
-    def broken(fd: int) -> None:
-        raise OSError("disk full")
-
-    monkeypatch.setattr(os, "fsync", broken)
-    with pytest.raises(OSError, match="disk full"):
-        write_bytes_atomic(path, b"new")
-    assert path.read_text() == "old"
-    assert [p.name for p in tmp_path.iterdir()] == ["config.yaml"]
 
 
 # ----------------------------------------------------------------- no pickle on load paths

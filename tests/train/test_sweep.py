@@ -123,7 +123,7 @@ def _children_of(root: str) -> list[int]:
 
 @pytest.mark.slow
 def test_two_trial_sweep_finishes_and_a_killed_sweep_resumes() -> None:
-    from train.sb3.checkpoint import latest_checkpoint
+    from train.sb3.checkpoint import CHECKPOINTS
 
     root = Path(tempfile.mkdtemp(prefix="sw", dir="/tmp"))  # short: Ray's socket paths
     try:
@@ -157,7 +157,7 @@ def test_two_trial_sweep_finishes_and_a_killed_sweep_resumes() -> None:
         while time.monotonic() < deadline and proc.poll() is None:
             trials = sorted((out / "trials").glob("seed*"))
             done = [t for t in trials if (t / "bot.json").is_file()]
-            begun = [t for t in trials if t not in done and latest_checkpoint(t) is not None]
+            begun = [t for t in trials if t not in done and CHECKPOINTS.latest(t) is not None]
             if done and begun:
                 break
             time.sleep(0.2)

@@ -1,8 +1,8 @@
 """The config schema of the RLlib trainer (``python train/rllib_ppo.py --config FILE``).
 
-Kept apart from ``train/common/config.py`` (the SB3 trainer's schema) so the two trainers can evolve
-separately; it reuses only the public shared pieces: the rules section and the loader that turns
-pydantic errors into one message naming every bad key.
+The same dialect as every trainer's (``train.common.config``): strict sections, the game
+(``num_players``, ``rules``), seeds in range, the evaluation sections' bot check and the loader
+that names every bad key in one line are declared there once; here only RLlib's own sections.
 """
 
 from __future__ import annotations
@@ -10,22 +10,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from train.common.config import ConfigError, GameConfig, load_config
+from train.common.config import (
+    ConfigError,
+    Evaluation,
+    FinalEvalSection,
+    GameConfig,
+    Seed,
+    Strict,
+    load_config,
+)
 
 __all__ = ["ConfigError", "RLlibConfig", "load_rllib_config"]
 
-BOT_OPPONENTS = ("random", "heuristic", "expert")
+BOT_OPPONENTS = ("random", "heuristic", "expert")  # bots that play inside the env
 LEAGUE_OPPONENTS = ("self", "league")
 ENCODERS = ("structured", "mlp")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class RLlibPPOSection(_Strict):
+class RLlibPPOSection(Strict):
     """PPO hyperparameters (names as in RLlib's ``PPOConfig.training``)."""
 
     lr: float = Field(3e-4, gt=0)
@@ -49,7 +53,7 @@ class RLlibPPOSection(_Strict):
         return self
 
 
-class ModelSection(_Strict):
+class ModelSection(Strict):
     """The policy network. ``encoder``:
 
     - ``structured`` (the default): the SB3 trainer's ``ppo.policy: structured`` network, the
@@ -85,14 +89,14 @@ class ModelSection(_Strict):
         return v
 
 
-class LeagueSection(_Strict):
+class LeagueSection(Strict):
     """Frozen snapshots of the learner: ``size`` slots, refreshed round robin."""
 
     size: int = Field(4, ge=1)  # snapshot slots ("league_0" ...), all start as the initial net
     snapshot_every: int = Field(5, ge=1)  # training iterations between snapshots
 
 
-class ResourcesSection(_Strict):
+class ResourcesSection(Strict):
     """Where the work runs. ``env_runners: 0`` samples in the driver process."""
 
     env_runners: int = Field(1, ge=0)
@@ -114,31 +118,28 @@ class ResourcesSection(_Strict):
         return v
 
 
-class RLlibEvalSection(_Strict):
+class RLlibEvalSection(Evaluation):
     """Duplicate tournaments of the exported bot (``racko_eval.tournament``, as ``train/evaluate.py``)."""
 
     every_iterations: int = Field(10, ge=1)
     rounds: int = Field(200, ge=0)  # per opponent; 0: no periodic evaluation
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
-    seed: int = 12345
+    seed: Seed = 12345
 
 
-class RLlibFinalEvalSection(_Strict):
+class RLlibFinalEvalSection(FinalEvalSection):
     """The final duplicate tournament, written to ``final_eval.json`` and the bot manifest."""
 
     rounds: int = Field(1000, ge=0)  # 0: skip
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
-    seed: int = 0
-    workers: int = Field(1, ge=1)
 
 
 class RLlibConfig(GameConfig):
     """One RLlib run (``python train/rllib_ppo.py --config FILE``): the game (``num_players``,
     ``rules``, checked as in every trainer's config) and RLlib's own sections."""
 
+    kind: Literal["rllib"] = "rllib"  # which trainer wrote a run folder
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
-    seed: int = 0
+    seed: Seed = 0
     iterations: int = Field(100, ge=1)  # training iterations (each ~train_batch_size env steps)
     # who sits across from the learner, by weight: "self" (the learner in every seat, all
     # trained), "league" (a frozen snapshot), or a baseline bot name played inside the env
@@ -169,14 +170,6 @@ class RLlibConfig(GameConfig):
                 raise ValueError(f"opponents[{name!r}]: weight must be >= 0, got {w}")
         if sum(v.values()) <= 0:
             raise ValueError("opponents: the weights must have a positive sum")
-        return v
-
-    @field_validator("eval", "final_eval")
-    @classmethod
-    def _eval_opponents_known(cls, v: Any) -> Any:
-        for name in v.opponents:
-            if name not in BOT_OPPONENTS:
-                raise ValueError(f"opponents: {name!r} is not one of {BOT_OPPONENTS}")
         return v
 
     def env_config(self, salt: int = 0) -> dict[str, Any]:
