@@ -154,6 +154,7 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from racko_env.actions import NUM_ACTIONS
+    from racko_env.rules import deck_size
     from train.rllib.env import (
         MAIN,
         RackoMultiAgentEnv,
@@ -163,13 +164,13 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     )
     from train.rllib.module import MaskedActorCritic
 
-    model = cfg.model.model_dump()
+    model = {**cfg.model.model_dump(), "num_cards": deck_size(cfg.num_players)}
     module_ids = [MAIN] + [league_module(s) for s in range(cfg.league.size)]
     spec = MultiRLModuleSpec(
         rl_module_specs={
             m: RLModuleSpec(
                 module_class=MaskedActorCritic,
-                observation_space=observation_space(),
+                observation_space=observation_space(cfg.model.encoder == "structured"),
                 action_space=gym.spaces.Discrete(NUM_ACTIONS),
                 model_config=model,
             )
@@ -226,17 +227,18 @@ def export_bot(
     training: dict[str, Any] | None = None,
 ) -> tuple[Path, Path]:
     """``bot.onnx`` + ``bot.json`` from the ``main`` RLModule, checked on ``export_check``
-    observations against the module's own inference path (masked argmax), written atomically."""
+    observations against the module's own inference path (masked argmax), written atomically.
+    The structured network goes out through SB3's ``PolicyGraph``, as ``train/ppo.py`` exports it."""
     import functools
 
     from train.export import export_module, verify_export
-    from train.rllib.module import ExportPolicy, module_actions
+    from train.rllib.module import export_graph, module_actions
 
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out_dir, prefix=".export_"))
     try:
         onnx_path, json_path = export_module(
-            ExportPolicy(module),
+            export_graph(module),
             tmp,
             cfg.num_players,
             cfg.rules_options(),

@@ -89,3 +89,19 @@ def test_seating_is_reproducible() -> None:
     assert seatings(1) != seatings(2)
     kinds = {s[0] for s in seatings(1)}
     assert len(kinds) > 1
+
+
+def test_env_hands_out_the_kernel_features() -> None:
+    from agents.features import rack_features
+
+    env = RackoMultiAgentEnv({"num_players": 2, "opponents": {"heuristic": 1.0}, "features": True})
+    obs, _ = env.reset(seed=3)
+    for _ in range(5):
+        (aid,) = obs
+        o = obs[aid]
+        slots, glob = rack_features(o["observation"][None], 40)
+        np.testing.assert_array_equal(o["features"], np.concatenate([slots.reshape(-1), glob[0]]))
+        assert env.observation_spaces[aid].contains(o)
+        obs, *_ = env.step({aid: int(np.flatnonzero(o["action_mask"])[0])})
+        if not obs:
+            break

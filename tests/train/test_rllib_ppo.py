@@ -66,12 +66,15 @@ def _league_equal_to_main(ckpt: Path) -> list[bool]:
 
     root = ckpt / "learner_group" / "learner" / "rl_module"
 
-    def weights(module: str) -> np.ndarray:
+    def weights(module: str) -> dict[str, np.ndarray]:
         with open(root / module / "module_state.pkl", "rb") as f:
-            return pickle.load(f)["pi_head.weight"]
+            return pickle.load(f)
 
     main = weights("main")
-    return [bool(np.array_equal(main, weights(f"league_{s}"))) for s in range(2)]
+    assert "heads.other_logits.weight" in main  # the structured network
+    return [
+        all(np.array_equal(v, weights(f"league_{s}")[k]) for k, v in main.items()) for s in range(2)
+    ]
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ __all__ = ["ConfigError", "RLlibConfig", "load_rllib_config"]
 
 BOT_OPPONENTS = ("random", "heuristic", "expert")  # bots that play inside the env
 LEAGUE_OPPONENTS = ("self", "league")
+ENCODERS = ("structured", "mlp")
 
 
 class RLlibPPOSection(Strict):
@@ -53,27 +54,38 @@ class RLlibPPOSection(Strict):
 
 
 class ModelSection(Strict):
-    """The policy network. ``encoder``: ``mlp`` (hidden layers as the SB3 trainer's ``net_arch``)
-    or ``package.module:factory``, a callable ``factory(obs_size, hidden, activation)`` returning a
-    torch module with an ``out_features`` attribute (the policy and the value function each get
-    their own instance, as in SB3's default ``MlpPolicy``)."""
+    """The policy network. ``encoder``:
 
-    encoder: str = "mlp"
+    - ``structured`` (the default): the SB3 trainer's ``ppo.policy: structured`` network, the
+      same classes (``train.sb3.policy.RackFeatures`` + ``StructuredHeads``): ``hidden`` is its
+      trunk (``ppo.net_arch``), ``slot_hidden`` the per-slot network (``ppo.slot_hidden``), ReLU
+      as there (``activation`` is not used);
+    - ``mlp``: the flat MLP over the raw observation (hidden layers as the SB3 trainer's
+      ``net_arch``, separate policy and value networks, ``activation``);
+    - ``package.module:factory``: a callable ``factory(obs_size, hidden, activation)`` returning a
+      torch module with an ``out_features`` attribute (the policy and the value function each get
+      their own instance, as in SB3's default ``MlpPolicy``).
+    """
+
+    encoder: str = "structured"
     hidden: list[int] = Field(default_factory=lambda: [128, 128])
+    slot_hidden: list[int] = Field(default_factory=lambda: [64, 64])
     activation: Literal["tanh", "relu"] = "tanh"
 
-    @field_validator("hidden")
+    @field_validator("hidden", "slot_hidden")
     @classmethod
     def _hidden_positive(cls, v: list[int]) -> list[int]:
         if not v or any(n < 1 for n in v):
-            raise ValueError("hidden must be a non-empty list of positive layer sizes")
+            raise ValueError("must be a non-empty list of positive layer sizes")
         return v
 
     @field_validator("encoder")
     @classmethod
     def _encoder_form(cls, v: str) -> str:
-        if v != "mlp" and (v.count(":") != 1 or not all(v.split(":"))):
-            raise ValueError(f"encoder must be 'mlp' or 'package.module:factory', got {v!r}")
+        if v not in ENCODERS and (v.count(":") != 1 or not all(v.split(":"))):
+            raise ValueError(
+                f"encoder must be one of {ENCODERS} or 'package.module:factory', got {v!r}"
+            )
         return v
 
 
@@ -170,6 +182,8 @@ class RLlibConfig(GameConfig):
             "opponents": dict(self.opponents),
             "league_size": self.league.size,
             "salt": salt,
+            # the structured network's features, computed once per observation in the env
+            "features": self.model.encoder == "structured",
         }
 
 
