@@ -50,6 +50,20 @@ EXPERT_PLAN = (2.0, 1.1)  # (gap power, width power): the expert's planning cons
 SAVING_SCALE = 10.0  # plan-cost savings are in expected draws; most lie within +-10
 INF = np.inf
 _M = RACK_SIZE + 2  # positions with the two sentinels
+# Names of the per-slot statistics (before the slot's one-hot id) and of the global values after
+# the observation's own entries, in order: the kernel writes the two flags below by name.
+SLOT_STATS = (
+    "card", "may_come_below", "unseen_below", "prev", "next", "prev_below", "next_above",
+    "card_minus_slot", "card_fits", "has_card", "cost", "saving_log", "saving_lin", "is_best",
+    "no_plan", "home",
+)  # fmt: skip
+GLOBAL_EXTRAS = (
+    "card", "held", "top", "known", "has_card", "cost", "no_plan", "best_cost", "best_saving_log",
+    "best_saving_lin", "draw_gain_log", "draw_gain_lin", "take_adv_log", "take_adv_lin",
+    "may_come", "unseen", "ascending_pairs",
+)  # fmt: skip
+_SLOT_NO_PLAN = SLOT_STATS.index("no_plan")
+_GLOBAL_MAY_COME = GLOBAL_EXTRAS.index("may_come")
 # observation offsets, as plain ints for the compiled kernel
 _RACK0, _UNSEEN0, _DISCARD0, _PHASE0 = RACK.start, UNSEEN.start, IN_DISCARD.start, PHASE.start
 _GLOBAL_OBS = np.array(
@@ -306,7 +320,7 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
             f[11] = slog * has
             f[12] = lin * has
             f[13] = has if here[s] <= best_here + 1e-6 else 0.0
-            f[14] = has if here[s] >= NO_PLAN else 0.0
+            f[_SLOT_NO_PLAN] = has if here[s] >= NO_PLAN else 0.0
             f[15] = ((v - 1) * RACK_SIZE / n - s) / RACK_SIZE
             for i in range(RACK_SIZE):
                 f[16 + i] = 1.0 if i == s else 0.0
@@ -328,7 +342,7 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
         g[k + 8], g[k + 9] = slog * has, lin * has
         g[k + 10], g[k + 11] = _saving(gain, 0.0)
         g[k + 12], g[k + 13] = _saving(take, 0.0)
-        g[k + 14] = cum_a[n] / n
+        g[k + _GLOBAL_MAY_COME] = cum_a[n] / n
         g[k + 15] = cum_u[n] / n
         asc = 0
         for s in range(1, RACK_SIZE):

@@ -84,6 +84,8 @@ def bench_rllib(
     base = load_rllib_config(repo / "configs" / "2p_rllib.yaml")
     cfg = base.model_copy(
         update={
+            # the flat MLP, the network the SB3 side of this benchmark trains
+            "model": base.model.model_copy(update={"encoder": "mlp"}),
             "ppo": base.ppo.model_copy(
                 update={
                     "train_batch_size": batch,

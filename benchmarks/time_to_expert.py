@@ -44,25 +44,28 @@ class Stopwatches:
     part ``within`` another counts only while that one runs (the rollout's share of the env's
     work, not the warm start's or the evaluation's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Any = time.perf_counter) -> None:
+        self.clock = clock
         self.seconds: dict[str, float] = defaultdict(float)
         self._depth: dict[str, int] = defaultdict(int)
 
     def wrap(self, owner: Any, name: str, part: str, within: str | None = None) -> None:
-        method = getattr(owner, name)
+        method = getattr(owner, name, None)
+        if method is None:  # an older tree without this part
+            return
 
         @functools.wraps(method)
         def timed(*args: Any, **kwargs: Any) -> Any:
             if within is not None and self._depth[within] == 0:
                 return method(*args, **kwargs)
             self._depth[part] += 1
-            t0 = time.perf_counter()
+            t0 = self.clock()
             try:
                 return method(*args, **kwargs)
             finally:
                 self._depth[part] -= 1
                 if self._depth[part] == 0:
-                    self.seconds[part] += time.perf_counter() - t0
+                    self.seconds[part] += self.clock() - t0
 
         setattr(owner, name, timed)
 
@@ -80,6 +83,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--config", default=str(REPO / "configs" / "2p.yaml"))
     ap.add_argument("--out", default=str(REPO / "runs" / "time_to_expert"))
     ap.add_argument("--total-steps", type=int, help="override the config's total env steps")
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="split the process's CPU seconds instead of wall seconds (on a shared machine)",
+    )
     ap.add_argument("--json", type=Path, help="also write the figures here")
     args = ap.parse_args(argv)
 
@@ -87,16 +95,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     from train import ppo
     from train.sb3.feature_cache import FeatureCache
+    from train.sb3.trainer import Trainer
     from train.sb3.vec_env import RackoVecEnv
 
-    watch = Stopwatches()
+    watch = Stopwatches(time.process_time if args.cpu else time.perf_counter)
     watch.wrap(MaskablePPO, "collect_rollouts", "rollout")
     watch.wrap(FeatureCache, "augment", "features", within="rollout")
     watch.wrap(RackoVecEnv, "_advance", "opponents", within="rollout")
     watch.wrap(RackoVecEnv, "_act_grouped", "snapshots", within="rollout")
     watch.wrap(MaskablePPO, "train", "update")
-    watch.wrap(ppo.Trainer, "_evaluate", "evaluation")
-    watch.wrap(ppo.Trainer, "_final_eval", "evaluation")
+    watch.wrap(Trainer, "_evaluate", "evaluation")
+    watch.wrap(Trainer, "_final_eval", "evaluation")
 
     out = Path(args.out)
     if out.exists():
@@ -109,7 +118,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         raise SystemExit("time_to_expert: the training run failed (see above)")
     wall = time.perf_counter() - t0
 
-    history = json.loads((out / "eval_history.json").read_text(encoding="utf-8"))
+    history_file = out / "eval_history.json"  # absent when the config evaluates nothing
+    history = json.loads(history_file.read_text(encoding="utf-8")) if history_file.is_file() else []
     timing = json.loads((out / "timing.json").read_text(encoding="utf-8"))
     steps = sum(s["env_steps"] for s in timing)
     ppo_seconds = sum(s["seconds"] for s in timing)
@@ -132,6 +142,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "reached_vs_expert": reached,
         "final": final[-1] if final else None,
         "seconds": split,
+        "clock": "cpu" if args.cpu else "wall",
     }
     print(
         f"\n{args.config}: {wall / 60:.1f} min wall, {steps:,} env steps "
@@ -155,9 +166,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             + f" ({f['rounds']:,} duplicate rounds)"
         )
     print(
-        "wall seconds: "
+        f"{result['clock']} seconds: "
         + ", ".join(f"{k} {v:.0f}" for k, v in split.items())
-        + f" (features, opponents and snapshots are part of rollout; total {wall:.0f})"
+        + f" (features, opponents and snapshots are part of rollout; {wall:.0f} s wall in all)"
     )
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

@@ -8,8 +8,9 @@ It checks, in order: the bot loads; it plays only legal moves on sampled positio
 decision type (draw, keep-or-discard, place; positions come from seeded games of the baseline
 bots); it thinks within the time limit on those positions; and it wins duplicate rounds against
 each opponent the rubric names. Points per criterion come from the rubric (racko_apps/rubrics/,
-format in docs/coursework.md). A ``module:Class`` bot runs sandboxed in its own process
-(``racko_apps.sandbox``): a crash, a hang, a flood of output or an illegal action forfeits the
+format in docs/coursework.md). A ``module:Class`` bot runs sandboxed in its own process, isolated
+under bubblewrap unless ``--no-isolation`` (``racko_apps.sandbox``): a crash, a hang, a flood of
+output, an attack on the grader or an illegal action forfeits the
 round and becomes a line of the report. ``--seed`` lets a teacher grade on deals the students
 never saw. Needs no torch.
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import sys
 import time
@@ -41,6 +41,7 @@ from racko_apps.sandbox import (
 )
 from racko_env.actions import Phase
 from racko_env.config import RulesConfig
+from racko_env.files import write_text_atomic
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SCHEMA = "racko-grade/1"
@@ -526,13 +527,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -549,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(format_report(report))
     if args.json:
-        _write_atomic(args.json, json.dumps(report, indent=2) + "\n")
+        write_text_atomic(args.json, json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 

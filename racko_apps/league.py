@@ -8,7 +8,9 @@ What counts as a bot in DIR (nothing else is touched):
 * ``NAME.onnx`` with its manifest ``NAME.json`` beside it (an exported bot, docs/bot-format.md);
 * ``NAME.py`` whose source defines a top-level ``class Bot`` (what ``racko new-bot`` writes),
   where NAME is a Python identifier not starting with ``test_`` or ``_``. The file is inspected,
-  never imported, by the league itself: the bot plays sandboxed in its own process.
+  never imported, by the league itself: the bot plays sandboxed in its own process, isolated
+  under bubblewrap where it sees only its own file (``--no-isolation`` to skip, said in every
+  report; racko_apps.sandbox).
 
 Every pair of bots plays ``--rounds`` duplicate deals (each in both seatings, 2 players); a bot
 that breaks forfeits the round (racko_apps.referee). Results live in a SQLite file
@@ -28,7 +30,6 @@ import hashlib
 import html
 import io
 import json
-import os
 import sqlite3
 import sys
 import time
@@ -47,6 +48,7 @@ from racko_apps.sandbox import (
     SandboxedBot,
     check_isolation,
 )
+from racko_env.files import write_text_atomic
 
 SCHEMA = "racko-league/1"
 PLAYERS = 2
@@ -336,12 +338,6 @@ def format_html(report: dict[str, Any]) -> str:
     )
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 # ----------------------------------------------------------------------------- running
 
 
@@ -430,9 +426,9 @@ def run_league(
         record.close()
     out = out or folder
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
-    _write_atomic(out / "league.md", format_markdown(report))
-    _write_atomic(out / "league.html", format_html(report))
+    write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
+    write_text_atomic(out / "league.md", format_markdown(report))
+    write_text_atomic(out / "league.html", format_html(report))
     return report
 
 

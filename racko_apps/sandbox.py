@@ -24,9 +24,13 @@ existing, well-kept sandbox (see ``isolation_argv``): its own PID, network, IPC 
 (no network at all), a read-only view of the Python environment, of the toolkit's packages and of
 its own submission only (its module file or package: not its siblings, not the league's database
 or reports, not the user's home), a private size-limited ``/tmp``, no environment variables of the
-caller and no capabilities. Killing the sandbox's outer process kills the namespace's init and so
-every process the bot started. Without ``isolate`` the child runs with the user's own file and
-network permissions: a guard against mistakes, not against malice.
+caller and no capabilities (started by root, the child becomes ``nobody`` before it loads the bot,
+so that ``Limits.processes`` holds a fork bomb). Between its requests every process in its sandbox
+is stopped (SIGSTOP), so nothing it leaves running takes CPU from the other bot's turn. Killing the
+sandbox's outer process kills the namespace's init and so every process the bot started
+(``end_game`` kills them between games while the bot plays on). Without ``isolate`` the child runs
+with the user's own file and network permissions: a guard against mistakes, not against malice.
+docs/coursework.md says what is and is not isolated.
 """
 
 from __future__ import annotations
@@ -242,6 +246,10 @@ def isolation_argv(
     args = [bwrap, *_namespace_flags(), *_system_binds()]
     # a private /tmp first, so that binds below it (a venv in /tmp, the bot's folder) stay visible
     args += ["--perms", "1777", "--size", str(limits.memory_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    # /dev is bwrap's own memory-backed tmpfs: read-only, with a small /dev/shm, so a bot cannot
+    # fill the machine's memory there either
+    shm = str(min(limits.memory_mb, 64) * 1024 * 1024)
+    args += ["--perms", "1777", "--size", shm, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     root = Path(_toolkit_root())
     shown: list[Path] = []
     made: set[Path] = {Path("/"), Path("/tmp")}

@@ -262,10 +262,10 @@ def update_table(text: str) -> str:
 def _main(argv: list[str] | None = None) -> int:
     """Print the docs table, or (``--update FILE...``) rewrite it in place in those files."""
     import argparse
-    import os
     import sys
-    import tempfile
     from pathlib import Path
+
+    from racko_env.files import write_text_atomic
 
     parser = argparse.ArgumentParser(
         prog="python -m racko_env.observation", description=_main.__doc__
@@ -282,10 +282,7 @@ def _main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as err:
             print(f"error: {path}: {err}", file=sys.stderr)
             return 1
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(new)
-        os.replace(tmp, path)
+        write_text_atomic(path, new)
     return 0
 
 

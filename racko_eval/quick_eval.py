@@ -5,9 +5,9 @@ One evaluation for PPO's periodic and final evaluations and value iteration's pe
 every distinct seating; ``tables_for`` and ``seatings`` are shared), but every seating of every
 deal is one game of one ``racko_env.vector.VectorRacko`` batch, and each bot decides for all its
 games at once (``agents.batched.BatchPolicy``: the vectorized ``expert`` / ``heuristic`` /
-``random`` twins, a numpy snapshot, a frozen torch policy). 2,000 duplicate rounds against
-``expert`` take a minute or two here instead of a quarter of an hour, which is what lets a
-30-minute training run report them.
+``random`` twins, a numpy snapshot, a frozen torch policy that the trainer builds and passes
+in: this module never imports torch). Playing every game of a batch at once is what lets a
+short training run report thousands of duplicate rounds (the speed-up: docs/evaluation.md).
 
 Duplicate: every game gets its own random stream seeded by its deal's seed (``DealChance``), so
 the seatings of one deal start from the same deal and draw refill shuffles from the same stream,

@@ -7,7 +7,8 @@ checkpoint for PPO, ``value_net.pt`` for value iteration), checks the ONNX graph
 policy on ``--check`` observations and writes ``RUN_DIR/bot.onnx`` + ``bot.json``. Nothing is
 guessed from the files on disk and nothing is unpickled.
 
-The graph-building pieces live in ``train.common.onnx_export`` and are re-exported here.
+The graph-building pieces live in ``train.common.onnx_export`` (and, for SB3 models,
+``train.sb3.export``) and are re-exported here.
 """
 
 from __future__ import annotations
@@ -23,16 +24,14 @@ from train.common.config import ConfigError, read_yaml
 from train.common.files import RunFolderError
 from train.common.onnx_export import (
     build_onnx,
-    check_against_model,
-    export_model,
     export_module,
     make_manifest,
     onnx_actions,
     sample_observations,
-    sb3_actions,
     verify_export,
     write_bot,
 )
+from train.sb3.export import check_against_model, export_model, sb3_actions
 
 __all__ = [
     "KINDS",

@@ -10,8 +10,12 @@ from train.rllib.module import (
     MLPEncoder,
     ModuleBot,
     build_encoder,
+    export_graph,
+    load_sb3_state_dict,
     masked_logits,
     module_actions,
+    sb3_state_dict,
+    to_sb3_policy,
 )
 
 __all__ = [
@@ -20,6 +24,10 @@ __all__ = [
     "MaskedActorCritic",
     "ModuleBot",
     "build_encoder",
+    "export_graph",
+    "load_sb3_state_dict",
     "masked_logits",
     "module_actions",
+    "sb3_state_dict",
+    "to_sb3_policy",
 ]

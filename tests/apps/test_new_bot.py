@@ -107,7 +107,7 @@ def test_shipped_bots_load_by_name():
         agents.load("racko_9p")
 
 
-def test_racko_commands_work_from_a_folder_with_a_students_train_and_agents(tmp_path):
+def test_racko_commands_work_from_a_folder_with_a_students_train_and_agents(tmp_path, can_isolate):
     """A student's own train.py and agents.py must not replace the toolkit's packages."""
     for name in ("train", "agents", "racko_env"):
         (tmp_path / f"{name}.py").write_text(f"raise SystemExit('student {name}.py imported')\n")
@@ -118,22 +118,24 @@ def test_racko_commands_work_from_a_folder_with_a_students_train_and_agents(tmp_
     )
     assert ev.returncode == 0, ev.stderr
     assert "mine:Bot" in ev.stdout and "racko_2p" in ev.stdout
-    gr = racko(["grade", "mine:Bot", "--rubric", "quick", "--json", "g.json"], tmp_path)
+    isolation = [] if can_isolate else ["--no-isolation"]
+    gr = racko(["grade", "mine:Bot", "--rubric", "quick", "--json", "g.json", *isolation], tmp_path)
     assert gr.returncode == 0, gr.stderr
     assert json.loads((tmp_path / "g.json").read_text())["total"] == 65
     tr = racko(["train", "--help"], tmp_path)
     assert tr.returncode == 0 and "--config" in tr.stdout, tr.stderr
 
 
-def test_evaluate_grade_and_league_need_no_torch(tmp_path):
+def test_evaluate_grade_and_league_need_no_torch(tmp_path, can_isolate):
     """Coursework machines may have no torch: the front ends must not import it."""
     write_bot("solo", tmp_path)
+    isolation = [] if can_isolate else ["--no-isolation"]
     block = "import sys; sys.modules['torch'] = None; from racko_apps.cli import main; "
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     for args in (
         ["evaluate", "--bots", "solo:Bot", "heuristic", "--rounds", "1", "--no-progress"],
-        ["grade", "solo:Bot", "--rubric", "quick"],
-        ["league", ".", "--rounds", "1", "--baselines", "random"],
+        ["grade", "solo:Bot", "--rubric", "quick", *isolation],
+        ["league", ".", "--rounds", "1", "--baselines", "random", *isolation],
     ):
         run = subprocess.run(
             [sys.executable, "-P", "-c", block + f"sys.exit(main({args!r}))"],

@@ -160,13 +160,18 @@ class Bot(Weak):
                     f.write("# vandal\\n")
             except OSError:
                 pass
-        try:
-            with open("/tmp/fill", "wb") as f:
-                while True:
-                    f.write(b"x" * (1 << 24))
-        except OSError:
-            pass
-        os.remove("/tmp/fill")
+        for fill in ("/tmp/fill", "/dev/shm/fill", "/dev/fill"):
+            try:
+                with open(fill, "wb") as f:
+                    while True:
+                        f.write(b"x" * (1 << 24))
+            except OSError:
+                pass
+            if os.path.exists(fill):
+                size = os.path.getsize(fill)
+                os.remove(fill)
+                if size > 1024**3:
+                    raise RuntimeError(f"wrote {size} bytes to {fill}")
         seen = [p for p in os.listdir("/proc") if p.isdigit()]
         if len(seen) > 3:
             raise RuntimeError(f"saw {len(seen)} processes: {seen[:8]}")

@@ -29,6 +29,7 @@ def test_layout_js_is_generated_from_the_python_layout() -> None:
     )
 
 
+@pytest.mark.slow  # 2,000 Python episodes replayed by the JS twins
 def test_js_twins_replay_python_traces_and_manifest_checks(tmp_path: Path, require) -> None:
     require(NODE is not None, "Node.js", "install Node.js (https://nodejs.org) and npm")
     traces = tmp_path / "traces.jsonl"

@@ -72,12 +72,13 @@ def test_every_example_is_marked() -> None:
 
 
 def test_the_rules_page_is_the_one_cited() -> None:
-    """No file of the repository points at the old out-of-repository rules spec."""
+    """No file of the repository points at the old out-of-repository rules spec (Python,
+    Markdown, YAML, TOML and the web game's JavaScript alike)."""
     root = RULES_MD.parent.parent
     old = re.compile(r"(\.\./)?shared/RULES\.md")
     offenders = [
         str(path.relative_to(root))
-        for pattern in ("*.md", "*.py", "*.yaml", "*.toml")
+        for pattern in ("*.md", "*.py", "*.yaml", "*.toml", "*.js")
         for path in root.rglob(pattern)
         if not {".git", ".venv", "runs", "node_modules"} & set(path.parts)
         and path.name != Path(__file__).name

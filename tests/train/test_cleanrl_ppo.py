@@ -39,6 +39,7 @@ def small_args(**changes: object) -> Any:
     return dataclasses.replace(parse_args([*SMOKE, "--quiet"]), **changes)
 
 
+@pytest.mark.slow  # a whole (tiny) training run
 def test_smoke_run_exports_and_evaluates(tmp_path: Path) -> None:
     out = tmp_path / "run"
     proc = subprocess.run(
@@ -56,6 +57,11 @@ def test_smoke_run_exports_and_evaluates(tmp_path: Path) -> None:
     assert evaluation["opponent"] == "heuristic" and evaluation["rounds"] == 20
     low, high = evaluation["win_rate_ci95"]
     assert 0 <= low <= evaluation["win_rate"] <= high <= 1
+    # the evaluation record of every trainer (train/common/eval_record.py)
+    final = json.loads((out / "final_eval.json").read_text())["heuristic"]
+    assert final["win_rate"] == evaluation["win_rate"] and final["rounds"] == 10
+    (row,) = json.loads((out / "eval_history.json").read_text())
+    assert row["final"] and row["heuristic_ci95"] == [low, high] and row["timesteps"] >= 400
     assert any((out / "tb").iterdir())
     manifest = json.loads((out / "bot.json").read_text())
     assert manifest["export_check"] == {"observations": 40, "disagreements": 0}

@@ -125,7 +125,7 @@ def test_the_front_door_holds_only_what_ships() -> None:
 
 
 def test_every_trainer_uses_the_one_quick_check() -> None:
-    for path in ("train/ppo.py", "train/value/run.py"):
+    for path in ("train/sb3/evaluation.py", "train/value/run.py"):
         assert "racko_eval" in _imports(REPO / path, "racko_eval")
     text = "\n".join(_path(m).read_text() for m in MODULES)
     assert "def evaluate_vs" not in text and "def win_rate(" not in text

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import agents
 from racko_env.observation import OPP_PRESENT
 from train.sb3.pretrain import collect_teacher_data
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("teacher", ["heuristic", "expert"])
@@ -49,3 +45,22 @@ def test_batched_collection_refuses_a_teacher_without_a_vectorized_twin() -> Non
         collect_teacher_data("agents.heuristic:HeuristicBot", 2, {}, 100, seed=0, batched=True)
     with pytest.raises(ValueError, match="decisions must be at least 1"):
         collect_teacher_data("expert", 2, {}, 0, seed=0, batched=True)
+
+
+def test_behaviour_cloning_learns_the_teacher() -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from racko_env.gym_env import RackoGymEnv
+    from train.sb3.pretrain import collect_teacher_data
+    from train.sb3.warmstart import agreement, clone_actor
+
+    obs, masks, actions = collect_teacher_data("heuristic", 2, {}, 4000, seed=0)
+    assert obs.shape == (4000, 177) and masks[np.arange(4000), actions].all()
+    torch.manual_seed(0)
+    env = RackoGymEnv(num_players=2, opponents=["random"])
+    model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [64, 64]}, seed=0)
+    before = agreement(model.policy, obs, masks, actions)
+    losses = clone_actor(model.policy, obs, masks, actions, 15, 128, 1e-3, 0, holdout=0.0)["losses"]
+    assert losses[-1] < losses[0]
+    assert agreement(model.policy, obs, masks, actions) > max(before + 0.2, 0.65)

@@ -21,9 +21,6 @@ import yaml
 pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not installed")
 
 import agents  # noqa: E402
-from racko_env import racko_v0  # noqa: E402
-from train.rllib.config import ConfigError, load_rllib_config  # noqa: E402
-from train.rllib.env import RackoMultiAgentEnv, module_of, policy_mapping_fn  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke_rllib.yaml"
@@ -48,196 +45,10 @@ def _run(args: list[str], env: dict[str, str], timeout: float = 400) -> subproce
 # --------------------------------------------------------------------------- config
 
 
-@pytest.mark.parametrize("name", ["smoke_rllib", "2p_rllib"])
-def test_shipped_configs_validate(name: str) -> None:
-    cfg = load_rllib_config(REPO / "configs" / f"{name}.yaml")
-    assert cfg.num_players == 2
-
-
-@pytest.mark.parametrize(
-    ("data", "key"),
-    [
-        ({"bogus": 1}, "bogus: unknown key"),
-        ({"ppo": {"lr": -1}}, "ppo.lr:"),
-        ({"ppo": {"minibatch_size": 512, "train_batch_size": 256}}, "minibatch_size"),
-        ({"resources": {"env_runners": -1}}, "resources.env_runners:"),
-        ({"resources": {"env_runner_resources": {"x": 0}}}, "env_runner_resources"),
-        ({"opponents": {"grandmaster": 1.0}}, "grandmaster"),
-        ({"opponents": {"self": 0.0}}, "positive sum"),
-        ({"model": {"encoder": "nocolon"}}, "model.encoder:"),
-        ({"model": {"activation": "gelu"}}, "model.activation:"),
-        ({"eval": {"opponents": ["self"]}}, "eval"),
-        ({"rules": {"empty_pile": "burn"}}, "rules.empty_pile:"),
-    ],
-)
-def test_bad_configs_name_the_key(tmp_path: Path, data: dict, key: str) -> None:
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(data))
-    with pytest.raises(ConfigError) as err:
-        load_rllib_config(path)
-    assert key in str(err.value)
-    assert "bad.yaml" in str(err.value)
-
-
 # --------------------------------------------------------------------------- env wrapper
 
 
-def _heuristic_action(bot: agents.Bot, obs: dict) -> int:
-    return bot.act({"observation": obs["observation"], "action_mask": obs["action_mask"] > 0})
-
-
-@pytest.mark.parametrize("kind", ["self", "league"])
-def test_every_seat_reward_reaches_its_module(kind: str) -> None:
-    """A scripted episode through the wrapper, recorded the way RLlib's env runner records it:
-    each module's return is the reward the AEC env gave the seat it played, the loser's -1 too."""
-    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
-
-    env = RackoMultiAgentEnv({"num_players": 2, "opponents": {kind: 1.0}, "league_size": 3})
-    bot = agents.load("heuristic", 2)
-    obs, infos = env.reset(seed=5)
-    episode = MultiAgentEpisode(agent_to_module_mapping_fn=policy_mapping_fn)
-    episode.add_env_reset(observations=obs, infos=infos)
-    actions_taken, seats = [], list(env.seat_agent)
-    done = False
-    while not done:
-        (aid,) = obs
-        action = _heuristic_action(bot, obs[aid])
-        actions_taken.append(action)
-        obs, rew, term, trunc, infos = env.step({aid: action})
-        episode.add_env_step(obs, {aid: action}, rew, infos, terminateds=term, truncateds=trunc)
-        done = term["__all__"] or trunc["__all__"]
-    # replay the same deal and moves in the bare PettingZoo env: its rewards per seat
-    aec = racko_v0.env(num_players=2)
-    aec.reset(seed=env.deal_seed)
-    final = {a: 0.0 for a in aec.possible_agents}
-    for action in actions_taken:
-        aec.step(action)
-        for a in aec.possible_agents:
-            final[a] += aec.rewards[a]
-    assert sorted(final.values()) == [-1.0, 1.0]
-    modules = set()
-    for seat, aid in enumerate(seats):
-        module = episode.module_for(aid)
-        modules.add(module)
-        assert module == module_of(aid)
-        assert episode.agent_episodes[aid].get_return() == final[f"player_{seat}"]
-    assert modules == (
-        {"main"} if kind == "self" else {"main", module_of(seats[1 - seats.index("main@0")])}
-    )
-
-
-def test_bot_seats_play_inside_the_env() -> None:
-    env = RackoMultiAgentEnv({"num_players": 3, "opponents": {"heuristic": 1.0}})
-    obs, _ = env.reset(seed=1)
-    steps, done = 0, False
-    while not done:
-        assert list(obs) == ["main@0"]  # only the learner is ever asked
-        mask = obs["main@0"]["action_mask"]
-        obs, rew, term, trunc, _ = env.step({"main@0": int(np.flatnonzero(mask)[0])})
-        steps += 1
-        done = term["__all__"] or trunc["__all__"]
-    assert set(rew) == {"main@0"}  # the final reward, to the learner only
-    assert rew["main@0"] in (1.0, -0.5, 0.25, 0.0)  # 3 players: win, loss, two-way tie, all tie
-    assert env.seat_agent.count(None) == 2
-
-
-def test_seating_is_reproducible() -> None:
-    """Same seed and worker: the same seatings; another worker index: another sequence."""
-
-    def seatings(worker: int) -> list[tuple]:
-        cfg = type("Ctx", (dict,), {"worker_index": worker})(
-            {"num_players": 3, "opponents": {"self": 1, "league": 1, "expert": 1}, "league_size": 4}
-        )
-        env = RackoMultiAgentEnv(cfg)
-        out = []
-        for i in range(12):
-            env.reset(seed=7 if i == 0 else None)
-            out.append((env.kind, tuple(env.seat_agent), env.aec.unwrapped.rack("player_0")))
-        return out
-
-    assert seatings(1) == seatings(1)
-    assert seatings(1) != seatings(2)
-    kinds = {s[0] for s in seatings(1)}
-    assert len(kinds) > 1
-
-
 # --------------------------------------------------------------------------- module + export
-
-
-def test_module_masks_and_export_matches(tmp_path: Path) -> None:
-    import gymnasium as gym
-    import torch
-
-    from racko_env.actions import NUM_ACTIONS
-    from train.export import onnx_actions, sample_observations
-    from train.rllib.env import observation_space
-    from train.rllib.module import ExportPolicy, MaskedActorCritic, module_actions
-
-    torch.manual_seed(0)
-    module = MaskedActorCritic(
-        observation_space=observation_space(),
-        action_space=gym.spaces.Discrete(NUM_ACTIONS),
-        model_config={"encoder": "mlp", "hidden": [16], "activation": "relu"},
-    )
-    obs, masks = sample_observations(2, {}, 300, seed=3)
-    acts = module_actions(module, obs, masks.astype(np.float32))
-    assert masks[np.arange(len(acts)), acts].all()  # never an illegal action
-    with torch.no_grad():
-        exported = ExportPolicy(module)(torch.as_tensor(obs), torch.as_tensor(masks.astype(bool)))[
-            0
-        ]
-    np.testing.assert_array_equal(exported.numpy(), acts)
-    from train.rllib_ppo import export_bot
-
-    cfg = load_rllib_config(SMOKE)
-    onnx_path, _ = export_bot(module, tmp_path, cfg)
-    np.testing.assert_array_equal(
-        onnx_actions(onnx_path.read_bytes(), obs, masks.astype(bool)), acts
-    )
-
-
-def test_pluggable_encoder_is_used() -> None:
-    import gymnasium as gym
-
-    from racko_env.actions import NUM_ACTIONS
-    from train.rllib.env import observation_space
-    from train.rllib.module import MaskedActorCritic
-
-    module = MaskedActorCritic(
-        observation_space=observation_space(),
-        action_space=gym.spaces.Discrete(NUM_ACTIONS),
-        model_config={"encoder": "tests.train.test_rllib_ppo:tiny_encoder", "hidden": [8]},
-    )
-    assert type(module.pi_encoder).__name__ == "_Tiny"  # (pytest may import this file twice)
-    assert module.pi_head.in_features == 5
-    with pytest.raises(ValueError, match="model.encoder"):
-        MaskedActorCritic(
-            observation_space=observation_space(),
-            action_space=gym.spaces.Discrete(NUM_ACTIONS),
-            model_config={"encoder": "tests.train.test_rllib_ppo:nothing_here"},
-        )
-
-
-def _tiny():
-    import torch
-
-    class _Tiny(torch.nn.Module):
-        def __init__(self, obs_size: int) -> None:
-            super().__init__()
-            self.lin = torch.nn.Linear(obs_size, 5)
-            self.out_features = 5
-
-        def forward(self, x):
-            return torch.relu(self.lin(x))
-
-    return _Tiny
-
-
-TinyEncoder = _tiny()
-
-
-def tiny_encoder(obs_size: int, hidden: list[int], activation: str) -> TinyEncoder:
-    return TinyEncoder(obs_size)
 
 
 # --------------------------------------------------------------------------- smoke run
@@ -255,12 +66,15 @@ def _league_equal_to_main(ckpt: Path) -> list[bool]:
 
     root = ckpt / "learner_group" / "learner" / "rl_module"
 
-    def weights(module: str) -> np.ndarray:
+    def weights(module: str) -> dict[str, np.ndarray]:
         with open(root / module / "module_state.pkl", "rb") as f:
-            return pickle.load(f)["pi_head.weight"]
+            return pickle.load(f)
 
     main = weights("main")
-    return [bool(np.array_equal(main, weights(f"league_{s}"))) for s in range(2)]
+    assert "heads.other_logits.weight" in main  # the structured network
+    return [
+        all(np.array_equal(v, weights(f"league_{s}")[k]) for k, v in main.items()) for s in range(2)
+    ]
 
 
 @pytest.mark.slow
@@ -294,7 +108,7 @@ def test_smoke_trains_checkpoints_stops_resumes_exports(
     assert proc.stdout is not None
     for line in proc.stdout:
         lines.append(line)
-        if line.startswith("iteration 2/1000"):
+        if "iteration 2/1000" in line:
             proc.send_signal(signal.SIGINT)
             break
     rest, _ = proc.communicate(timeout=300)
@@ -401,7 +215,9 @@ def test_resume_without_checkpoint_is_one_line(tmp_path: Path) -> None:
     _one_line_error(_run(["--resume", "--out", str(run)], env), "--resume", "config.yaml")
     run.mkdir()
     (run / "config.yaml").write_text(SMOKE.read_text())
-    _one_line_error(_run(["--resume", "--out", str(run)], env), "--resume: no checkpoint")
+    _one_line_error(
+        _run(["--resume", "--out", str(run)], env), "--resume:", "no complete checkpoint"
+    )
 
 
 def test_unreachable_address_is_one_line(tmp_path: Path) -> None:
@@ -415,3 +231,36 @@ def test_unreachable_address_is_one_line(tmp_path: Path) -> None:
     )
     _one_line_error(result, f"cannot reach a Ray cluster at 127.0.0.1:{port}")
     assert time.monotonic() - start < 120
+
+
+def test_resume_refuses_another_config_as_the_other_trainers_do(tmp_path: Path, capsys) -> None:
+    """The run-folder contract (train/common/runs.py): only ``iterations`` may change."""
+    from train import rllib_ppo
+
+    run = tmp_path / "run"
+    (run / "checkpoints" / "iter_000001").mkdir(parents=True)
+    (run / "checkpoints" / "iter_000001" / rllib_ppo.STATE_FILE).write_text("{}")
+    (run / "config.yaml").write_text(SMOKE.read_text())
+    other = tmp_path / "other.yaml"
+    other.write_text(SMOKE.read_text().replace("seed: 0", "seed: 5"))
+    assert rllib_ppo.main(["--resume", "--out", str(run), "--config", str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "differs from the run's" in err and "seed" in err and len(err.splitlines()) == 1
+    longer = tmp_path / "longer.yaml"
+    longer.write_text(SMOKE.read_text().replace("\niterations: 1\n", "\niterations: 3\n"))
+    rllib_ppo.prepare_run(str(longer), str(run), None, True)  # the length may differ
+    cfg, run_dir = rllib_ppo.prepare_run(str(SMOKE), str(run), 3, True)  # --iterations 3
+    assert cfg.iterations == 3 and run_dir == run  # more iterations continue the same run
+    assert yaml.safe_load((run / "config.yaml").read_text())["iterations"] == 3
+
+
+def test_a_new_run_records_its_kind_and_refuses_a_folder_holding_a_run(tmp_path: Path) -> None:
+    from train import rllib_ppo
+    from train.common.files import RunFolderError
+
+    cfg, run = rllib_ppo.prepare_run(str(SMOKE), str(tmp_path / "run"), None, False)
+    assert yaml.safe_load((run / "config.yaml").read_text())["kind"] == "rllib" == cfg.kind
+    (run / "checkpoints" / "iter_000001").mkdir(parents=True)
+    (run / "checkpoints" / "iter_000001" / rllib_ppo.STATE_FILE).write_text("{}")
+    with pytest.raises(RunFolderError, match="already holds a run"):
+        rllib_ppo.prepare_run(str(SMOKE), str(run), None, False)

@@ -204,6 +204,7 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_smoke_run_resumes_to_the_same_network_and_exports_a_playable_bot(tmp_path):
     import agents
 
@@ -240,6 +241,16 @@ def test_smoke_run_resumes_to_the_same_network_and_exports_a_playable_bot(tmp_pa
     history = json.loads((tmp_path / "part" / "history.json").read_text())
     assert [row["iteration"] for row in history] == [0, 1]
     assert not any("orphan" in row for row in history)
+    # the evaluation record every trainer writes (train/common/eval_record.py)
+    curve = json.loads((tmp_path / "part" / "eval_history.json").read_text())
+    assert [row["iteration"] for row in curve] == [1, 2] and curve[-1]["final"]
+    assert {"minutes", "rounds", "heuristic", "heuristic_ci95"} <= set(curve[0])
+    final = json.loads((tmp_path / "part" / "final_eval.json").read_text())
+    assert (
+        final["heuristic"]["win_rate"]
+        == curve[-1]["heuristic"]
+        == history[-1]["win_rate"]["heuristic"]
+    )
 
     manifest = json.loads((tmp_path / "whole" / "bot.json").read_text())
     # train/export.py re-exports a value run to the same bytes

@@ -30,7 +30,10 @@ Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
 SELF = "self"  # the opponents key that stands for the self-play snapshot pool
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
+    """Every section of every trainer's config: unknown keys, coercions ('2' for 2) and NaN/inf
+    are refused."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
@@ -86,7 +89,7 @@ def _layer_sizes(name: str, v: list[int]) -> list[int]:
     return v
 
 
-class RulesSection(_Strict):
+class RulesSection(Strict):
     """Rules options other than the player count (see ``racko_env.RulesConfig``)."""
 
     empty_pile: Literal["shuffle", "flip"] = "shuffle"
@@ -97,7 +100,7 @@ class RulesSection(_Strict):
     target_score: int = Field(500, ge=1)
 
 
-class PPOSection(_Strict):
+class PPOSection(Strict):
     """MaskablePPO hyperparameters (names as in sb3-contrib)."""
 
     learning_rate: float = Field(3e-4, gt=0)
@@ -123,7 +126,7 @@ class PPOSection(_Strict):
         return _layer_sizes(info.field_name, v)
 
 
-class SelfPlaySection(_Strict):
+class SelfPlaySection(Strict):
     """Self-play snapshots: a frozen copy of the learner joins the pool every ``every_updates``."""
 
     every_updates: int = Field(10, ge=1)  # PPO updates (rollouts) between snapshots
@@ -131,7 +134,7 @@ class SelfPlaySection(_Strict):
     latest_weight: float = Field(0.5, ge=0, le=1)  # share of the self-play weight for the newest
 
 
-class PretrainSection(_Strict):
+class PretrainSection(Strict):
     """The warm start before PPO (train/sb3/warmstart.py): clone the teacher's moves (actor only),
     then fit the critic alone to the returns the clone gets against the training opponents."""
 
@@ -149,7 +152,7 @@ class PretrainSection(_Strict):
         return check_bot_spec(v)
 
 
-class _Evaluation(_Strict):
+class Evaluation(Strict):
     """What every evaluation section has: the bots to evaluate against, checked at load."""
 
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
@@ -160,16 +163,16 @@ class _Evaluation(_Strict):
         return _bots(v)
 
 
-class EvalSection(_Evaluation):
+class EvalSection(Evaluation):
     """Periodic evaluation: duplicate rounds of the deterministic policy against fixed bots
-    (``train.batched_duplicate``; 1,000 rounds give about +-3 points, 300 about +-5.5)."""
+    (``racko_eval.quick_eval``; 1,000 rounds give about +-3 points, 300 about +-5.5)."""
 
     every_steps: int = Field(50_000, ge=1)
     rounds: int = Field(1000, ge=1)
     seed: Seed = 12345
 
 
-class FinalEvalSection(_Evaluation):
+class FinalEvalSection(Evaluation):
     """The evaluation written into the exported manifest (duplicate rounds, batched engine)."""
 
     rounds: int = Field(0, ge=0)  # 0: skip
@@ -177,7 +180,7 @@ class FinalEvalSection(_Evaluation):
     workers: int = Field(1, ge=1)
 
 
-class GameConfig(_Strict):
+class GameConfig(Strict):
     """What every run config starts with: the game it trains for (its bot plays only that)."""
 
     num_players: int = Field(2, ge=2, le=4)
@@ -267,7 +270,7 @@ class TrainConfig(GameConfig):
         return self
 
 
-class ValueNetSection(_Strict):
+class ValueNetSection(Strict):
     """The rack value network (``train.value.network.RackValueNet``): hidden layer sizes, and the
     planner settings (gap power, width power) whose plan costs are input features."""
 
@@ -290,7 +293,7 @@ class ValueNetSection(_Strict):
         return v
 
 
-class ValueFitSection(_Strict):
+class ValueFitSection(Strict):
     """Least-squares fit of the value net to the recorded turn counts (each iteration)."""
 
     epochs: int = Field(10, ge=1)
@@ -298,7 +301,7 @@ class ValueFitSection(_Strict):
     learning_rate: float = Field(1e-3, gt=0)
 
 
-class ValueEvalSection(_Evaluation):
+class ValueEvalSection(Evaluation):
     """Win rates of each iteration's policy (batched, quick; the bot file records them)."""
 
     rounds: int = Field(1000, ge=0)  # 0: skip

@@ -1,43 +1,30 @@
 """Writing run files atomically: a reader (or a resumed run) never sees a half-written file.
 
-Every file a trainer writes into its run folder goes through here: the bytes go to a hidden
-temporary file in the same folder, are flushed to disk, and then replace the target in one
-``os.replace`` (atomic on POSIX and Windows), so a kill at any moment leaves either the old file or
-the new one. Temporary names start with ``.tmp_``; readers skip them and trainers remove leftovers.
+Every file a trainer writes into its run folder goes through here, and through the project's one
+atomic writer under it (``racko_env.files``: a hidden temporary file in the same folder, flushed,
+then one ``os.replace``), so a kill at any moment leaves either the old file or the new one. This
+module adds the run files' formats (JSON, YAML) and the clean-up of ``.tmp_*`` leftovers.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-TMP_PREFIX = ".tmp_"
+from racko_env.files import TMP_PREFIX, write_bytes_atomic, write_text_atomic
 
-
-def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` so that ``path`` is either absent/old or complete."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + path.name + ".", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def write_text_atomic(path: str | Path, text: str) -> Path:
-    return write_bytes_atomic(path, text.encode("utf-8"))
+__all__ = [
+    "TMP_PREFIX",
+    "RunFolderError",
+    "remove_temp_files",
+    "write_bytes_atomic",
+    "write_json_atomic",
+    "write_text_atomic",
+    "write_yaml_atomic",
+]
 
 
 def write_json_atomic(path: str | Path, data: Any, indent: int | None = 1) -> Path:

@@ -9,7 +9,6 @@ files are written atomically.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 from collections.abc import Callable
@@ -129,16 +128,6 @@ def onnx_actions(onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> np.nd
     return session.run([OUTPUT_ACTION], {INPUT_OBS: obs, INPUT_MASK: masks})[0]
 
 
-def sb3_actions(model: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The SB3 policy's own masked, deterministic actions: what an export must reproduce."""
-    return model.predict(obs, action_masks=masks, deterministic=True)[0]
-
-
-def check_against_model(model: Any, onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> int:
-    """Number of observations where the ONNX action differs from ``model.predict`` (should be 0)."""
-    return int(np.sum(onnx_actions(onnx_bytes, obs, masks) != sb3_actions(model, obs, masks)))
-
-
 def verify_export(
     onnx_bytes: bytes,
     reference: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -176,27 +165,6 @@ def write_bot(
     write_bytes_atomic(onnx_path, onnx_bytes)
     write_text_atomic(json_path, json.dumps(manifest, indent=2, sort_keys=False) + "\n")
     return onnx_path, json_path
-
-
-def export_model(
-    model: Any,
-    out_dir: Path,
-    num_players: int,
-    rules: dict[str, Any],
-    evaluation: dict[str, Any] | None = None,
-    training: dict[str, Any] | None = None,
-    check: int = 300,
-    stem: str = "bot",
-) -> tuple[Path, Path]:
-    """Write ``stem.onnx`` + ``stem.json`` for an SB3 MaskablePPO model; verify on ``check`` obs."""
-    from train.sb3.selfplay import snapshot_from_model
-
-    model_proto = build_onnx(snapshot_from_model(model, "exported"))
-    onnx_bytes = model_proto.SerializeToString()
-    verify_export(
-        onnx_bytes, functools.partial(sb3_actions, model), num_players, rules, check, "SB3 policy"
-    )
-    return write_bot(onnx_bytes, out_dir, num_players, rules, evaluation, training, check, stem)
 
 
 def export_module(

@@ -1,8 +1,8 @@
 """The config schema of the RLlib trainer (``python train/rllib_ppo.py --config FILE``).
 
-Kept apart from ``train/common/config.py`` (the SB3 trainer's schema) so the two trainers can evolve
-separately; it reuses only the public shared pieces: the rules section and the loader that turns
-pydantic errors into one message naming every bad key.
+The same dialect as every trainer's (``train.common.config``): strict sections, the game
+(``num_players``, ``rules``), seeds in range, the evaluation sections' bot check and the loader
+that names every bad key in one line are declared there once; here only RLlib's own sections.
 """
 
 from __future__ import annotations
@@ -10,21 +10,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from train.common.config import ConfigError, GameConfig, load_config
+from train.common.config import (
+    ConfigError,
+    Evaluation,
+    FinalEvalSection,
+    GameConfig,
+    Seed,
+    Strict,
+    load_config,
+)
 
 __all__ = ["ConfigError", "RLlibConfig", "load_rllib_config"]
 
-BOT_OPPONENTS = ("random", "heuristic", "expert")
+BOT_OPPONENTS = ("random", "heuristic", "expert")  # bots that play inside the env
 LEAGUE_OPPONENTS = ("self", "league")
+ENCODERS = ("structured", "mlp")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class RLlibPPOSection(_Strict):
+class RLlibPPOSection(Strict):
     """PPO hyperparameters (names as in RLlib's ``PPOConfig.training``)."""
 
     lr: float = Field(3e-4, gt=0)
@@ -48,39 +53,50 @@ class RLlibPPOSection(_Strict):
         return self
 
 
-class ModelSection(_Strict):
-    """The policy network. ``encoder``: ``mlp`` (hidden layers as the SB3 trainer's ``net_arch``)
-    or ``package.module:factory``, a callable ``factory(obs_size, hidden, activation)`` returning a
-    torch module with an ``out_features`` attribute (the policy and the value function each get
-    their own instance, as in SB3's default ``MlpPolicy``)."""
+class ModelSection(Strict):
+    """The policy network. ``encoder``:
 
-    encoder: str = "mlp"
+    - ``structured`` (the default): the SB3 trainer's ``ppo.policy: structured`` network, the
+      same classes (``train.sb3.policy.RackFeatures`` + ``StructuredHeads``): ``hidden`` is its
+      trunk (``ppo.net_arch``), ``slot_hidden`` the per-slot network (``ppo.slot_hidden``), ReLU
+      as there (``activation`` is not used);
+    - ``mlp``: the flat MLP over the raw observation (hidden layers as the SB3 trainer's
+      ``net_arch``, separate policy and value networks, ``activation``);
+    - ``package.module:factory``: a callable ``factory(obs_size, hidden, activation)`` returning a
+      torch module with an ``out_features`` attribute (the policy and the value function each get
+      their own instance, as in SB3's default ``MlpPolicy``).
+    """
+
+    encoder: str = "structured"
     hidden: list[int] = Field(default_factory=lambda: [128, 128])
+    slot_hidden: list[int] = Field(default_factory=lambda: [64, 64])
     activation: Literal["tanh", "relu"] = "tanh"
 
-    @field_validator("hidden")
+    @field_validator("hidden", "slot_hidden")
     @classmethod
     def _hidden_positive(cls, v: list[int]) -> list[int]:
         if not v or any(n < 1 for n in v):
-            raise ValueError("hidden must be a non-empty list of positive layer sizes")
+            raise ValueError("must be a non-empty list of positive layer sizes")
         return v
 
     @field_validator("encoder")
     @classmethod
     def _encoder_form(cls, v: str) -> str:
-        if v != "mlp" and (v.count(":") != 1 or not all(v.split(":"))):
-            raise ValueError(f"encoder must be 'mlp' or 'package.module:factory', got {v!r}")
+        if v not in ENCODERS and (v.count(":") != 1 or not all(v.split(":"))):
+            raise ValueError(
+                f"encoder must be one of {ENCODERS} or 'package.module:factory', got {v!r}"
+            )
         return v
 
 
-class LeagueSection(_Strict):
+class LeagueSection(Strict):
     """Frozen snapshots of the learner: ``size`` slots, refreshed round robin."""
 
     size: int = Field(4, ge=1)  # snapshot slots ("league_0" ...), all start as the initial net
     snapshot_every: int = Field(5, ge=1)  # training iterations between snapshots
 
 
-class ResourcesSection(_Strict):
+class ResourcesSection(Strict):
     """Where the work runs. ``env_runners: 0`` samples in the driver process."""
 
     env_runners: int = Field(1, ge=0)
@@ -102,31 +118,28 @@ class ResourcesSection(_Strict):
         return v
 
 
-class RLlibEvalSection(_Strict):
+class RLlibEvalSection(Evaluation):
     """Duplicate tournaments of the exported bot (``racko_eval.tournament``, as ``train/evaluate.py``)."""
 
     every_iterations: int = Field(10, ge=1)
     rounds: int = Field(200, ge=0)  # per opponent; 0: no periodic evaluation
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
-    seed: int = 12345
+    seed: Seed = 12345
 
 
-class RLlibFinalEvalSection(_Strict):
+class RLlibFinalEvalSection(FinalEvalSection):
     """The final duplicate tournament, written to ``final_eval.json`` and the bot manifest."""
 
     rounds: int = Field(1000, ge=0)  # 0: skip
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
-    seed: int = 0
-    workers: int = Field(1, ge=1)
 
 
 class RLlibConfig(GameConfig):
     """One RLlib run (``python train/rllib_ppo.py --config FILE``): the game (``num_players``,
     ``rules``, checked as in every trainer's config) and RLlib's own sections."""
 
+    kind: Literal["rllib"] = "rllib"  # which trainer wrote a run folder
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
-    seed: int = 0
+    seed: Seed = 0
     iterations: int = Field(100, ge=1)  # training iterations (each ~train_batch_size env steps)
     # who sits across from the learner, by weight: "self" (the learner in every seat, all
     # trained), "league" (a frozen snapshot), or a baseline bot name played inside the env
@@ -159,14 +172,6 @@ class RLlibConfig(GameConfig):
             raise ValueError("opponents: the weights must have a positive sum")
         return v
 
-    @field_validator("eval", "final_eval")
-    @classmethod
-    def _eval_opponents_known(cls, v: Any) -> Any:
-        for name in v.opponents:
-            if name not in BOT_OPPONENTS:
-                raise ValueError(f"opponents: {name!r} is not one of {BOT_OPPONENTS}")
-        return v
-
     def env_config(self, salt: int = 0) -> dict[str, Any]:
         """What every env copy is built from (plain data: it travels to the env runners)."""
         return {
@@ -177,6 +182,8 @@ class RLlibConfig(GameConfig):
             "opponents": dict(self.opponents),
             "league_size": self.league.size,
             "salt": salt,
+            # the structured network's features, computed once per observation in the env
+            "features": self.model.encoder == "structured",
         }
 
 

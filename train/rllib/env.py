@@ -24,11 +24,14 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 import agents
+from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, rack_features
 from racko_env import racko_v0
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
+from racko_env.rules import deck_size
 
 MAIN = "main"
+FEATURES_SIZE = RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
 
 
 def league_module(slot: int) -> str:
@@ -49,14 +52,17 @@ def policy_mapping_fn(agent: Any, episode: Any = None, **kwargs: Any) -> str:
     return module_of(str(agent))
 
 
-def observation_space() -> gym.spaces.Dict:
-    """The env's observation dict, the mask as float32 (what RLlib's batching expects)."""
-    return gym.spaces.Dict(
-        {
-            "observation": gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
-            "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), dtype=np.float32),
-        }
-    )
+def observation_space(features: bool = False) -> gym.spaces.Dict:
+    """The env's observation dict, the mask as float32 (what RLlib's batching expects); with
+    ``features``, also the structured network's features of the observation
+    (``agents.features.rack_features`` flattened, as ``train.sb3.feature_cache`` appends them)."""
+    spaces = {
+        "observation": gym.spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+        "action_mask": gym.spaces.Box(0.0, 1.0, (NUM_ACTIONS,), dtype=np.float32),
+    }
+    if features:
+        spaces["features"] = gym.spaces.Box(-np.inf, np.inf, (FEATURES_SIZE,), dtype=np.float32)
+    return gym.spaces.Dict(spaces)
 
 
 class RackoMultiAgentEnv(MultiAgentEnv):
@@ -72,6 +78,8 @@ class RackoMultiAgentEnv(MultiAgentEnv):
         self.league_size = int(config.get("league_size", 1))
         self.salt = int(config.get("salt", 0))
         self.worker_index = int(getattr(config, "worker_index", 0) or 0)
+        self.features = bool(config.get("features", False))
+        self.num_cards = deck_size(self.num_players)
         self.aec = racko_v0.env(
             num_players=self.num_players,
             reward=config.get("reward", "win"),
@@ -91,7 +99,7 @@ class RackoMultiAgentEnv(MultiAgentEnv):
         ids += [agent_id(league_module(s), r) for s in range(self.league_size) for r in range(1, n)]
         self.possible_agents = ids
         self.agents = []
-        space = observation_space()
+        space = observation_space(self.features)
         self.observation_spaces = dict.fromkeys(ids, space)
         self.action_spaces = dict.fromkeys(ids, gym.spaces.Discrete(NUM_ACTIONS))
         self._rng: np.random.Generator | None = None
@@ -121,10 +129,14 @@ class RackoMultiAgentEnv(MultiAgentEnv):
 
     def _obs(self, seat: int) -> dict[str, np.ndarray]:
         raw = self.aec.observe(self.aec.possible_agents[seat])
-        return {
+        out = {
             "observation": raw["observation"],
             "action_mask": raw["action_mask"].astype(np.float32),
         }
+        if self.features:  # once per observation: the learner reads them in every epoch
+            slots, glob = rack_features(raw["observation"][None], self.num_cards)
+            out["features"] = np.concatenate([slots.reshape(-1), glob[0]])
+        return out
 
     def _seat_on_turn(self) -> int:
         return self.aec.possible_agents.index(self.aec.agent_selection)

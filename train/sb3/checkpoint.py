@@ -5,7 +5,7 @@ Opening someone else's run folder must not run their code, so nothing here unpic
 - ``final_model.pt`` (and ``init_from``): ``{"format", "version", "timesteps", "policy"}`` where
   ``policy`` is ``model.policy.state_dict()``; read with ``torch.load(weights_only=True)``, which
   refuses any pickled object that is not a tensor or a plain container. The model itself is
-  rebuilt from the run's validated ``config.yaml`` (``train.ppo.build_model``) and the weights are
+  rebuilt from the run's validated ``config.yaml`` (``train.sb3.model.build_model``) and the weights are
   copied in, so any policy class whose ``state_dict`` holds tensors works unchanged.
 - a checkpoint folder ``checkpoints/step_000123456/`` holds ``model.pt`` (policy and optimizer
   state dicts and the torch RNG, ``weights_only``), ``arrays.npz`` (the last observation, the
@@ -13,9 +13,9 @@ Opening someone else's run folder must not run their code, so nothing here unpic
   RNG, callback state, the config the run was made with, the VecEnv's JSON state) and ``pool/``
   (self-play snapshots as ``.npz``).
 
-A checkpoint is written into ``checkpoints/.tmp_step_*`` and renamed when complete: a folder named
-``step_*`` is always whole, temp folders are ignored by ``latest_checkpoint`` and removed by
-``remove_stale_temps`` when a run starts or resumes.
+A checkpoint is written into ``checkpoints/.tmp_step_*`` and renamed when complete (the run-folder
+contract, ``train.common.runs``): a folder named ``step_*`` is always whole, temp folders are
+ignored by ``CHECKPOINTS.latest`` and removed when a run starts or resumes.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import io
 import json
 import random
-import shutil
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -31,19 +30,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from train.common.files import (
-    TMP_PREFIX,
-    RunFolderError,
-    remove_temp_files,
-    write_bytes_atomic,
-)
+from train.common.files import RunFolderError, write_bytes_atomic
+from train.common.runs import FINAL_MODEL, Checkpoints
 from train.sb3.selfplay import SnapshotPool
 
-CHECKPOINTS = "checkpoints"
+# checkpoints/step_000123456/, complete once state.json (written last) is there
+CHECKPOINTS = Checkpoints("step_", ("model.pt", "arrays.npz", "state.json"), digits=12)
 FORMAT = "racko-ppo-checkpoint"
 WEIGHTS_FORMAT = "racko-ppo-weights"
 VERSION = 1
-FINAL_MODEL = "final_model.pt"
 
 
 # ----------------------------------------------------------------- weights-only torch files
@@ -126,11 +121,19 @@ def save_checkpoint(
     Take it at a rollout boundary (the rollout buffer empty, the model just updated): then a
     resume continues exactly as the uninterrupted run would.
     """
-    root = Path(run_dir) / CHECKPOINTS
-    final = root / f"step_{model.num_timesteps:012d}"
-    tmp = root / f"{TMP_PREFIX}step_{model.num_timesteps:012d}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
+    with CHECKPOINTS.write(Path(run_dir), int(model.num_timesteps), keep) as tmp:
+        _fill_checkpoint(tmp, model, pool, env_state, extra, config)
+    return CHECKPOINTS.path(Path(run_dir), int(model.num_timesteps))
+
+
+def _fill_checkpoint(
+    tmp: Path,
+    model: Any,
+    pool: SnapshotPool,
+    env_state: tuple[dict[str, Any], dict[str, np.ndarray]] | None,
+    extra: dict[str, Any],
+    config: dict[str, Any],
+) -> None:
     tensors = {
         "policy": model.policy.state_dict(),
         "optimizer": model.policy.optimizer.state_dict(),
@@ -166,36 +169,14 @@ def save_checkpoint(
     }
     (tmp / "state.json").write_text(json.dumps(state, indent=1, allow_nan=False))
     pool.save(tmp / "pool")
-    shutil.rmtree(final, ignore_errors=True)
-    tmp.rename(final)
-    for old in sorted(p for p in root.glob("step_*") if p.is_dir())[:-keep]:
-        shutil.rmtree(old, ignore_errors=True)
-    return final
-
-
-def _complete(path: Path) -> bool:
-    return path.is_dir() and all(
-        (path / name).is_file() for name in ("model.pt", "arrays.npz", "state.json")
-    )
-
-
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The newest complete ``step_*`` checkpoint (temp folders and old formats are skipped)."""
-    root = Path(run_dir) / CHECKPOINTS
-    done = sorted(p for p in root.glob("step_*") if _complete(p))
-    return done[-1] if done else None
 
 
 def old_format_checkpoints(run_dir: Path) -> list[Path]:
     """``step_*`` folders of the earlier pickled format (``state.pkl``), which are never loaded."""
-    root = Path(run_dir) / CHECKPOINTS
-    return sorted(p for p in root.glob("step_*") if p.is_dir() and (p / "state.pkl").exists())
-
-
-def remove_stale_temps(run_dir: Path) -> None:
-    """Remove half-written files left by a killed run (``checkpoints/.tmp_*``, ``.tmp_*``)."""
-    remove_temp_files(Path(run_dir) / CHECKPOINTS)
-    remove_temp_files(run_dir)
+    root = Path(run_dir) / CHECKPOINTS.folder
+    return sorted(
+        p for p in root.glob(CHECKPOINTS.prefix + "*") if p.is_dir() and (p / "state.pkl").exists()
+    )
 
 
 def read_checkpoint_state(ckpt: Path) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The policies MaskablePPO trains here: ``flat`` (an MLP over the raw observation) and ``structured``.
 
-Measured here (docs/training.md): an MLP over the 177 raw floats cannot even imitate ``expert``
-(62.6% agreement), because what decides a Rack-O move is relational: where a card fits between its
+An MLP over the 177 raw floats imitates ``expert`` poorly (docs/training.md has the measurement),
+because what decides a Rack-O move is relational: where a card fits between its
 neighbours, and how much closer it brings the rack to an ascending one given the cards that may
 still come. The ``structured`` policy computes exactly those quantities inside the network, from
 the same observation (the env's contract and the exported graph's inputs stay as they are):

@@ -5,22 +5,15 @@ teacher (e.g. ``expert``) first gives PPO a competent starting point that self-p
 baselines then improve. Data: every decision of every seat in games where all seats are the
 teacher (played through ``racko_v0.raw_env`` with seeded deals, so it is reproducible).
 
-``collect_teacher_data`` and ``behaviour_clone`` are the public pieces (``train/ppo.py`` runs them
-for the config's ``pretrain`` section). The clone-plus-DAgger trainer without PPO that used them
-lost to PPO's warm start and lives in ``experiments/dagger.py`` (experiments/README.md).
+``collect_teacher_data`` is the public piece: ``train/ppo.py`` clones what it collects with the
+project's fitting loop (``train.sb3.warmstart.clone_actor``) for the config's ``pretrain``
+section. The clone-plus-DAgger trainer without PPO lost to PPO's warm start and lives in
+``experiments/dagger.py`` (experiments/README.md).
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
 from typing import Any
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np
 
@@ -123,52 +116,3 @@ def _collect_batched(
         obs, _, _, _ = env.step(actions)
     env.close()
     return obs_buf, mask_buf, act_buf
-
-
-def behaviour_clone(
-    model: Any,
-    obs: np.ndarray,
-    masks: np.ndarray,
-    actions: np.ndarray,
-    epochs: int,
-    batch_size: int = 1024,
-    lr: float = 1e-3,
-    seed: int = 0,
-) -> list[float]:
-    """Fit the policy head of a MaskablePPO model to the teacher's actions (masked cross-entropy).
-
-    Returns the mean loss per epoch. Uses its own Adam optimizer so PPO's optimizer state starts
-    clean; the value head is left to PPO.
-    """
-    import torch
-
-    policy = model.policy
-    params = list(policy.mlp_extractor.policy_net.parameters()) + list(
-        policy.action_net.parameters()
-    )
-    opt = torch.optim.Adam(params, lr=lr)
-    rng = np.random.default_rng(seed)
-    obs_t = torch.as_tensor(obs)
-    act_t = torch.as_tensor(actions)
-    losses = []
-    policy.set_training_mode(True)
-    for _ in range(epochs):
-        order = rng.permutation(len(obs))
-        total = 0.0
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
-            dist = policy.get_distribution(obs_t[idx], action_masks=masks[idx])
-            loss = -dist.log_prob(act_t[idx]).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-        losses.append(total / len(order))
-    policy.set_training_mode(False)
-    return losses
-
-
-def agreement(model: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
-    """Share of decisions where the model's deterministic action equals the teacher's."""
-    pred, _ = model.predict(obs, action_masks=masks, deterministic=True)
-    return float(np.mean(pred == actions))

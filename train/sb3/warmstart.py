@@ -14,13 +14,14 @@ once per observation here too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
+from train.common.fitting import fit_minibatches
 from train.common.snapshot import MASKED_LOGIT
 
 Progress = Callable[[int, int, str], None]  # (done, total, message)
@@ -50,12 +51,6 @@ def policy_values(policy: Any, inputs: torch.Tensor) -> torch.Tensor:
     return policy.value_net(policy.mlp_extractor.forward_critic(features)).squeeze(-1)
 
 
-def _batches(n: int, size: int, gen: torch.Generator) -> Iterator[torch.Tensor]:
-    perm = torch.randperm(n, generator=gen)
-    for i in range(0, n, size):
-        yield perm[i : i + size]
-
-
 def _masked(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
     return torch.where(masks, logits, torch.full_like(logits, MASKED_LOGIT))
 
@@ -83,24 +78,19 @@ def _fit(
     seed: int,
     progress: Progress | None,
 ) -> list[float]:
-    """Adam on ``params`` only, over shuffled minibatches of row indices; mean loss per epoch."""
-    opt = torch.optim.Adam(params, lr=learning_rate)
-    gen = torch.Generator().manual_seed(seed)
-    losses = []
-    policy.set_training_mode(True)
-    for epoch in range(epochs):
-        total = 0.0
-        for idx in _batches(rows, batch_size, gen):
-            loss = loss_of(idx)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach()) * len(idx)
-        losses.append(round(total / max(rows, 1), 5))
+    """The project's fitting loop (``train.common.fitting``) on ``params`` only, the policy in
+    training mode; mean loss per epoch."""
+
+    def report(epoch: int, loss: float) -> None:
         if progress is not None:
-            progress(epoch + 1, epochs, f"epoch {epoch + 1}/{epochs}, loss {losses[-1]:.4f}")
+            progress(epoch, epochs, f"epoch {epoch}/{epochs}, loss {round(loss, 5):.4f}")
+
+    policy.set_training_mode(True)
+    losses = fit_minibatches(
+        params, loss_of, rows, epochs, batch_size, learning_rate, seed, on_epoch=report
+    )
     policy.set_training_mode(False)
-    return losses
+    return [round(v, 5) for v in losses]
 
 
 def clone_actor(

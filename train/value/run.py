@@ -15,13 +15,14 @@ import torch
 from racko_env.rules import deck_size
 from racko_eval import quick_win_rate
 from train.common.config import ValueConfig, config_data, load_config
+from train.common.eval_record import history_row, opponent_result, write_final, write_history
 from train.common.files import (
     RunFolderError,
     write_bytes_atomic,
     write_json_atomic,
-    write_yaml_atomic,
 )
 from train.common.progress import RunLog
+from train.common.runs import RunKind, prepare_run
 from train.value.data import bootstrap_targets, collect
 from train.value.fit import fit
 from train.value.network import OnePlyPolicy, RackValueNet, TorchOnePly, describe
@@ -144,7 +145,7 @@ def _iterate(
         }
         if cfg.eval.rounds:
             policy = TorchOnePly(policy_of(cfg, net))
-            row["win_rate"] = {}
+            row["win_rate"], row["win_rate_ci95"] = {}, {}
             n_opp = len(cfg.eval.opponents)
             with log.phase(f"iteration {it}: evaluating", n_opp, "opponents", 0.0) as phase:
                 for opp in cfg.eval.opponents:
@@ -152,6 +153,7 @@ def _iterate(
                         policy, opp, cfg.eval.rounds, cfg.eval.seed, cfg.num_players, rules
                     )
                     row["win_rate"][opp] = res["win_rate"]
+                    row["win_rate_ci95"][opp] = list(res["ci95"])
                     lo, hi = res["ci95"]
                     phase.advance(1, f"vs {opp}: {res['win_rate']:.3f} (95% CI {lo:.3f}-{hi:.3f})")
                     log.info(
@@ -162,6 +164,7 @@ def _iterate(
         # history first: a crash between the two leaves an extra row that --resume drops
         history.append(row)
         write_json_atomic(history_path, history)
+        write_eval_record(cfg, run_dir, history)
         _save_net(net, run_dir / ITERATIONS / f"iter_{it}.pt")
         log.info(f"iteration {it}: {json.dumps({k: v for k, v in row.items() if k != 'losses'})}")
     if net is None:  # iterations >= 1 by the schema; kept for a clear message
@@ -171,6 +174,28 @@ def _iterate(
     onnx_path, _ = export_value_run(run_dir, cfg.export_check)
     log.info(f"exported {onnx_path}")
     return onnx_path
+
+
+def write_eval_record(cfg: ValueConfig, run_dir: Path, history: list[dict[str, Any]]) -> None:
+    """``eval_history.json`` (and, once the last iteration is done, ``final_eval.json``) in the
+    schema every trainer writes (``train.common.eval_record``), from ``history.json``'s rows:
+    one row per evaluated iteration, ``iteration`` counting the iterations done."""
+    rows, results, seconds = [], {}, 0.0
+    for row in history:
+        seconds += sum(row.get(k, 0.0) for k in ("collect_seconds", "fit_seconds", "eval_seconds"))
+        intervals = row.get("win_rate_ci95", {})
+        results = {
+            opp: opponent_result(opp, cfg.eval.rounds, rate, intervals[opp], cfg.eval.seed)
+            for opp, rate in row.get("win_rate", {}).items()
+            if opp in intervals
+        }
+        if results:
+            it = row["iteration"] + 1
+            rows.append(history_row(results, seconds / 60, cfg.eval.rounds, iteration=it))
+    if results and len(history) == cfg.iterations:  # the last iteration's is the final one
+        rows[-1]["final"] = True
+        write_final(run_dir, results)
+    write_history(run_dir, rows)
 
 
 def export_value_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
@@ -201,48 +226,24 @@ def export_value_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]
     )
 
 
+def _holds_a_run(run_dir: Path) -> bool:
+    return bool(completed_iterations(run_dir))
+
+
+VALUE_RUN = RunKind(
+    kind="value",
+    command="python train/value_iteration.py",
+    schema=ValueConfig,
+    length="iterations",
+    holds_a_run=_holds_a_run,
+    example="configs/2p_value.yaml",
+    temp_folders=(ITERATIONS,),
+)
+
+
 def prepare_value_run(args: argparse.Namespace) -> tuple[ValueConfig, Path]:
-    """The config and run folder of the CLI call; the run folder keeps the config it runs.
-
-    A resumed run may only change ``iterations`` (more iterations continue the same run); any
-    other difference between ``--config`` and the run's saved config is refused.
-    """
-    from train.common.config import config_differences
-    from train.common.files import remove_temp_files
-
-    overrides = {"seed": args.seed, "iterations": args.iterations, "out": args.out}
-    if args.resume:
-        run_dir = Path(args.out) if args.out else Path(load_config(args.config, ValueConfig).out)
-        saved = run_dir / "config.yaml"
-        if not saved.is_file():
-            raise RunFolderError(f"--resume: {saved} not found: {run_dir} holds no run to resume")
-        remove_temp_files(run_dir)
-        remove_temp_files(run_dir / ITERATIONS)
-        cfg = load_config(saved, ValueConfig, iterations=args.iterations)
-        if args.config is not None:
-            given = load_config(
-                args.config, ValueConfig, out=str(run_dir), iterations=cfg.iterations
-            )
-            diff = [
-                k for k in config_differences(config_data(given), config_data(cfg)) if k != "out"
-            ]
-            if diff:
-                raise RunFolderError(
-                    f"--resume: {args.config} differs from the run's {saved} in "
-                    f"{', '.join(diff)}; resume with the run's config or start a new run"
-                )
-        if args.seed is not None and args.seed != cfg.seed:
-            raise RunFolderError(
-                f"--resume: the run was started with seed {cfg.seed}, not {args.seed}"
-            )
-        if args.iterations is not None:
-            write_yaml_atomic(saved, config_data(cfg))
-        return cfg, run_dir
-    cfg = load_config(args.config, ValueConfig, **overrides)
-    run_dir = Path(cfg.out)
-    if completed_iterations(run_dir):
-        raise RunFolderError(f"{run_dir} already holds a run: pass --resume or another --out")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    remove_temp_files(run_dir)
-    write_yaml_atomic(run_dir / "config.yaml", config_data(cfg))
-    return cfg, run_dir
+    """The config and run folder of the CLI call (``train.common.runs.prepare_run``): a resumed
+    run may only change ``iterations`` (more iterations continue the same run)."""
+    return prepare_run(
+        VALUE_RUN, args.config, args.out, args.resume, seed=args.seed, iterations=args.iterations
+    )
