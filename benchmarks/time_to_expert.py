@@ -95,6 +95,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     from train import ppo
     from train.sb3.feature_cache import FeatureCache
+    from train.sb3.trainer import Trainer
     from train.sb3.vec_env import RackoVecEnv
 
     watch = Stopwatches(time.process_time if args.cpu else time.perf_counter)
@@ -103,8 +104,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     watch.wrap(RackoVecEnv, "_advance", "opponents", within="rollout")
     watch.wrap(RackoVecEnv, "_act_grouped", "snapshots", within="rollout")
     watch.wrap(MaskablePPO, "train", "update")
-    watch.wrap(ppo.Trainer, "_evaluate", "evaluation")
-    watch.wrap(ppo.Trainer, "_final_eval", "evaluation")
+    watch.wrap(Trainer, "_evaluate", "evaluation")
+    watch.wrap(Trainer, "_final_eval", "evaluation")
 
     out = Path(args.out)
     if out.exists():
@@ -117,7 +118,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         raise SystemExit("time_to_expert: the training run failed (see above)")
     wall = time.perf_counter() - t0
 
-    history = json.loads((out / "eval_history.json").read_text(encoding="utf-8"))
+    history_file = out / "eval_history.json"  # absent when the config evaluates nothing
+    history = json.loads(history_file.read_text(encoding="utf-8")) if history_file.is_file() else []
     timing = json.loads((out / "timing.json").read_text(encoding="utf-8"))
     steps = sum(s["env_steps"] for s in timing)
     ppo_seconds = sum(s["seconds"] for s in timing)

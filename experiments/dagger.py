@@ -2,9 +2,9 @@
 
     python experiments/dagger.py --config experiments/configs/2p_dagger.yaml --iterations 2
 
-What it showed is in experiments/README.md: the clone + DAgger bot won 54.1% of duplicate rounds
-against ``heuristic`` and 25.3% against ``expert``, below the value-iteration bots, so it left the
-front door. It is kept runnable: the data collection and fitting are ``train.sb3.pretrain``'s.
+What it showed is in experiments/README.md (it lost to the value-iteration bots, so it left the
+front door). It is kept runnable: the data collection is ``train.sb3.pretrain``'s and the fitting
+the warm start's cloning (``train.sb3.warmstart.clone_actor``, the project's one fitting loop).
 """
 
 from __future__ import annotations

@@ -191,6 +191,7 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: ActionSpace() for a in self.possible_agents}
         self._seeder = random.Random()
+        self._views: SeatViews | None = None  # made at the first reset
         self.agents: list[str] = []
         self._has_reset = False
 
@@ -213,7 +214,10 @@ class raw_env(AECEnv):
             first_dealer=options.get("first_dealer"),
             deck_order=options.get("deck_order"),
         )
-        self._views = SeatViews(self.game, self.episode == "game")
+        if self._views is None:
+            self._views = SeatViews(self.game, self.episode == "game")
+        else:  # the same game object, dealt anew: re-encode every seat into the same rows
+            self._views.resync()
         self._rewards_given = False
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}

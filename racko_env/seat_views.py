@@ -52,6 +52,12 @@ class SeatViews:
         self.rows = np.zeros((n, OBS_SIZE), dtype=np.float32)
         self._bind_views()
         self._bases = [p * OBS_SIZE for p in range(n)]
+        # Per seat, the flat positions of the entries every move may change (the card-indexed
+        # blocks as the position of card 0), so that an update adds nothing but a card.
+        self._cols = [
+            (b + DISCARD_TOP, b + _IN0, b + _UN0, b + TURN, b + DRAW_SIZE, b + DRAW_TOP_KNOWN)
+            for b in self._bases
+        ]
         # Where the mover's slots sit in every other seat's row: seat mover+k sees the mover as
         # its opponent number n-k.
         self._opp_slot_bases = [
@@ -119,19 +125,19 @@ class SeatViews:
                 if game.held_from_discard:
                     f[me + HELD_FROM_DISCARD] = 1.0
                     top = value[game.discard_top]
-                    for b in bases:
-                        f[b + DISCARD_TOP] = top
-                        f[b + _IN0 + held] = 0.0
+                    for at_top, in0, _, _, _, _ in self._cols:
+                        f[at_top] = top
+                        f[in0 + held] = 0.0
                 else:
                     f[me + _UN0 + held] = 0.0
                     draw = game.draw
                     size = value[len(draw)]
-                    for b in bases:
-                        f[b + DRAW_SIZE] = size
+                    for _, _, _, _, at_size, _ in self._cols:
+                        f[at_size] = size
                     if game.draw_known:
                         known = value[draw[-1]] if draw else 0.0
-                        for b in bases:
-                            f[b + DRAW_TOP_KNOWN] = known
+                        for _, _, _, _, _, at_known in self._cols:
+                            f[at_known] = known
             self._phase = now
             return
         # The turn ended with one card face up on the discard pile.
@@ -157,16 +163,16 @@ class SeatViews:
         turn = game.turn / game.config.turn_limit
         draw = game.draw
         size = value[len(draw)]
-        for b in bases:
-            f[b + DISCARD_TOP] = top
-            f[b + _IN0 + discarded] = 1.0
-            f[b + _UN0 + discarded] = 0.0
-            f[b + TURN] = turn
-            f[b + DRAW_SIZE] = size
+        for at_top, in0, un0, at_turn, at_size, _ in self._cols:
+            f[at_top] = top
+            f[in0 + discarded] = 1.0
+            f[un0 + discarded] = 0.0
+            f[at_turn] = turn
+            f[at_size] = size
         if game.draw_known:
             known = value[draw[-1]] if draw else 0.0
-            for b in bases:
-                f[b + DRAW_TOP_KNOWN] = known
+            for _, _, _, _, _, at_known in self._cols:
+                f[at_known] = known
         self._log_len = len(log)
         self._phase = now
         self._current = game.current

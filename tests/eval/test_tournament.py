@@ -344,3 +344,10 @@ def test_script_runs_as_documented(tmp_path):
     assert "| expert |" in done.stdout
     seat_counts = json.loads(out.read_text())["bots"][0]["seat_counts"]
     assert seat_counts == [8, 8, 8]  # 4 deals x 6 seatings, each bot in each seat twice
+
+
+def test_wilson_interval_of_the_periodic_evaluation() -> None:
+    from racko_eval import wilson_interval
+
+    lo, hi = wilson_interval(60, 100)
+    assert lo < 0.6 < hi and 0.49 < lo < 0.51 and 0.69 < hi < 0.70

@@ -7,9 +7,6 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SMOKE = REPO / "configs" / "smoke.yaml"
-
 
 def test_plot_curve(tmp_path: Path) -> None:
     from train.plot_curve import plot

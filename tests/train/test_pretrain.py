@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import agents
 from racko_env.observation import OPP_PRESENT
 from train.sb3.pretrain import collect_teacher_data
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("teacher", ["heuristic", "expert"])

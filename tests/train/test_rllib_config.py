@@ -1,4 +1,5 @@
-"""The RLlib trainer's config schema (train/rllib/config.py): the shipped configs, one line per bad key."""
+"""The RLlib trainer's config schema (train/rllib/config.py): the shipped configs, one line per bad
+key."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
-"""The multi-agent env of the RLlib trainer (train/rllib/env.py): rewards reach every seat's module, bots play inside, seating is seeded."""
+"""The multi-agent env of the RLlib trainer (train/rllib/env.py): rewards reach every seat's
+module, bots play inside, seating is seeded."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,8 +10,6 @@ pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not i
 import agents  # noqa: E402
 from racko_env import racko_v0  # noqa: E402
 from train.rllib.env import RackoMultiAgentEnv, module_of, policy_mapping_fn  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _heuristic_action(bot: agents.Bot, obs: dict) -> int:

@@ -180,9 +180,9 @@ def write_eval_record(cfg: ValueConfig, run_dir: Path, history: list[dict[str, A
     """``eval_history.json`` (and, once the last iteration is done, ``final_eval.json``) in the
     schema every trainer writes (``train.common.eval_record``), from ``history.json``'s rows:
     one row per evaluated iteration, ``iteration`` counting the iterations done."""
-    rows, results, minutes = [], {}, 0.0
+    rows, results, seconds = [], {}, 0.0
     for row in history:
-        minutes += sum(row.get(k, 0.0) for k in ("collect_seconds", "fit_seconds", "eval_seconds"))
+        seconds += sum(row.get(k, 0.0) for k in ("collect_seconds", "fit_seconds", "eval_seconds"))
         intervals = row.get("win_rate_ci95", {})
         results = {
             opp: opponent_result(opp, cfg.eval.rounds, rate, intervals[opp], cfg.eval.seed)
@@ -191,7 +191,7 @@ def write_eval_record(cfg: ValueConfig, run_dir: Path, history: list[dict[str, A
         }
         if results:
             it = row["iteration"] + 1
-            rows.append(history_row(results, minutes / 60, cfg.eval.rounds, iteration=it))
+            rows.append(history_row(results, seconds / 60, cfg.eval.rounds, iteration=it))
     if results and len(history) == cfg.iterations:  # the last iteration's is the final one
         rows[-1]["final"] = True
         write_final(run_dir, results)
