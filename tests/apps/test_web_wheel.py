@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -75,7 +76,14 @@ def test_the_wheel_installed_in_a_fresh_venv_serves_the_page(tmp_path) -> None:
         build.insert(4, "--no-build-isolation")  # no download of setuptools
     except ImportError:
         pass
-    subprocess.run(build, check=True, timeout=600, capture_output=True)
+    leftovers = [ROOT / "build", *ROOT.glob("*.egg-info")]
+    existed = {p for p in leftovers if p.exists()}
+    try:
+        subprocess.run(build, check=True, timeout=600, capture_output=True)
+    finally:  # setuptools builds in the source tree: leave the checkout as it was
+        for p in leftovers:
+            if p not in existed:
+                shutil.rmtree(p, ignore_errors=True)
     (wheel,) = wheels.glob("racko-*.whl")
     venv = tmp_path / "venv"
     subprocess.run(
