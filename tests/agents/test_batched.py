@@ -1,4 +1,5 @@
-"""The batched bots (agents/batched.py): each decides like its one-game twin, inputs are checked, specs load."""
+"""The batched bots (agents/batched.py): each decides like its one-game twin, inputs are
+checked, specs load."""
 
 from __future__ import annotations
 
