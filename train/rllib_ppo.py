@@ -102,29 +102,41 @@ def keep_home_clean(run_dir: Path, joining: bool) -> None:
         os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
 
 
+CODE_PACKAGES = ("racko_env", "racko_eval", "agents", "train")  # what a job's workers import
+
+
+def join_cluster(address: str) -> None:
+    """Join the Ray cluster at ``address`` (``auto``, HOST:PORT); the repository's packages
+    travel to every node with the job. Also ``train/sweep.py``'s way onto a cluster."""
+    import ray
+
+    _check_reachable(address)
+    try:
+        ray.init(
+            address=address,
+            runtime_env={"py_modules": [str(REPO / p) for p in CODE_PACKAGES]},
+            logging_level="ERROR",
+            log_to_driver=False,
+        )
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise UserError(f"cannot join the Ray cluster at {address}: {exc}") from None
+
+
+def use_this_checkout() -> None:
+    """Local Ray workers import this checkout, not another installed copy (``PYTHONPATH``)."""
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
+    )
+
+
 def init_ray(address: str | None, cfg: RLlibConfig) -> None:
     """Start a local Ray instance, or join the cluster at ``address`` (``auto``, HOST:PORT)."""
     import ray
 
-    code_path = os.pathsep.join(
-        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
-    )
     if address:
-        _check_reachable(address)
-        try:
-            # the repository's packages travel to every node with the job
-            ray.init(
-                address=address,
-                runtime_env={
-                    "py_modules": [str(REPO / p) for p in ("racko_env", "agents", "train")]
-                },
-                logging_level="ERROR",
-                log_to_driver=False,
-            )
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise UserError(f"cannot join the Ray cluster at {address}: {exc}") from None
+        join_cluster(address)
         return
-    os.environ["PYTHONPATH"] = code_path  # local workers import this checkout, not another copy
+    use_this_checkout()
     r = cfg.resources
     # room for every runner and learner actor even past the cores (they then share them)
     cpus = max(os.cpu_count() or 1, math.ceil(r.env_runners * r.cpus_per_env_runner) + r.learners)

@@ -397,29 +397,15 @@ def ray_temp_dir(out: Path) -> Path:
 def init_ray(address: str | None, out: Path) -> None:
     """Start a local Ray instance, or join the cluster at ``address``; as ``train/rllib_ppo.py``
     does, with its care for the home folder (``keep_home_clean``, before Ray is imported)."""
-    from train.rllib_ppo import UserError, _check_reachable, keep_home_clean
+    from train.rllib_ppo import join_cluster, keep_home_clean, use_this_checkout
 
     keep_home_clean(out, joining=bool(address))
+    if address:
+        join_cluster(address)
+        return
     import ray
 
-    if address:
-        _check_reachable(address)
-        try:
-            ray.init(
-                address=address,
-                runtime_env={
-                    "py_modules": [
-                        str(REPO / p) for p in ("racko_env", "racko_eval", "agents", "train")
-                    ]
-                },
-                logging_level="ERROR",
-                log_to_driver=False,
-            )
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise UserError(f"cannot join the Ray cluster at {address}: {exc}") from None
-        return
-    paths = [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
-    os.environ["PYTHONPATH"] = os.pathsep.join(paths)  # trials import this checkout
+    use_this_checkout()  # trials import this checkout
     temp = ray_temp_dir(out)
     if temp != out / ".ray":
         print(f"Ray's session files: {temp} ({out / '.ray'} is too long for its sockets)")

@@ -194,3 +194,26 @@ def test_two_trial_sweep_finishes_and_a_killed_sweep_resumes() -> None:
         assert not list(home.iterdir()), f"written to $HOME: {list(home.rglob('*'))}"
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_unreachable_address_is_one_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump({"config": "configs/smoke.yaml", "out": str(tmp_path / "o")}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    env.update(HOME=str(tmp_path / "home"), PYTHONPATH=str(REPO))
+    res = subprocess.run(
+        [*SWEEP, "--config", str(path), "--address", f"127.0.0.1:{port}"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert res.returncode == 2, res.stderr[-2000:]
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"cannot reach a Ray cluster at 127.0.0.1:{port}" in lines[0], lines
