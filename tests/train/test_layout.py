@@ -18,6 +18,7 @@ FRONT_DOORS = [
     "plot_curve",
     "ppo",
     "rllib_ppo",
+    "sweep",
     "value_iteration",
 ]
 OLD_PATHS = ["rllib_env", "rllib_module"]  # re-exports, so old RLlib checkpoints keep loading
@@ -116,6 +117,7 @@ def test_the_front_door_holds_only_what_ships() -> None:
         "smoke_rllib.yaml",
         "smoke_structured.yaml",
         "smoke_value.yaml",
+        "sweep_2p.yaml",
     ]
     for path in (REPO / "configs").glob("*.yaml"):  # no config points at a run folder
         assert "runs/" not in path.read_text().replace(f"out: runs/{path.stem}", "")
