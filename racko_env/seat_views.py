@@ -3,7 +3,7 @@
 ``observation.encode`` builds a seat's view from the whole game state. The AEC env needs a view on
 every step, and a full encode costs more than the rest of the step, so ``SeatViews`` applies only
 what a move changed (a few entries per seat). Tests check it against ``encode`` after every step of
-many random games (``tests/test_seat_views.py``); any doubt (a new round, an unknown transition)
+many random games (``tests/env/test_seat_views.py``); any doubt (a new round, an unknown transition)
 falls back to a full encode.
 """
 
