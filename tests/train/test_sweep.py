@@ -129,11 +129,16 @@ def test_two_trial_sweep_finishes_and_a_killed_sweep_resumes() -> None:
     try:
         home, out = root / "home", root / "s"
         home.mkdir()
+        # the smoke config, long enough after its first checkpoint (1,024 steps) that the kill
+        # below lands while the second trial is still training, however loaded the machine
+        run_config = yaml.safe_load((REPO / "configs" / "smoke.yaml").read_text())
+        run_config["total_steps"] = 8192
+        (root / "run.yaml").write_text(yaml.safe_dump(run_config))
         sweep = root / "sweep.yaml"
         sweep.write_text(
             yaml.safe_dump(
                 {
-                    "config": str(REPO / "configs" / "smoke.yaml"),
+                    "config": str(root / "run.yaml"),
                     "seeds": [0, 1],
                     "max_concurrent": 1,
                     "out": str(out),
