@@ -125,10 +125,10 @@ class BatchHeuristic:
 class BatchExpert:
     """The ``expert`` bot (``agents.expert``) for a batch: the same decisions, in numpy.
 
-    The same plan costs as ``ExpertBot``: cost tables per row, the forward/backward dynamic
-    programme over the slots, and every candidate card in every slot at once, with the same
-    float64 operations in the same order (so equal costs break ties the same way). About 20x
-    faster than running ``ExpertBot`` row by row. ``params``: an ``agents.expert.ExpertParams``.
+    The same plan costs as ``ExpertBot``, from the compiled planner every batched consumer shares
+    (``agents.features.Planner``: the forward/backward dynamic programme over the slots, then
+    every candidate card in every slot) with the same float64 operations in the same order, so
+    equal costs break ties the same way. ``params``: an ``agents.expert.ExpertParams``.
     """
 
     name = "expert"
@@ -138,7 +138,6 @@ class BatchExpert:
 
         self.num_players = num_players
         self.params = params or ExpertParams()
-        self.chunk = 128  # rows per pass: bounds the [rows, cards, 11, 10] temporaries
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(obs, masks)
@@ -150,28 +149,23 @@ class BatchExpert:
         decks = _DECK[players - 2]
         out = np.empty(len(obs), dtype=np.intp)
         for n in np.unique(decks):
-            rows = np.flatnonzero(decks == n)
-            for start in range(0, rows.size, self.chunk):
-                r = rows[start : start + self.chunk]
-                out[r] = _ExpertBatch(
-                    obs[r].astype(np.float64), masks[r], int(n), self.params
-                ).act()
+            r = np.flatnonzero(decks == n)
+            out[r] = _ExpertBatch(obs[r].astype(np.float64), masks[r], int(n), self.params).act()
         return out
 
 
 class _ExpertBatch:
-    """One pass of ``BatchExpert`` over rows that share the deck size ``n``."""
-
-    INF = float("inf")
+    """One pass of ``BatchExpert`` over rows that share the deck size ``n``: the planner is
+    ``agents.features.Planner`` (the one numpy planner) with ``expert``'s quantized costs."""
 
     def __init__(self, vec: np.ndarray, masks: np.ndarray, n: int, params: Any) -> None:
-        from agents.expert import QUANTUM, gap_factor
+        from agents.features import Planner, racks_with_sentinels
 
         self.p = params
         self.n = n
         self.masks = masks
         r = len(vec)
-        self.rows = np.arange(r)
+        rows = np.arange(r)
 
         def card(x: np.ndarray) -> np.ndarray:
             return np.rint(x * n).astype(np.intp)
@@ -183,79 +177,20 @@ class _ExpertBatch:
         self.phase = vec[:, PHASE].argmax(axis=1)
         self.unseen = vec[:, UNSEEN][:, :n] > 0.5  # column c - 1 is card c
         blocked = np.zeros((r, n + 2), dtype=bool)
-        blocked[self.rows[:, None], self.rack] = True
-        blocked[self.rows[:, None], card(vec[:, OPP_SLOTS])] = True  # 0 (unknown) -> column 0
-        blocked[self.rows, self.held] = True
+        blocked[rows[:, None], self.rack] = True
+        blocked[rows[:, None], card(vec[:, OPP_SLOTS])] = True  # 0 (unknown) -> column 0
+        blocked[rows, self.held] = True
         prefix = np.zeros((r, n + 2), dtype=np.intp)
         prefix[:, 1 : n + 1] = np.cumsum(~blocked[:, 1 : n + 1], axis=1)
         prefix[:, n + 1] = prefix[:, n]
-        self.prefix = prefix
-        # cost[row, g, k]: expected draws to fill g slots from k candidates (as _Planner.cost).
-        total = np.maximum(prefix[:, n], 1).astype(np.float64)
-        k = np.arange(n + 1)
-        with np.errstate(divide="ignore"):
-            ratio = np.power(total[:, None] / k[None, :], params.width_power)  # [r, n + 1]
-        cost = np.empty((r, 11, n + 1))
-        cost[:, 0] = 0.0
-        for g in range(1, 11):
-            cost[:, g] = np.round(ratio * gap_factor(g, params) * QUANTUM) / QUANTUM
-            cost[:, g, k < g] = self.INF
-        self.cost = cost
-        vals = np.empty((r, 12), dtype=np.intp)
-        vals[:, 0], vals[:, 1:11], vals[:, 11] = 0, self.rack, n + 1
-        self.vals = vals
-        self._tables()
-
-    def gap(self, rows: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """Cost of g slots between kept cards a < b (INF where a >= b), broadcast over rows."""
-        n = self.n
-        k = self.prefix[rows, np.maximum(b - 1, 0)] - self.prefix[rows, a]
-        val = self.cost[rows, np.clip(g, 0, 10), np.clip(k, 0, n)]
-        return np.where(a >= b, self.INF, val)
-
-    def _tables(self) -> None:
-        vals, inf = self.vals, self.INF
-        r = len(vals)
-        rows = self.rows[:, None]
-        fwd = np.full((r, 12), inf)
-        fwd[:, 0] = 0.0
-        for j in range(1, 12):
-            i = np.arange(j)
-            c = fwd[:, :j] + self.gap(rows, vals[:, :j], vals[:, j : j + 1], j - i - 1)
-            fwd[:, j] = c.min(axis=1)
-        bwd = np.full((r, 12), inf)
-        bwd[:, 11] = 0.0
-        for i in range(10, -1, -1):
-            j = np.arange(i + 1, 12)
-            c = bwd[:, i + 1 :] + self.gap(rows, vals[:, i : i + 1], vals[:, i + 1 :], j - i - 1)
-            bwd[:, i] = c.min(axis=1)
-        self.fwd, self.bwd = fwd, bwd
-        self.base = fwd[:, 11]
-        # pair[i, j]: best plan keeping i and j with nothing kept between them.
-        i, j = np.arange(12)[:, None], np.arange(12)[None, :]
-        g = self.gap(self.rows[:, None, None], vals[:, :, None], vals[:, None, :], j - i - 1)
-        pair = (fwd[:, :, None] + g) + bwd[:, None, :]
-        pair[:, ~(i < j)] = inf
-        self.skip = np.stack([pair[:, :s, s + 1 :].min(axis=(1, 2)) for s in range(1, 11)], axis=1)
+        self.plan = Planner(
+            racks_with_sentinels(self.rack, n), prefix, _expert_costs(n, params), prefix[:, n]
+        )
+        self.base = self.plan.base
 
     def placements(self, sel: np.ndarray, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Rows ``sel``, candidate cards [k, C]: (lowest plan cost, its slot) per card."""
-        inf = self.INF
-        rows = sel[:, None, None, None]
-        vals = self.vals[sel]
-        card = cards[:, :, None, None]
-        s = np.arange(1, 11)[None, None, None, :]
-        # Left of slot s: kept slot i < s (i = 0..10).
-        i = np.arange(11)[None, None, :, None]
-        a = vals[:, None, :11, None]
-        left = self.fwd[sel][:, None, :11, None] + self.gap(rows, a, card, s - i - 1)
-        left = np.where(i < s, left, inf).min(axis=2)
-        # Right of slot s: kept slot j > s (j = 2..11).
-        j = np.arange(2, 12)[None, None, :, None]
-        b = vals[:, None, 2:, None]
-        right = self.bwd[sel][:, None, 2:, None] + self.gap(rows, card, b, j - s - 1)
-        right = np.where(j > s, right, inf).min(axis=2)
-        c = np.minimum(left + right, self.skip[sel][:, None, :])  # [k, C, 10]
+        c = self.plan.placements(cards, sel)  # [k, C, 10]
         slot = c.argmin(axis=2)
         return np.take_along_axis(c, slot[..., None], axis=2)[..., 0], slot
 
@@ -376,6 +311,29 @@ def load_batch(
     bot = agents.load(spec, num_players, seed=seed, **rules_options)
     # a bot that decides for batches itself (an ONNX bot: one run of its graph per batch)
     return bot if callable(getattr(bot, "act_batch", None)) else BotBatch(bot)
+
+
+_EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}
+
+
+def _expert_costs(n: int, params: Any) -> np.ndarray:
+    """cost[t, k, g]: expected draws to fill g slots from k candidates when t cards may come,
+    quantized as ``agents.expert._Planner.cost`` (computed once per deck size and params)."""
+    from agents.expert import QUANTUM, gap_factor
+
+    key = (n, params)
+    if key not in _EXPERT_COSTS:
+        total = np.maximum(np.arange(n + 1), 1).astype(np.float64)
+        k = np.arange(n + 1)
+        with np.errstate(divide="ignore"):
+            ratio = np.power(total[:, None] / k[None, :], params.width_power)  # [t, k]
+        cost = np.empty((n + 1, n + 1, 11))
+        cost[:, :, 0] = 0.0
+        for g in range(1, 11):
+            cost[:, :, g] = np.round(ratio * gap_factor(g, params) * QUANTUM) / QUANTUM
+            cost[:, k < g, g] = np.inf
+        _EXPERT_COSTS[key] = cost
+    return _EXPERT_COSTS[key]
 
 
 def _validate(num_players: int, rules_options: dict[str, Any]) -> None:

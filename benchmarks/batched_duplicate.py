@@ -4,7 +4,7 @@
         --bots runs/2p/bot.onnx agents/pretrained/racko_2p.onnx expert heuristic
 
 The same format as ``python train/evaluate.py`` (every table, every seating of every deal) played
-by ``train.quick_eval.play_duplicate``: bots decide for whole batches (the vectorized baselines,
+by ``racko_eval.quick_eval.play_duplicate``: bots decide for whole batches (the vectorized baselines,
 ONNX bot files), so thousands of rounds between bot files take minutes, not hours. Used for the
 shipped-bot comparisons in docs/training.md. Prints each bot's win rate with its 95% interval.
 """
@@ -21,8 +21,10 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.batched import load_batch  # noqa: E402
-from train.quick_eval import play_duplicate  # noqa: E402
-from train.tournament import unique_labels  # noqa: E402
+from racko_eval import (
+    play_duplicate,  # noqa: E402
+    unique_labels,  # noqa: E402
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -34,7 +34,7 @@ from agents.expert import ExpertBot  # noqa: E402
 from racko_env.actions import DISCARD, KEEP, TAKE_DISCARD, Phase  # noqa: E402
 from racko_env.engine import RackoGame  # noqa: E402
 from racko_env.observation import action_mask, encode  # noqa: E402
-from train.tournament import deal_seeds, wilson_interval  # noqa: E402
+from racko_eval import deal_seeds, wilson_interval  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 BOT = REPO / "agents" / "pretrained" / "racko_2p.onnx"

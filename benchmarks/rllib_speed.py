@@ -44,7 +44,7 @@ def bench_sb3(kind: str, steps: int, batch: int, minibatch: int, epochs: int) ->
 
     torch.set_num_threads(1)
     if kind == "batched":
-        from train.sb3_vec_env import RackoVecEnv
+        from train.sb3.vec_env import RackoVecEnv
 
         env = RackoVecEnv(128, num_players=2, opponents="heuristic", seed=0)
         n_steps = batch // 128
@@ -77,13 +77,15 @@ def bench_rllib(
 ) -> dict:
     import ray
 
-    from train.rllib_config import load_rllib_config
+    from train.rllib.config import load_rllib_config
     from train.rllib_ppo import build_algo_config, keep_logs_in
 
     repo = Path(__file__).resolve().parent.parent
     base = load_rllib_config(repo / "configs" / "2p_rllib.yaml")
     cfg = base.model_copy(
         update={
+            # the flat MLP, the network the SB3 side of this benchmark trains
+            "model": base.model.model_copy(update={"encoder": "mlp"}),
             "ppo": base.ppo.model_copy(
                 update={
                     "train_batch_size": batch,

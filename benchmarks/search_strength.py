@@ -5,7 +5,7 @@
 
 Each budget is a string of ``agents.search`` options (``search:<budget>`` is the bot). Every deal is
 played in both seatings (more players: the search bot in one seat, the opponent in the others,
-every seating), on the batched engine (``train.quick_eval.play_duplicate``), the search bot deciding
+every seating), on the batched engine (``racko_eval.play_duplicate``), the search bot deciding
 for every game of a batch at once. Prints the search bot's win rate with its 95% interval, the
 milliseconds it spent per decision (its own time: sampling, rollouts, blueprint; wall time of the
 whole batch divided by its decisions), and per decision phase (draw, keep, place) how often it
@@ -33,7 +33,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 from agents.batched import load_batch  # noqa: E402
 from agents.search import SearchBot, parse_options  # noqa: E402
-from train.quick_eval import play_duplicate  # noqa: E402
+from racko_eval import play_duplicate  # noqa: E402
 
 PHASES = ("draw", "keep", "place")
 

@@ -91,7 +91,7 @@ def bench_ppo_batched(
 ) -> float:
     from sb3_contrib import MaskablePPO
 
-    from train.sb3_vec_env import RackoVecEnv
+    from train.sb3.vec_env import RackoVecEnv
 
     env = RackoVecEnv(games, num_players=2, opponents="random", seed=0)
     model = MaskablePPO(
@@ -110,7 +110,7 @@ def bench_ppo_batched(
 
 def bench_vecenv_rollout(games: int, steps: int) -> float:
     """RackoVecEnv alone (learner random, opponents random): env steps/s without PPO."""
-    from train.sb3_vec_env import RackoVecEnv
+    from train.sb3.vec_env import RackoVecEnv
 
     env = RackoVecEnv(games, num_players=2, opponents="random", seed=0)
     env.reset()
@@ -124,7 +124,7 @@ def bench_vecenv_rollout(games: int, steps: int) -> float:
 
 def state_bytes(games: int) -> dict[str, float]:
     """What ``games`` games cost: the state arrays, and all memory traced while building one."""
-    from train.sb3_vec_env import RackoVecEnv
+    from train.sb3.vec_env import RackoVecEnv
 
     RackoVecEnv(2, opponents="random").reset()  # imports and first-call caches, not counted
     out = {}
@@ -149,7 +149,7 @@ def memory_over_run(games: int, steps: int, samples: int) -> dict[str, list[floa
     The learner plays like ``heuristic`` (90%) so that rounds are short and episodes many.
     """
     from agents.batched import BatchHeuristic
-    from train.sb3_vec_env import RackoVecEnv
+    from train.sb3.vec_env import RackoVecEnv
 
     env = RackoVecEnv(games, num_players=2, opponents=["random", "heuristic"], seed=0)
     obs = env.reset()

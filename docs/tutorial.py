@@ -35,7 +35,7 @@
 #   cell), or open the `.py` in VS Code, which runs `# %%` cells as they are.
 #
 # `RACKO_TUTORIAL_QUICK=1 python docs/tutorial.py` runs everything with tiny settings in seconds:
-# that is how CI checks that this tutorial works (`tests/test_tutorial.py`). Everything it writes
+# that is how CI checks that this tutorial works (`tests/docs/test_tutorial.py`). Everything it writes
 # goes to `runs/tutorial/` (or the folder in `RACKO_TUTORIAL_OUT`).
 
 # %%
@@ -268,7 +268,8 @@ model = MaskablePPO(
     device="cpu",
     verbose=0,
 )
-model.learn(total_timesteps=PPO_STEPS)
+print(f"training for {PPO_STEPS} env steps (the bar shows how far it is)", flush=True)
+model.learn(total_timesteps=PPO_STEPS, progress_bar=True)
 print("trained for", model.num_timesteps, "env steps")
 
 # %% [markdown]
@@ -302,14 +303,18 @@ print("the exported bot plays", my_bot.act(obs), "where the legal actions are", 
 # heuristic expert --seed 0` (`docs/evaluation.md`).
 
 # %%
-from train.evaluate import format_table
-from train.tournament import run_tournament
+from racko_eval import run_tournament
+from racko_eval.evaluate import format_table
 
+print(
+    f"evaluating: {EVAL_DEALS} duplicate deals in every seating (the bar counts deals)", flush=True
+)
 report = run_tournament(
     [str(onnx_path), ZoneBot(), "random", "heuristic", "expert"],
     num_players=2,
     rounds=EVAL_DEALS,
     seed=0,
+    progress=True,
 )
 print(format_table(report))
 for bot in report["bots"]:

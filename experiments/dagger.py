@@ -2,9 +2,9 @@
 
     python experiments/dagger.py --config experiments/configs/2p_dagger.yaml --iterations 2
 
-What it showed is in experiments/README.md: the clone + DAgger bot won 54.1% of duplicate rounds
-against ``heuristic`` and 25.3% against ``expert``, below the value-iteration bots, so it left the
-front door. It is kept runnable: the data collection and fitting are ``train.pretrain``'s.
+What it showed is in experiments/README.md (it lost to the value-iteration bots, so it left the
+front door). It is kept runnable: the data collection is ``train.sb3.pretrain``'s and the fitting
+the warm start's cloning (``train.sb3.warmstart.clone_actor``, the project's one fitting loop).
 """
 
 from __future__ import annotations
@@ -20,7 +20,16 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 import numpy as np
 
-from train.pretrain import BATCHED_TEACHERS, behaviour_clone, collect_teacher_data
+from train.sb3.pretrain import BATCHED_TEACHERS, collect_teacher_data
+from train.sb3.warmstart import clone_actor
+
+
+def behaviour_clone(
+    model: Any, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray, *fit: Any
+) -> list[float]:
+    """Clone the teacher into the model's actor on every row (the warm start's cloning,
+    ``train.sb3.warmstart.clone_actor``, without a held-out share); the loss per epoch."""
+    return clone_actor(model.policy, obs, masks, actions, *fit, holdout=0.0)["losses"]
 
 
 def collect_on_policy(
@@ -40,8 +49,8 @@ def collect_on_policy(
     actions, the model's agreement with the teacher on these states).
     """
     from agents.batched import load_batch
-    from train.sb3_vec_env import RackoVecEnv
-    from train.selfplay import snapshot_from_model
+    from train.sb3.selfplay import snapshot_from_model
+    from train.sb3.vec_env import RackoVecEnv
 
     if decisions < 1:
         raise ValueError(f"decisions must be at least 1, got {decisions}")
@@ -89,10 +98,10 @@ def dagger_run(
     """
     import torch
 
-    from train.checkpoint import save_weights
-    from train.files import RunFolderError, write_json_atomic
-    from train.onnx_export import export_model
+    from train.common.files import RunFolderError, write_json_atomic
     from train.ppo import build_model, config_data, final_evaluation, prepare_run
+    from train.sb3.checkpoint import save_weights
+    from train.sb3.export import export_model
 
     cfg, run_dir = prepare_run(config, out, seed, None, False)
     pre = cfg.pretrain
@@ -174,8 +183,8 @@ def dagger_run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from train.config import ConfigError
-    from train.files import RunFolderError
+    from train.common.config import ConfigError
+    from train.common.files import RunFolderError
 
     parser = argparse.ArgumentParser(description="Clone a teacher bot, then DAgger (no PPO).")
     parser.add_argument("--config", required=True, help="YAML config (its pretrain section)")

@@ -12,6 +12,7 @@ torch and ``racko --help`` is instant.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 from collections.abc import Sequence
 
@@ -23,13 +24,56 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "new-bot": ("racko_apps.new_bot:main", "write a starter bot NAME.py and its test"),
     "play": ("racko_apps.play:main", "play Rack-O in the terminal against bots, or watch them"),
     "train": ("racko_apps.train:main", "train a bot with self-play PPO (train/ppo.py)"),
-    "web": ("racko_apps.web:main", "serve the browser game on 127.0.0.1 (--port)"),
+    "web": ("racko_apps.web:main", "serve the browser game on 127.0.0.1 (--port; --fetch-ort)"),
 }
+
+
+# name -> (the extra it needs, the modules of that extra it imports). One set of extras for the
+# whole toolkit (pyproject.toml; README "Extras"): none for web and new-bot, ``eval`` for the
+# course tools and the tournament, ``play`` for the terminal game, ``train`` for training. An
+# exported ``.onnx`` bot needs onnxruntime (in ``eval`` and ``play``; alone, the ``bots`` extra),
+# named by the bot loader when such a bot is asked for.
+NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "evaluate": ("eval", ("tqdm", "openskill", "matplotlib")),
+    "grade": ("eval", ("yaml",)),
+    "league": ("eval", ("openskill", "matplotlib")),
+    "play": ("play", ("rich",)),
+    "train": ("train", ("torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic")),
+}
+
+
+def _is_missing(module: str) -> bool:
+    if module in sys.modules:
+        return sys.modules[module] is None
+    try:
+        return importlib.util.find_spec(module) is None
+    except (ImportError, ValueError):
+        return True
+
+
+def missing_extra(name: str) -> str | None:
+    """The one-line reason subcommand ``name`` cannot run here (an extra not installed), or None.
+
+    Checked before the subcommand starts, so a league never plays every pairing and then stops on
+    a missing rating library."""
+    from agents.extras import install_hint
+
+    extra, modules = NEEDS.get(name, ("", ()))
+    missing = [m for m in modules if _is_missing(m)]
+    if not missing:
+        return None
+    return (
+        f"racko {name} needs {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
+        f"not installed (the '{extra}' extra): {install_hint(extra)}"
+    )
 
 
 def _usage() -> str:
     width = max(len(n) for n in SUBCOMMANDS)
-    rows = "\n".join(f"  {n:<{width}}  {d}" for n, (_, d) in sorted(SUBCOMMANDS.items()))
+    rows = "\n".join(
+        f"  {n:<{width}}  {d}" + (f" [needs the '{NEEDS[n][0]}' extra]" if n in NEEDS else "")
+        for n, (_, d) in sorted(SUBCOMMANDS.items())
+    )
     return (
         "usage: racko [SUBCOMMAND] [options]\n\n"
         "Rack-O front ends. With no subcommand, or options only, racko plays in the terminal.\n\n"
@@ -53,6 +97,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     else:
         name, rest = "play", args
+    problem = missing_extra(name)
+    if problem:
+        print(problem, file=sys.stderr)
+        return 2
     module, _, func = SUBCOMMANDS[name][0].partition(":")
     return int(getattr(importlib.import_module(module), func)(rest) or 0)
 

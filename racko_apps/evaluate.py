@@ -10,7 +10,7 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from train.evaluate import main as evaluate_main
+    from racko_eval.evaluate import main as evaluate_main
 
     return int(evaluate_main(argv) or 0)
 

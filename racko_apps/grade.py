@@ -8,8 +8,9 @@ It checks, in order: the bot loads; it plays only legal moves on sampled positio
 decision type (draw, keep-or-discard, place; positions come from seeded games of the baseline
 bots); it thinks within the time limit on those positions; and it wins duplicate rounds against
 each opponent the rubric names. Points per criterion come from the rubric (racko_apps/rubrics/,
-format in docs/coursework.md). A ``module:Class`` bot runs sandboxed in its own process
-(``racko_apps.sandbox``): a crash, a hang, a flood of output or an illegal action forfeits the
+format in docs/coursework.md). A ``module:Class`` bot runs sandboxed in its own process, isolated
+under bubblewrap unless ``--no-isolation`` (``racko_apps.sandbox``): a crash, a hang, a flood of
+output, an attack on the grader or an illegal action forfeits the
 round and becomes a line of the report. ``--seed`` lets a teacher grade on deals the students
 never saw. Needs no torch.
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import sys
 import time
@@ -31,9 +31,17 @@ from typing import Any
 from agents.base import Bot
 from agents.obs import decode
 from racko_apps.referee import Strikes, is_python_spec, play_match, seat_bot
-from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+from racko_apps.sandbox import (
+    NOT_ISOLATED,
+    BotFailureError,
+    IsolationUnavailableError,
+    Limits,
+    SandboxedBot,
+    check_isolation,
+)
 from racko_env.actions import Phase
 from racko_env.config import RulesConfig
+from racko_env.files import write_text_atomic
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SCHEMA = "racko-grade/1"
@@ -280,10 +288,19 @@ def _bot_object(seated: str | Bot, rubric: Rubric) -> Bot:
 
 
 def grade(
-    spec: str, rubric: Rubric, seed: int | None = None, folder: str | Path = "."
+    spec: str,
+    rubric: Rubric,
+    seed: int | None = None,
+    folder: str | Path = ".",
+    isolate: bool = True,
 ) -> dict[str, Any]:
     """Grade the bot ``spec`` (a ``module:Class`` in ``folder``, a built-in name or a bot file)
-    and return the report (a JSON-ready dict; ``report["total"]`` is the points earned)."""
+    and return the report (a JSON-ready dict; ``report["total"]`` is the points earned).
+
+    ``isolate``: a Python bot runs under bubblewrap (racko_apps.sandbox); IsolationUnavailableError
+    when it cannot. Without it the report says so at its top (``isolated``, ``warning``)."""
+    if isolate and is_python_spec(spec):
+        check_isolation()
     seed = rubric.seed if seed is None else seed
     limits = Limits(move_seconds=rubric.kill_after, memory_mb=rubric.memory_mb)
     strikes = Strikes(rubric.max_forfeits)
@@ -292,7 +309,9 @@ def grade(
     seated: str | Bot | None = None
     load_error = ""
     try:
-        seated = seat_bot(spec, rubric.players, rubric.rules, folder=folder, limits=limits)
+        seated = seat_bot(
+            spec, rubric.players, rubric.rules, folder=folder, limits=limits, isolate=isolate
+        )
     except BotFailureError as err:
         load_error = err.reason
     except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
@@ -307,6 +326,8 @@ def grade(
             for crit in rubric.criteria:
                 if crit.check == "win_rate" and crit.name not in measured:
                     measured[crit.name] = _play(spec, seated, crit, rubric, seed, strikes, failures)
+                if isinstance(seated, SandboxedBot):  # nothing it started outlives its games
+                    seated.end_game()
     finally:
         if isinstance(seated, SandboxedBot):
             seated.close()
@@ -315,6 +336,7 @@ def grade(
         rows.append(_score(crit, seated is not None, load_error, measured, rubric))
     total = sum(r["points"] for r in rows)
     return {
+        **({} if isolate else {"isolated": False, "warning": NOT_ISOLATED}),
         "schema": SCHEMA,
         "bot": spec,
         "rubric": rubric.source,
@@ -465,7 +487,8 @@ def _score(
 
 def format_report(report: dict[str, Any]) -> str:
     """The report as a Markdown table, then the failures (one line each)."""
-    lines = [
+    lines = [f"**{report['warning']}**", ""] if "warning" in report else []
+    lines += [
         f"grade of {report['bot']} (rubric {report['rubric']}, seed {report['seed']}, "
         f"{report['players']} players)",
         "",
@@ -496,14 +519,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=int, help="deals and positions seed (default: the rubric's)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON")
+    parser.add_argument(
+        "--no-isolation",
+        action="store_true",
+        help="run a Python bot without bubblewrap (only for bots you trust; the report says so)",
+    )
     return parser
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -513,10 +534,16 @@ def main(argv: list[str] | None = None) -> int:
     except RubricError as err:
         print(f"racko grade: error: {err}", file=sys.stderr)
         return 2
-    report = grade(args.bot, rubric, seed=args.seed, folder=Path.cwd())
+    try:
+        report = grade(
+            args.bot, rubric, seed=args.seed, folder=Path.cwd(), isolate=not args.no_isolation
+        )
+    except IsolationUnavailableError as err:
+        print(f"racko grade: error: {err}", file=sys.stderr)
+        return 2
     print(format_report(report))
     if args.json:
-        _write_atomic(args.json, json.dumps(report, indent=2) + "\n")
+        write_text_atomic(args.json, json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 

@@ -8,7 +8,9 @@ What counts as a bot in DIR (nothing else is touched):
 * ``NAME.onnx`` with its manifest ``NAME.json`` beside it (an exported bot, docs/bot-format.md);
 * ``NAME.py`` whose source defines a top-level ``class Bot`` (what ``racko new-bot`` writes),
   where NAME is a Python identifier not starting with ``test_`` or ``_``. The file is inspected,
-  never imported, by the league itself: the bot plays sandboxed in its own process.
+  never imported, by the league itself: the bot plays sandboxed in its own process, isolated
+  under bubblewrap where it sees only its own file (``--no-isolation`` to skip, said in every
+  report; racko_apps.sandbox).
 
 Every pair of bots plays ``--rounds`` duplicate deals (each in both seatings, 2 players); a bot
 that breaks forfeits the round (racko_apps.referee). Results live in a SQLite file
@@ -28,7 +30,6 @@ import hashlib
 import html
 import io
 import json
-import os
 import sqlite3
 import sys
 import time
@@ -39,7 +40,15 @@ from typing import Any
 from agents import BUILTIN_BOTS
 from agents.base import Bot
 from racko_apps.referee import Strikes, play_match, seat_bot
-from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+from racko_apps.sandbox import (
+    NOT_ISOLATED,
+    BotFailureError,
+    IsolationUnavailableError,
+    Limits,
+    SandboxedBot,
+    check_isolation,
+)
+from racko_env.files import write_text_atomic
 
 SCHEMA = "racko-league/1"
 PLAYERS = 2
@@ -247,7 +256,8 @@ def standings(record: Record, entries: list[Entry]) -> dict[str, Any]:
 
 def format_markdown(report: dict[str, Any]) -> str:
     cfg = report["config"]
-    lines = [
+    lines = [f"**{report['warning']}**", ""] if "warning" in report else []
+    lines += [
         f"# League of {len(report['bots'])} bots",
         "",
         f"{cfg['players']} players, {cfg['rounds']} duplicate deals per pairing in both seatings, "
@@ -312,7 +322,12 @@ def format_html(report: dict[str, Any]) -> str:
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
         "td:nth-child(2){text-align:left}</style></head><body>"
-        f"<h1>League of {len(report['bots'])} bots</h1>"
+        + (
+            f"<p style='color:#b00;font-weight:bold'>{html.escape(report['warning'])}</p>"
+            if "warning" in report
+            else ""
+        )
+        + f"<h1>League of {len(report['bots'])} bots</h1>"
         f"<p>{cfg['players']} players, {cfg['rounds']} duplicate deals per pairing in both "
         f"seatings, seed {cfg['seed']}. Rating: OpenSkill mu, 95% interval (mu ± 1.96 sigma).</p>"
         "<table><tr><th>rank</th><th>bot</th><th>rating (95% CI)</th><th>win rate</th>"
@@ -321,12 +336,6 @@ def format_html(report: dict[str, Any]) -> str:
         + (f"<h2>Notes</h2><ul>{items}</ul>" if items else "")
         + "</body></html>\n"
     )
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 # ----------------------------------------------------------------------------- running
@@ -343,11 +352,18 @@ def run_league(
     limits: Limits | None = None,
     max_forfeits: int = 3,
     log: Any = print,
+    isolate: bool = True,
 ) -> dict[str, Any]:
-    """Play every pairing not yet in the record, then write league.md/.json/.html to ``out``."""
+    """Play every pairing not yet in the record, then write league.md/.json/.html to ``out``.
+
+    ``isolate``: Python bots run under bubblewrap, each seeing only its own file
+    (racko_apps.sandbox); IsolationUnavailableError when it cannot. Without it every report says
+    so at its top."""
     if not folder.is_dir():
         raise FileNotFoundError(f"folder {str(folder)!r} does not exist")
     entries, skipped = find_bots(folder, list(baselines or []))
+    if isolate and any(e.kind == "python" for e in entries):
+        check_isolation()
     settings = {"players": PLAYERS, "rounds": rounds, "seed": seed}
     record = Record(db or folder / "league.sqlite", settings)
     seated: dict[str, str | Bot] = {}
@@ -356,7 +372,13 @@ def run_league(
         for e in entries:
             try:
                 seated[e.key] = seat_bot(
-                    e.spec, PLAYERS, {}, folder=folder, label=e.label, limits=limits
+                    e.spec,
+                    PLAYERS,
+                    {},
+                    folder=folder,
+                    label=e.label,
+                    limits=limits,
+                    isolate=isolate,
                 )
                 playing.append(e)
             except BotFailureError as err:
@@ -382,12 +404,16 @@ def run_league(
                 strikes=[Strikes(max_forfeits), Strikes(max_forfeits)],
             )
             record.add(a, b, result)
+            for e in (a, b):  # the pairing is over: every process a bot started ends with it
+                if isinstance(seated[e.key], SandboxedBot):
+                    seated[e.key].end_game()
             log(
                 f"[{n}/{len(todo)}] {a.label} {result.win_rate(0):.0%} - "
                 f"{result.win_rate(1):.0%} {b.label}"
                 + (f" ({sum(result.forfeits)} forfeited)" if sum(result.forfeits) else "")
             )
         report = {
+            **({} if isolate else {"isolated": False, "warning": NOT_ISOLATED}),
             "schema": SCHEMA,
             "config": {**settings, "folder": str(folder), "db": str(record.path)},
             "skipped": skipped,
@@ -400,9 +426,9 @@ def run_league(
         record.close()
     out = out or folder
     out.mkdir(parents=True, exist_ok=True)
-    _write_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
-    _write_atomic(out / "league.md", format_markdown(report))
-    _write_atomic(out / "league.html", format_html(report))
+    write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
+    write_text_atomic(out / "league.md", format_markdown(report))
+    write_text_atomic(out / "league.html", format_html(report))
     return report
 
 
@@ -433,9 +459,16 @@ def main(argv: list[str] | None = None) -> int:
         default=3,
         help="forfeits after which a bot's other rounds of a pairing are forfeited (default 3)",
     )
+    parser.add_argument(
+        "--no-isolation",
+        action="store_true",
+        help="run Python bots without bubblewrap (only bots you trust; every report says so)",
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1 or args.max_forfeits < 1:
         parser.error("--rounds and --max-forfeits must be positive")
+    if args.no_isolation:
+        print(f"**{NOT_ISOLATED}**", flush=True)
     try:
         limits = Limits(move_seconds=args.move_seconds, memory_mb=args.memory_mb)
         report = run_league(
@@ -448,8 +481,14 @@ def main(argv: list[str] | None = None) -> int:
             limits=limits,
             max_forfeits=args.max_forfeits,
             log=lambda line: print(line, flush=True),
+            isolate=not args.no_isolation,
         )
-    except (ValueError, FileNotFoundError, sqlite3.DatabaseError) as err:
+    except (
+        ValueError,
+        FileNotFoundError,
+        sqlite3.DatabaseError,
+        IsolationUnavailableError,
+    ) as err:
         print(f"racko league: error: {err}", file=sys.stderr)
         return 2
     print(format_markdown({**report}), end="")

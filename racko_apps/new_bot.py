@@ -14,9 +14,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import keyword
-import os
 import sys
 from pathlib import Path
+
+from racko_env.files import write_text_atomic
 
 BOT_TEMPLATE = '''"""{name}: a Rack-O bot. Started by `racko new-bot {name}`: make it yours.
 
@@ -194,9 +195,7 @@ def write_bot(name: str, folder: Path) -> tuple[Path, Path]:
     if problem:
         raise ValueError(problem)
     for path, template in ((bot_path, BOT_TEMPLATE), (test_path, TEST_TEMPLATE)):
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(template.format(name=name), encoding="utf-8")
-        os.replace(tmp, path)
+        write_text_atomic(path, template.format(name=name))
     return bot_path, test_path
 
 

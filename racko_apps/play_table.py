@@ -14,7 +14,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from agents.base import describe_action
 from agents.extras import needs_extra
+from racko_apps.hint import bot_probabilities, confidence_line
 from racko_apps.play_text import (
     HELP_TEXT,
     SLOT_LABELS,
@@ -241,9 +243,13 @@ class Table:
         try:
             action = int(bot.act(obs))
             key = _ACTION_KEY.get(action) or SLOT_LABELS[action]
-            why = bot.explain(obs)
+            probabilities = bot_probabilities(bot, obs)
+            why = None if probabilities else bot.explain(obs)
         except Exception as err:  # advice is optional: the game goes on without it
             return Text(f"Hint ({bot_label(spec)}) unavailable: {type(err).__name__}: {err}")
+        if probabilities:  # a trained bot: how sure it is, over the legal moves
+            sure = label_bot_slots(confidence_line(probabilities, describe_action))
+            return Text(f"Hint ({bot_label(spec)}): type {key}. Its odds: {sure}", style="cyan")
         why = label_bot_slots(why)
         return Text(f"Hint ({bot_label(spec)}): type {key}. Why: {why}", style="cyan")
 

@@ -1,13 +1,13 @@
 """Duplicate matches where a misbehaving bot forfeits the round instead of stopping everything.
 
-``train.tournament`` plays duplicate deals and stops at the first illegal move or exception, which
+``racko_eval.tournament`` plays duplicate deals and stops at the first illegal move or exception, which
 is right for evaluating bots the user trusts. The grader and the league play students' bots, so
 here each (deal, seating) is played on its own: a bot that crashes, hangs, prints garbage or plays
 an illegal action loses that round (its opponents share the win) and the failure becomes one line
 of the report. After ``max_forfeits`` forfeits a bot's remaining rounds in the match are forfeited
 unplayed, so a bot that hangs on every move costs seconds, not hours.
 
-Deals, seatings and per-deal seeding are ``train.tournament``'s (no torch on this path), so a
+Deals, seatings and per-deal seeding are ``racko_eval.tournament``'s (no torch on this path), so a
 match here and a ``racko evaluate`` tournament with the same seed deal the same cards.
 """
 
@@ -21,12 +21,12 @@ from typing import Any
 from agents import BUILTIN_BOTS
 from agents.base import Bot
 from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
-from train.tournament import (
+from racko_eval import (
     WIN_POINTS,
     BotError,
+    DealPlayer,
     IllegalActionError,
-    _Player,
-    _Setup,
+    TableSetup,
     deal_seeds,
     seatings,
     tables_for,
@@ -52,15 +52,19 @@ def seat_bot(
     folder: str | Path = ".",
     label: str | None = None,
     limits: Limits | None = None,
+    isolate: bool = False,
 ) -> str | Bot:
-    """What to seat for ``spec``: a started sandbox for Python code, the spec itself otherwise
-    (built-in and ONNX bots are the toolkit's own code and play in-process).
+    """What to seat for ``spec``: a started sandbox for Python code (under bubblewrap with
+    ``isolate``), the spec itself otherwise (built-in and ONNX bots are the toolkit's own code
+    and play in-process).
 
     Raises BotFailureError when a Python bot cannot start, ValueError / FileNotFoundError when any
     other spec cannot load (``agents.load`` checks it here, so errors come before any play).
     """
     if is_python_spec(spec):
-        bot = SandboxedBot(spec, folder, num_players, label=label or spec, limits=limits, **rules)
+        bot = SandboxedBot(
+            spec, folder, num_players, label=label or spec, limits=limits, isolate=isolate, **rules
+        )
         bot.start()
         return bot
     import agents
@@ -125,8 +129,8 @@ def play_match(
     rules = dict(rules or {})
     n_bots = len(bots)
     strikes = list(strikes) if strikes is not None else [Strikes(3) for _ in bots]
-    setup = _Setup(list(bots), list(labels), num_players, "round", rules)
-    player = _Player(setup)
+    setup = TableSetup(list(bots), list(labels), num_players, "round", rules)
+    player = DealPlayer(setup)
     plan = [s for lineup in tables_for(n_bots, num_players) for s in seatings(lineup)]
     index = {label: i for i, label in enumerate(labels)}
     result = MatchResult(

@@ -18,8 +18,19 @@ unpickled from the child, since the child runs code the parent must not trust. T
 Any way the bot breaks raises ``BotFailureError`` with a one-line reason; the child is then killed and
 a fresh one is started on the next request, so one bad round does not spoil the next.
 
-This is a guard against mistakes in coursework, not a security boundary: the child still runs with
-the user's file and network permissions. Run bots you suspect of malice in a container.
+With ``isolate=True`` (what ``racko grade`` and ``racko league`` use unless told
+``--no-isolation``) the child runs under bubblewrap (``bwrap``, Debian package ``bubblewrap``), an
+existing, well-kept sandbox (see ``isolation_argv``): its own PID, network, IPC and UTS namespaces
+(no network at all), a read-only view of the Python environment, of the toolkit's packages and of
+its own submission only (its module file or package: not its siblings, not the league's database
+or reports, not the user's home), a private size-limited ``/tmp``, no environment variables of the
+caller and no capabilities (started by root, the child becomes ``nobody`` before it loads the bot,
+so that ``Limits.processes`` holds a fork bomb). Between its requests every process in its sandbox
+is stopped (SIGSTOP), so nothing it leaves running takes CPU from the other bot's turn. Killing the
+sandbox's outer process kills the namespace's init and so every process the bot started
+(``end_game`` kills them between games while the bot plays on). Without ``isolate`` the child runs
+with the user's own file and network permissions: a guard against mistakes, not against malice.
+docs/coursework.md says what is and is not isolated.
 """
 
 from __future__ import annotations
@@ -28,6 +39,8 @@ import json
 import operator
 import os
 import select
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -62,6 +75,9 @@ class Limits:
     move_seconds: wall-clock seconds to answer one request (act, reset, seed), IPC included.
     memory_mb: the child's address-space limit (RLIMIT_AS), toolkit imports included.
     output_chars: characters the bot may print during one request.
+    processes: processes the bot may run at once (RLIMIT_NPROC; counted per sandbox where
+      bubblewrap makes a user namespace, per user otherwise; root is exempt, and there the
+      time limit and the PID namespace end a fork bomb).
     start_seconds: to start Python, import the toolkit and construct the bot (generous: a loaded
       machine starts Python slowly, and that is not the bot's fault).
     """
@@ -70,13 +86,14 @@ class Limits:
     memory_mb: int = 1024
     output_chars: int = 100_000
     start_seconds: float = 60.0
+    processes: int = 256
 
     def __post_init__(self) -> None:
         for name in ("move_seconds", "start_seconds"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
-        for name in ("memory_mb", "output_chars"):
+        for name in ("memory_mb", "output_chars", "processes"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -87,6 +104,216 @@ def _toolkit_root() -> str:
     return str(Path(__file__).resolve().parents[1])
 
 
+# ---------------------------------------------------------------------- isolation (bubblewrap)
+
+INSTALL_BWRAP = "apt-get install bubblewrap"
+# What every report of a grade or league run with --no-isolation says at its top.
+NOT_ISOLATED = (
+    "WARNING: the bots were not isolated (--no-isolation): a submission could read or change "
+    "anything the user can, other submissions and the results included; install bubblewrap "
+    f"({INSTALL_BWRAP}) and run again"
+)
+# The toolkit's own packages, shown to the bot (each read-only); the rest of a checkout is not.
+TOOLKIT_PACKAGES = ("agents", "racko_env", "racko_apps", "racko_eval", "train")
+# System folders a dynamically linked Python needs (read-only); /etc only for the loader's cache.
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
+
+
+class IsolationUnavailableError(RuntimeError):
+    """bubblewrap is missing or cannot create namespaces here; ``str()`` is one line saying how to
+    install it and that ``--no-isolation`` is the (explicit) alternative."""
+
+
+_isolation_checked: str | None = None
+
+
+def check_isolation() -> None:
+    """Raise IsolationUnavailableError unless ``bwrap`` runs a process in fresh namespaces here
+    (probed once per process: a container may forbid namespaces even where bwrap is installed)."""
+    global _isolation_checked
+    if _isolation_checked == "ok":
+        return
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise IsolationUnavailableError(
+            "bots run isolated under bubblewrap, which is not installed: "
+            f"{INSTALL_BWRAP} (or pass --no-isolation to run them unisolated)"
+        )
+    probe = [bwrap, *_namespace_flags(), *_system_binds(), "--", "/bin/true"]
+    try:
+        out = subprocess.run(probe, capture_output=True, text=True, timeout=60)
+        error = out.stderr.strip().splitlines()[-1] if out.returncode else ""
+        if out.returncode and not error:
+            error = f"exit code {out.returncode}"
+    except (OSError, subprocess.TimeoutExpired) as err:
+        error = str(err)
+    if error:
+        raise IsolationUnavailableError(
+            f"bots run isolated under bubblewrap, which cannot create namespaces here ({error}); "
+            f"{INSTALL_BWRAP} on a system that allows them (or pass --no-isolation)"
+        )
+    _isolation_checked = "ok"
+
+
+def isolation_available() -> bool:
+    """Whether ``check_isolation`` passes (for tests and docs that need bubblewrap)."""
+    try:
+        check_isolation()
+    except IsolationUnavailableError:
+        return False
+    return True
+
+
+def _namespace_flags() -> list[str]:
+    if os.geteuid() == 0:  # no user namespace: it would map root alone, and the bot gives root up
+        unshare = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        unshare.append("--unshare-cgroup-try")
+    else:  # user (where possible), pid, net, ipc, uts, cgroup (where possible)
+        unshare = ["--unshare-all"]
+    flags = [
+        *unshare,
+        "--die-with-parent",
+        "--new-session",  # no TIOCSTI into the caller's terminal
+        "--clearenv",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+    ]
+    if os.geteuid() == 0:
+        # real root keeps capabilities in the sandbox unless told otherwise: drop them all but the
+        # two the child needs to become ``nobody`` (_become_nobody) before it loads the bot
+        flags += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return flags
+
+
+NOBODY = 65534  # the uid and gid an isolated bot of a root grader runs as
+
+
+def _become_nobody() -> None:
+    """In an isolated child started by root: give up root (and with it the last capabilities),
+    so that RLIMIT_NPROC holds (root is exempt from it) and nothing is owned by the bot."""
+    if os.getuid() != 0:
+        return
+    os.setgroups([])
+    os.setgid(NOBODY)
+    os.setuid(NOBODY)
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    for path in SYSTEM_PATHS + SYSTEM_FILES:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _exit_with_parent() -> None:
+    """In the forked child before exec (bwrap): be killed when the grader or league dies, so that
+    a league killed with kill -9 takes every sandbox (and every process in it) along."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def submission_paths(spec: str, folder: Path) -> list[Path]:
+    """A ``module:Class`` bot's own files: ``folder/module.py`` or the package ``folder/module/``."""
+    top = spec.partition(":")[0].partition(".")[0]
+    return [p for p in (folder / f"{top}.py", folder / top) if p.exists()]
+
+
+def isolation_argv(
+    command: list[str], folder: Path, exposed: list[Path], limits: Limits
+) -> list[str]:
+    """The ``bwrap`` command line that runs ``command`` isolated (see the module docstring).
+
+    ``folder`` is the bot's working folder; only ``exposed`` (its submission) is visible there.
+    The Python environment is every folder on the caller's ``sys.path`` and the interpreter's
+    prefixes, except those that hold the bot's folder (a checkout or a folder of submissions is
+    never shown whole; the toolkit's own packages are bound one by one instead).
+    """
+    bwrap = shutil.which("bwrap") or "bwrap"
+    args = [bwrap, *_namespace_flags(), *_system_binds()]
+    # a private /tmp first, so that binds below it (a venv in /tmp, the bot's folder) stay visible
+    args += ["--perms", "1777", "--size", str(limits.memory_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    # /dev is bwrap's own memory-backed tmpfs: read-only, with a small /dev/shm, so a bot cannot
+    # fill the machine's memory there either
+    shm = str(min(limits.memory_mb, 64) * 1024 * 1024)
+    args += ["--perms", "1777", "--size", shm, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    root = Path(_toolkit_root())
+    shown: list[Path] = []
+    made: set[Path] = {Path("/"), Path("/tmp")}
+
+    def parents(path: Path) -> None:
+        """Create the folders above ``path`` readable by all (bwrap makes them 0700, and the bot
+        of a root grader runs as nobody), unless a bind above already shows them."""
+        nonlocal args
+        for above in reversed(path.parents):
+            if above in made or any(_inside(above, s) for s in shown):
+                continue
+            made.add(above)
+            args += ["--perms", "0755", "--dir", str(above)]
+
+    def bind(path: Path) -> None:
+        nonlocal args
+        if not path.exists() or any(_inside(path, s) for s in shown):
+            return
+        parents(path)
+        shown.append(path)
+        args += ["--ro-bind", str(path), str(path)]
+
+    python_dirs = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    python_dirs.add(Path(sys.executable).resolve().parent.parent)
+    for entry in sys.path:
+        if entry and os.path.isabs(entry):
+            python_dirs.add(Path(entry))
+    for path in sorted(python_dirs):
+        resolved = path.resolve() if path.exists() else path
+        if _inside(folder, resolved) or _inside(folder, path):
+            continue
+        if resolved == root and root.name not in ("site-packages", "dist-packages"):
+            continue  # a checkout: only its packages are shown (below)
+        if any(str(path).startswith(s) for s in SYSTEM_PATHS):
+            continue
+        bind(path)
+    for name in TOOLKIT_PACKAGES:
+        bind(root / name)
+    # the bot's folder: an empty read-only tmpfs holding only its submission (even where the
+    # folder lies under /tmp, which the private /tmp above would otherwise make writable)
+    parents(folder)
+    args += ["--perms", "0755", "--tmpfs", str(folder)]
+    shown.append(folder)
+    for path in exposed:
+        args += ["--ro-bind", str(path), str(path)]
+    args += ["--remount-ro", str(folder), "--chdir", str(folder)]
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(root),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MPLCONFIGDIR": "/tmp",
+        "NUMBA_CACHE_DIR": "/tmp",
+        "OMP_NUM_THREADS": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    return [*args, "--", *command]
+
+
 class SandboxedBot(Bot):
     """A ``module:Class`` bot played from a child process (see the module docstring).
 
@@ -94,6 +321,8 @@ class SandboxedBot(Bot):
     of its ``sys.path``, so the bot's own helper modules import but never shadow the toolkit).
     ``label`` names the bot in every failure message. ``last_seconds`` is the time the bot itself
     spent in its last ``act`` (measured in the child, without the pipe's round trip).
+    ``isolate`` runs the child under bubblewrap (module docstring), showing it only ``exposed``
+    of ``folder`` (default: its module file or package, ``submission_paths``).
     """
 
     def __init__(
@@ -105,10 +334,15 @@ class SandboxedBot(Bot):
         label: str | None = None,
         limits: Limits | None = None,
         seed: int | None = None,
+        isolate: bool = False,
+        exposed: list[Path] | None = None,
         **rules_options: Any,
     ) -> None:
         self.spec = spec
         self.folder = Path(folder).resolve()
+        self.isolate = isolate
+        self.exposed = exposed
+        self._stopped: list[int] = []  # the sandbox's processes stopped after the last request
         self.num_players = num_players
         self.rules = dict(rules_options)
         self.limits = limits or Limits()
@@ -129,17 +363,29 @@ class SandboxedBot(Bot):
             p for p in (_toolkit_root(), env.get("PYTHONPATH", "")) if p
         )
         env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-        self._errors = tempfile.TemporaryFile()
-        self._buf = b""
         # -P: the child's cwd (the bot's folder) is not put first on sys.path, so a student's
         # agents.py or numpy.py there cannot replace the toolkit.
+        command = [sys.executable, "-P", "-c", "from racko_apps.sandbox import _child; _child()"]
+        if self.isolate:
+            check_isolation()
+            exposed = self.exposed
+            if exposed is None:
+                exposed = submission_paths(self.spec, self.folder)
+            command = isolation_argv(command, self.folder, exposed, self.limits)
+        self._errors = tempfile.TemporaryFile()
+        self._buf = b""
+        self._stopped = []
+        # its own session: close() ends the child's whole process group (unisolated bots; an
+        # isolated one's processes all end with its PID namespace)
         self._proc = subprocess.Popen(
-            [sys.executable, "-P", "-c", "from racko_apps.sandbox import _child; _child()"],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._errors,
             cwd=self.folder,
             env=env,
+            start_new_session=True,
+            preexec_fn=_exit_with_parent if self.isolate else None,
         )
         request = {
             "cmd": "init",
@@ -150,6 +396,7 @@ class SandboxedBot(Bot):
             "seed": self._seed,
             "memory_mb": self.limits.memory_mb,
             "output_chars": self.limits.output_chars,
+            "processes": self.limits.processes if self.isolate else None,
         }
         self._request(request, self.limits.start_seconds, starting=True)
 
@@ -189,14 +436,66 @@ class SandboxedBot(Bot):
             label=self.name,
             limits=self.limits,
             seed=self._seed,
+            isolate=self.isolate,
+            exposed=self.exposed,
             **self.rules,
         )
+
+    def _signal_all(self, sig: int) -> None:
+        """SIGSTOP every process in an isolated bot's sandbox (the bot and all it started, not
+        bwrap's own two), or SIGCONT those stopped last time. A process forked while the others
+        are being stopped runs on until the next stop (the bot is stopped first, in tree order)."""
+        proc = self._proc
+        if not self.isolate or proc is None or proc.returncode is not None:
+            return
+        if sig == signal.SIGSTOP:
+            self._stopped = _below(proc.pid)
+        for pid in self._stopped if sig in (signal.SIGSTOP, signal.SIGCONT) else []:
+            try:
+                os.kill(pid, sig)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def end_game(self) -> None:
+        """Kill every process the bot started (not the bot's own Python, which plays on): called
+        when a pairing ends, so nothing it spawned outlives its game. Isolated, those are all the
+        processes of its PID namespace but its init and the bot (whose start is the earliest);
+        unisolated, the descendants of the bot's process that have not left it (best effort)."""
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            return
+        for _ in range(5):  # a process forking while it is killed leaves orphans: look again
+            tree = _process_tree()
+            if self.isolate:
+                init = tree.children.get(proc.pid, [])
+                inside = [c for pid in init for c in tree.children.get(pid, [])]
+                keep = set(init) | (
+                    {min(inside, key=tree.started.__getitem__)} if inside else set()
+                )
+                roots = [pid for pid in inside if pid not in keep]
+                roots += [c for pid in keep - set(init) for c in tree.children.get(pid, [])]
+            else:
+                roots = tree.children.get(proc.pid, [])
+            doomed = [d for pid in roots for d in tree.descendants(pid)]
+            if not doomed:
+                return
+            for pid in doomed:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            time.sleep(0.05)
 
     def close(self) -> None:
         """Stop the child (the next request starts a fresh one)."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        if proc.returncode is None:  # not reaped yet, so its group id is still its own
+            try:  # the whole group: grandchildren the bot started go too (killing bwrap ends
+                os.killpg(proc.pid, signal.SIGKILL)  # its PID namespace and all it holds)
+            except (ProcessLookupError, PermissionError):
+                pass
         if proc.poll() is None:
             proc.kill()
         proc.wait()
@@ -228,12 +527,16 @@ class SandboxedBot(Bot):
     ) -> dict[str, Any]:
         proc = self._proc
         assert proc is not None and proc.stdin is not None
+        self._signal_all(signal.SIGCONT)  # its turn: everything it runs may run
         try:
             proc.stdin.write(json.dumps(request).encode() + b"\n")
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             self._fail(*self._exit_reason(starting))
         line = self._read_line(seconds, starting)
+        # its turn is over: an isolated bot's processes (and threads) are stopped until its next
+        # request, so nothing it left running competes for the CPU with the bot whose turn it is
+        self._signal_all(signal.SIGSTOP)
         try:
             reply = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -284,6 +587,84 @@ class SandboxedBot(Bot):
             detail = f": {tail[-1]}" if tail else ""
         kind = "start" if starting else "exited"
         return kind, f"its process ended (exit code {code}){detail}"
+
+
+@dataclass
+class _Tree:
+    children: dict[int, list[int]]
+    started: dict[int, int]
+
+    def descendants(self, pid: int) -> list[int]:
+        """``pid`` and every process below it, parents first."""
+        out, todo = [], [pid]
+        while todo:
+            p = todo.pop()
+            out.append(p)
+            todo += self.children.get(p, [])
+        return out
+
+
+def _children(pid: int) -> list[int] | None:
+    """``pid``'s children from /proc/PID/task/*/children (None where the kernel has no such file)."""
+    out: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(x) for x in f.read().split()]
+        except FileNotFoundError:
+            if not os.path.exists(f"/proc/{pid}/task/{tid}"):
+                continue  # the thread ended meanwhile
+            return None
+        except OSError:
+            continue
+    return out
+
+
+def _below(pid: int) -> list[int]:
+    """Every process below ``pid``'s children (for bwrap: all in the sandbox but its init)."""
+    level: list[int] | None = [pid]
+    found: list[int] = []
+    for depth in range(1 << 16):
+        nxt: list[int] = []
+        for p in level or []:
+            kids = _children(p)
+            if kids is None:  # no children files here: the whole process table, once
+                tree = _process_tree()
+                return [d for c in tree.children.get(pid, []) for d in tree.descendants(c)[1:]]
+            nxt += kids
+        if not nxt:
+            break
+        if depth:
+            found += nxt
+        level = nxt
+    return found
+
+
+def _process_tree() -> _Tree:
+    """Every live process's children and start time, from /proc (Linux; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    started: dict[int, int] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return _Tree(children, started)
+    for name in entries:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] == b"Z":
+            continue
+        children.setdefault(int(fields[1]), []).append(int(name))
+        started[int(name)] = int(fields[19])
+    return _Tree(children, started)
 
 
 def _shorten(data: bytes, limit: int = 60) -> str:
@@ -355,6 +736,19 @@ def _child() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     except (ImportError, ValueError, OSError):
         pass  # no RLIMIT_AS here (macOS refuses some values, Windows has no resource module)
+    if first.get("processes"):  # isolated only: unisolated, the count is the user's, not ours
+        try:
+            import resource
+
+            nproc = int(first["processes"])
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        except (ImportError, ValueError, OSError, AttributeError):
+            pass
+        try:
+            _become_nobody()
+        except OSError as err:
+            reply(ok=False, kind="start", error=f"cannot drop root in the sandbox: {err}")
+            return
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     sys.stdout = sys.stderr = sink  # type: ignore[assignment]

@@ -3,10 +3,18 @@
 The page runs the rules engine in JS (``web/js``, kept equal to ``racko_env`` by a differential test)
 and the exported bots with onnxruntime-web, so the server only hands out files: the page itself,
 the shipped bots (``agents/pretrained/racko_{2,3,4}p.onnx`` + ``.json``) under ``/bots/``, and the
-three onnxruntime-web files from ``web/node_modules`` under ``/vendor/ort/``. Nothing else is
-reachable: paths are resolved and must stay inside those roots. No COOP/COEP headers are sent, so
-the page runs onnxruntime-web's wasm on one thread (``docs/web.md``).
+three onnxruntime-web files under ``/vendor/ort/``. Nothing else is reachable: paths are resolved
+and must stay inside those roots. No COOP/COEP headers are sent, so the page runs onnxruntime-web's
+wasm on one thread (``docs/web.md``).
 
+The page ships as package data (``racko_apps/web_static``: a link to ``web/`` in the repository,
+its files in the wheel). onnxruntime-web (MIT, 14 MB of wasm) does not: in a checkout it is
+``web/node_modules`` after ``npm ci --prefix web``; elsewhere ``racko web --fetch-ort`` downloads
+the version ``web/package-lock.json`` pins from the npm registry, checks its sha512 against the
+lock's, and keeps the three files (and its package.json, naming its license) in the user's cache
+folder.
+
+    racko web --fetch-ort        # once, from a plain package install
     racko web --port 8000
     python -m racko_apps.web --port 8000
 """
@@ -14,6 +22,7 @@ the page runs onnxruntime-web's wasm on one thread (``docs/web.md``).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from functools import partial
@@ -23,12 +32,79 @@ from io import BytesIO
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-WEB_DIR = ROOT / "web"
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+# the package's copy (a link to web/ in a checkout); web/ itself where links are not checked out
+WEB_DIR = HERE / "web_static" if (HERE / "web_static" / "index.html").is_file() else ROOT / "web"
 BOTS_DIR = ROOT / "agents" / "pretrained"
-ORT_DIR = WEB_DIR / "node_modules" / "onnxruntime-web" / "dist"
 # The onnxruntime-web files the page loads (the wasm-only build and its runtime).
 ORT_FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm")
+# What web/package-lock.json pins (a test keeps these equal to it).
+ORT_VERSION = "1.30.0"
+ORT_INTEGRITY = "sha512-q0y+JrrtukXSzsBWEMccVfqX25LRmosXHF+CaRJmg8pZClzcV7svNc4rKY3jL02Vb7QmRMDs1SigqR4CXAfKYQ=="
+ORT_URL = f"https://registry.npmjs.org/onnxruntime-web/-/onnxruntime-web-{ORT_VERSION}.tgz"
+FETCH_ORT = "racko web --fetch-ort"
+
+
+def ort_cache_dir() -> Path:
+    """Where ``--fetch-ort`` keeps onnxruntime-web: the user's cache folder (XDG_CACHE_HOME,
+    LOCALAPPDATA on Windows, else ~/.cache), per version."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA")
+    root = Path(base) if base else Path.home() / ".cache"
+    return root / "racko" / f"onnxruntime-web-{ORT_VERSION}"
+
+
+def ort_dir() -> Path:
+    """The checkout's npm copy where it is complete, else the cache (fetched or not yet)."""
+    npm = ROOT / "web" / "node_modules" / "onnxruntime-web" / "dist"
+    if all((npm / name).is_file() for name in ORT_FILES):
+        return npm
+    return ort_cache_dir()
+
+
+ORT_DIR = ort_dir()
+
+
+def fetch_ort(url: str = ORT_URL, integrity: str = ORT_INTEGRITY) -> Path:
+    """Download onnxruntime-web's package, check it against the lock file's sha512, and keep the
+    three files the page loads and its package.json (version, MIT license) in
+    ``ort_cache_dir()`` (all or nothing)."""
+    import base64
+    import hashlib
+    import io
+    import shutil
+    import tarfile
+    import tempfile
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=120) as response:  # noqa: S310 - a fixed https URL
+        data = response.read()
+    algo, _, expected = integrity.partition("-")
+    got = base64.b64encode(hashlib.new(algo, data).digest()).decode()
+    if got != expected:
+        raise SetupError(f"{url} does not match the {algo} of web/package-lock.json; not kept")
+    target = ort_cache_dir()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".ort-", dir=target.parent))
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for name in (*ORT_FILES, "package.json"):  # package.json: its version and license
+                member = f"package/dist/{name}" if name in ORT_FILES else f"package/{name}"
+                try:
+                    source = tar.extractfile(member)
+                except KeyError:
+                    source = None
+                if source is None:
+                    raise SetupError(f"{url} holds no {member}")
+                (staging / name).write_bytes(source.read())
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
 BOT_FILES = tuple(f"racko_{n}p.{ext}" for n in (2, 3, 4) for ext in ("onnx", "json"))
 # Served from web/: the page and its modules; never node_modules, tests or anything else.
 WEB_FILES = ("index.html", "style.css")
@@ -59,7 +135,7 @@ def resolve(url_path: str) -> Path | None:
     if len(parts) == 2 and parts[0] == "bots" and parts[1] in BOT_FILES:
         return BOTS_DIR / parts[1]
     if len(parts) == 3 and parts[:2] == ["vendor", "ort"] and parts[2] in ORT_FILES:
-        return ORT_DIR / parts[2]
+        return ort_dir() / parts[2]
     if len(parts) == 1 and parts[0] in WEB_FILES:
         return WEB_DIR / parts[0]
     if len(parts) >= 2 and parts[0] in WEB_DIRS and Path(parts[-1]).suffix == ".js":
@@ -97,11 +173,12 @@ def check_setup() -> None:
     """Refuse to start without the page or onnxruntime-web (a one-line reason, no traceback)."""
     if not (WEB_DIR / "index.html").is_file():
         raise SetupError(f"the page is missing: {WEB_DIR / 'index.html'}")
-    missing = [name for name in ORT_FILES if not (ORT_DIR / name).is_file()]
+    where = ort_dir()
+    missing = [name for name in ORT_FILES if not (where / name).is_file()]
     if missing:
         raise SetupError(
-            f"onnxruntime-web is not installed ({', '.join(missing)} missing under {ORT_DIR}); "
-            "run: npm ci --prefix web"
+            f"onnxruntime-web is not here ({', '.join(missing)} missing under {where}); "
+            f"run: {FETCH_ORT} (or in a checkout: npm ci --prefix web)"
         )
 
 
@@ -119,7 +196,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: any free)")
     parser.add_argument("--verbose", action="store_true", help="log every request")
+    parser.add_argument(
+        "--fetch-ort",
+        action="store_true",
+        help=f"download onnxruntime-web {ORT_VERSION} (MIT) from the npm registry into the "
+        "user's cache, checked against web/package-lock.json, and exit",
+    )
     args = parser.parse_args(argv)
+    if args.fetch_ort:
+        try:
+            print(f"onnxruntime-web {ORT_VERSION} is in {fetch_ort()}")
+        except (OSError, SetupError) as exc:
+            print(f"racko web: cannot fetch onnxruntime-web from {ORT_URL}: {exc}", file=sys.stderr)
+            return 1
+        return 0
     if not 0 <= args.port <= 65535:
         print(f"racko web: --port must be 0..65535, got {args.port}", file=sys.stderr)
         return 2

@@ -16,10 +16,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ from agents.heuristic import HeuristicBot
 from agents.onnx_bot import BotFileError, check_manifest
 from agents.random_bot import RandomBot
 from racko_env import observation as layout_module
+from racko_env.files import write_text_atomic
 from racko_env.racko_v0 import raw_env
 from racko_env.rules import RACK_SIZE
 
@@ -73,18 +72,6 @@ def layout_js() -> str:
         "`python -m racko_apps.web_traces --layout`; do not edit.\n */\n\n"
         f"export const LAYOUT = Object.freeze({body});\n"
     )
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def seats_digest(env: raw_env) -> tuple[str, list[list[float]]]:
@@ -282,7 +269,7 @@ def write_traces(path: Path, episodes: int, seed: int) -> int:
         trace = play_episode(random_setup(rng), full=i < FULL_OBS_EPISODES)
         total += len(trace["steps"])
         lines.append(json.dumps(trace, separators=(",", ":")))
-    _write_atomic(path, "\n".join(lines) + "\n")
+    write_text_atomic(path, "\n".join(lines) + "\n")
     return total
 
 
@@ -299,13 +286,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.episodes < 1:
         parser.error(f"--episodes must be at least 1, got {args.episodes}")
     if args.layout:
-        _write_atomic(LAYOUT_JS, layout_js())
+        write_text_atomic(LAYOUT_JS, layout_js())
         print(f"wrote {LAYOUT_JS}")
     if args.out is not None:
         steps = write_traces(args.out, args.episodes, args.seed)
         print(f"wrote {args.episodes} episodes ({steps} steps) to {args.out}")
     if args.manifest_cases is not None:
-        _write_atomic(args.manifest_cases, json.dumps(manifest_cases(), indent=1))
+        write_text_atomic(args.manifest_cases, json.dumps(manifest_cases(), indent=1))
         print(f"wrote manifest cases to {args.manifest_cases}")
     return 0
 

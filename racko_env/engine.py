@@ -24,6 +24,10 @@ from racko_env.actions import (
 from racko_env.config import RulesConfig
 from racko_env.rules import RACK_SIZE, deck_size, hand_score, is_racko
 
+# The phases as module constants: ``Phase.DRAW`` is an attribute lookup on the enum class, which
+# costs more than the rest of a comparison; these are the same members.
+_DRAW, _KEEP_OR_DISCARD, _PLACE = Phase.DRAW, Phase.KEEP_OR_DISCARD, Phase.PLACE
+
 
 @dataclass(frozen=True)
 class TurnRecord:
@@ -157,18 +161,18 @@ class RackoGame:
                 f"{phase.name}; legal actions are {list(legal)} "
                 f"({', '.join(ACTION_NAMES[a] for a in legal)})"
             )
-        if phase == Phase.DRAW:
+        if phase == _DRAW:
             if action == DRAW_PILE:
                 self.held = self.draw.pop()
                 self.held_from_discard = False
-                self.phase = Phase.KEEP_OR_DISCARD
+                self.phase = _KEEP_OR_DISCARD
             else:
                 self.held = self.discard.pop()
                 self.held_from_discard = True
-                self.phase = Phase.PLACE
-        elif phase == Phase.KEEP_OR_DISCARD:
+                self.phase = _PLACE
+        elif phase == _KEEP_OR_DISCARD:
             if action == KEEP:
-                self.phase = Phase.PLACE
+                self.phase = _PLACE
             else:
                 card = self.held
                 self.discard.append(card)
@@ -200,7 +204,7 @@ class RackoGame:
         if not self.draw:
             self._refill_draw_pile()
         self.current = (player + 1) % self.num_players
-        self.phase = Phase.DRAW
+        self.phase = _DRAW
 
     def _refill_draw_pile(self) -> None:
         """The discard pile except its top becomes the draw pile: shuffled, or turned over."""

@@ -4,7 +4,7 @@ The layout is data: ``LAYOUT`` is the ordered tuple of named fields (name, start
 as OpenSpiel's observers name the pieces of their tensors. ``OBS_SIZE``, the slice and index
 constants below (``RACK``, ``HELD``, ``UNSEEN``, ...), the encoders, the decoders in
 ``agents.obs`` and the tables in the docs are all derived from it; ``python -m racko_env.observation``
-prints the docs table (``tests/test_observation_layout.py`` checks the docs hold exactly that).
+prints the docs table (``tests/env/test_observation.py`` checks the docs hold exactly that).
 
 The layout is the same size for 2, 3 and 4 players so that tools and bot files need one schema.
 Cards are scaled by the deck size N (40/50/60), so a card c reads c/N and 0 means "none/unknown".
@@ -230,18 +230,18 @@ def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.nda
     return obs
 
 
-_MASKS = {phase: np.zeros(NUM_ACTIONS, dtype=np.int8) for phase in Phase}
-for _phase, _mask in _MASKS.items():
+# The mask of the player on turn in each phase (indexed by the phase), and of everyone else.
+PHASE_MASKS: tuple[np.ndarray, ...] = tuple(np.zeros(NUM_ACTIONS, dtype=np.int8) for _ in Phase)
+for _phase, _mask in zip(Phase, PHASE_MASKS, strict=True):
     _mask[list(LEGAL_BY_PHASE[_phase])] = 1
     _mask.flags.writeable = False
-_OFF_TURN = np.zeros(NUM_ACTIONS, dtype=np.int8)
+OFF_TURN_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
+OFF_TURN_MASK.flags.writeable = False
 
 
 def action_mask(game: RackoGame, player: int) -> np.ndarray:
     """int8 mask over the ``NUM_ACTIONS`` actions: the legal ones for ``player`` now (all 0 off turn)."""
-    if game.current == player:
-        return _MASKS[game.phase].copy()
-    return _OFF_TURN.copy()
+    return (PHASE_MASKS[game.phase] if game.current == player else OFF_TURN_MASK).copy()
 
 
 TABLE_BEGIN = (
@@ -262,10 +262,10 @@ def update_table(text: str) -> str:
 def _main(argv: list[str] | None = None) -> int:
     """Print the docs table, or (``--update FILE...``) rewrite it in place in those files."""
     import argparse
-    import os
     import sys
-    import tempfile
     from pathlib import Path
+
+    from racko_env.files import write_text_atomic
 
     parser = argparse.ArgumentParser(
         prog="python -m racko_env.observation", description=_main.__doc__
@@ -282,10 +282,7 @@ def _main(argv: list[str] | None = None) -> int:
         except (OSError, ValueError) as err:
             print(f"error: {path}: {err}", file=sys.stderr)
             return 1
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(new)
-        os.replace(tmp, path)
+        write_text_atomic(path, new)
     return 0
 
 

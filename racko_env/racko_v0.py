@@ -98,7 +98,7 @@ from pettingzoo import AECEnv
 from racko_env.actions import NUM_ACTIONS, Phase, as_action_id
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import OBS_SIZE, OBS_VERSION, action_mask
+from racko_env.observation import OBS_SIZE, OBS_VERSION, OFF_TURN_MASK, PHASE_MASKS
 from racko_env.render import render_table
 from racko_env.rules import RACKO_SCORE
 from racko_env.seat_views import SeatViews
@@ -121,6 +121,8 @@ class ActionSpace(spaces.Discrete):
 
     def contains(self, x: Any) -> bool:
         """Integers 0..13 only (``as_action_id``): not ``True``, not ``10.0``."""
+        if type(x) is int:  # the common case, without the call
+            return 0 <= x < NUM_ACTIONS
         try:
             return 0 <= as_action_id(x) < NUM_ACTIONS
         except ValueError:
@@ -189,6 +191,7 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: ActionSpace() for a in self.possible_agents}
         self._seeder = random.Random()
+        self._views: SeatViews | None = None  # made at the first reset
         self.agents: list[str] = []
         self._has_reset = False
 
@@ -211,7 +214,11 @@ class raw_env(AECEnv):
             first_dealer=options.get("first_dealer"),
             deck_order=options.get("deck_order"),
         )
-        self._views = SeatViews(self.game, self.episode == "game")
+        if self._views is None:
+            self._views = SeatViews(self.game, self.episode == "game")
+        else:  # the same game object, dealt anew: re-encode every seat into the same rows
+            self._views.resync()
+        self._rewards_given = False
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -222,10 +229,14 @@ class raw_env(AECEnv):
         self._has_reset = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """Fresh arrays on every call: the seat's row of ``SeatViews`` and ``action_mask``."""
         player = self.agent_name_mapping[agent]
+        game = self.game
         return {
-            "observation": self._views.view(player),
-            "action_mask": action_mask(self.game, player),
+            "observation": self._views.row_views[player].copy(),
+            "action_mask": (
+                PHASE_MASKS[game.phase] if game.current == player else OFF_TURN_MASK
+            ).copy(),  # = observation.action_mask(game, player), inlined
         }
 
     def step(self, action: int | None) -> None:
@@ -235,7 +246,8 @@ class raw_env(AECEnv):
         is done."""
         if not self._has_reset:
             raise RuntimeError("step() called before reset(); call reset() first")
-        if not self.agents:
+        agents = self.agents
+        if not agents:
             raise RuntimeError(
                 "step() called after the episode ended (every agent is done); call reset() first"
             )
@@ -251,21 +263,28 @@ class raw_env(AECEnv):
         game = self.game
         game.apply(action)  # raises ValueError for a non-integer or illegal action, naming it
         self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
+        # Rewards are nonzero only on a step that ends a round: the step after one sets them back
+        # to 0.0, and only a step that ends a round adds them up (adding zeros changes nothing).
+        if self._rewards_given:
+            rewards = self.rewards
+            for a in agents:
+                rewards[a] = 0.0
+            self._rewards_given = False
         ended = game.round_over and self._finish_round()  # may deal the next round
         self._views.update()
         next_player = game.current  # the next player, or the first of a newly dealt round
         if ended:
             # Everyone sees the end through last(), in seat order after the mover.
-            next_player = (game.current + 1) % game.num_players
+            next_player = (next_player + 1) % game.num_players
         self.agent_selection = self.possible_agents[next_player]
-        self._accumulate_rewards()
+        if self._rewards_given:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _finish_round(self) -> bool:
         """Hand out round-end rewards; deal the next round or end the episode (returns True)."""
+        self._rewards_given = True
         game = self.game
         n = game.num_players
         if self.reward_mode == "score":

@@ -1,9 +1,9 @@
-"""Every seat's observation kept current step by step, instead of re-encoded from scratch.
+"""Every seat's observation (reference: ``observation.encode``) kept current step by step.
 
-``observation.encode`` is the reference: it builds a seat's view from the whole game state. The AEC
-env calls ``observe`` once or more per step, and a full encode costs more than the rest of the step,
-so ``SeatViews`` applies only what a move changed (a few entries per seat). Tests check it against
-``encode`` after every step of many random games; any doubt (a new round, an unknown transition)
+``observation.encode`` builds a seat's view from the whole game state. The AEC env needs a view on
+every step, and a full encode costs more than the rest of the step, so ``SeatViews`` applies only
+what a move changed (a few entries per seat). Tests check it against ``encode`` after every step of
+many random games (``tests/env/test_seat_views.py``); any doubt (a new round, an unknown transition)
 falls back to a full encode.
 """
 
@@ -34,16 +34,59 @@ from racko_env.rules import RACK_SIZE
 _IN0 = IN_DISCARD.start - 1  # column of card c in the discard-pile block is _IN0 + c
 _UN0 = UNSEEN.start - 1
 _PH = PHASE.start
+_RACK0 = RACK.start
+_DRAW = int(Phase.DRAW)  # a plain int: comparing with it skips the enum's attribute lookup
 
 
 class SeatViews:
-    """The observation vectors of all seats of one game, as rows of one array."""
+    """The observation vectors of all seats of one game, as rows of one array.
+
+    Updates write single entries through a flat ``memoryview`` of the rows (a Python float stored
+    as float32, as numpy would round it), which costs a fraction of a numpy scalar assignment.
+    """
 
     def __init__(self, game: RackoGame, include_scores: bool) -> None:
         self.game = game
         self.include_scores = include_scores
-        self.rows = np.zeros((game.num_players, OBS_SIZE), dtype=np.float32)
+        n = game.num_players
+        self.rows = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self._bind_views()
+        self._bases = [p * OBS_SIZE for p in range(n)]
+        # Per seat, the flat positions of the entries every move may change (the card-indexed
+        # blocks as the position of card 0), so that an update adds nothing but a card.
+        self._cols = [
+            (b + DISCARD_TOP, b + _IN0, b + _UN0, b + TURN, b + DRAW_SIZE, b + DRAW_TOP_KNOWN)
+            for b in self._bases
+        ]
+        # Where the mover's slots sit in every other seat's row: seat mover+k sees the mover as
+        # its opponent number n-k.
+        self._opp_slot_bases = [
+            [
+                ((mover + k) % n) * OBS_SIZE + OPP_SLOTS.start + (n - k - 1) * RACK_SIZE
+                for k in range(1, n)
+            ]
+            for mover in range(n)
+        ]
+        self._values = CARD_VALUES[game.num_cards].tolist()  # float32 values as Python floats
         self.resync()
+
+    def _bind_views(self) -> None:
+        """Views onto ``rows`` (rebuilt for a copy, so that they see the copy's rows)."""
+        self.row_views: list[np.ndarray] = list(self.rows)  # seat p's row, without indexing
+        self._flat = memoryview(self.rows).cast("B").cast("f")  # entry (p, i) at p * OBS_SIZE + i
+        self._discard_block = self.rows[:, IN_DISCARD]
+        self._unseen_block = self.rows[:, UNSEEN]
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles carry the rows; the views onto them are rebuilt (a memoryview can't be copied)."""
+        state = self.__dict__.copy()
+        for name in ("row_views", "_flat", "_discard_block", "_unseen_block"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
 
     def resync(self) -> None:
         """Full re-encode of every seat (new round, or anything unusual)."""
@@ -57,7 +100,7 @@ class SeatViews:
         self._current = game.current
 
     def view(self, player: int) -> np.ndarray:
-        return self.rows[player].copy()
+        return self.row_views[player].copy()
 
     def update(self) -> None:
         """Bring the rows up to date after one ``game.apply``."""
@@ -65,58 +108,72 @@ class SeatViews:
         if game.round_number != self._round or game.round_over:
             self.resync()
             return
-        rows = self.rows
-        value = CARD_VALUES[game.num_cards]
+        f = self._flat
+        bases = self._bases
+        value = self._values
         mover = self._current
-        me = rows[mover]
+        me = bases[mover]
         before = self._phase
         now = game.phase
-        if len(game.log) == self._log_len:  # the turn goes on: a draw or a keep
-            me[_PH + before] = 0.0
-            me[_PH + now] = 1.0
-            if before == Phase.DRAW:
+        log = game.log
+        if len(log) == self._log_len:  # the turn goes on: a draw or a keep
+            f[me + _PH + before] = 0.0
+            f[me + _PH + now] = 1.0
+            if before == _DRAW:
                 held = game.held
-                me[HELD] = value[held]
+                f[me + HELD] = value[held]
                 if game.held_from_discard:
-                    me[HELD_FROM_DISCARD] = 1.0
-                    top = game.discard_top
-                    rows[:, DISCARD_TOP] = value[top]
-                    rows[:, _IN0 + held] = 0.0
+                    f[me + HELD_FROM_DISCARD] = 1.0
+                    top = value[game.discard_top]
+                    for at_top, in0, _, _, _, _ in self._cols:
+                        f[at_top] = top
+                        f[in0 + held] = 0.0
                 else:
-                    me[_UN0 + held] = 0.0
-                    rows[:, DRAW_SIZE] = value[len(game.draw)]
+                    f[me + _UN0 + held] = 0.0
+                    draw = game.draw
+                    size = value[len(draw)]
+                    for _, _, _, _, at_size, _ in self._cols:
+                        f[at_size] = size
                     if game.draw_known:
-                        rows[:, DRAW_TOP_KNOWN] = value[game.draw[-1]] if game.draw else 0.0
+                        known = value[draw[-1]] if draw else 0.0
+                        for _, _, _, _, _, at_known in self._cols:
+                            f[at_known] = known
             self._phase = now
             return
         # The turn ended with one card face up on the discard pile.
-        record = game.log[-1]
-        n = game.num_players
-        me[_PH + before] = 0.0
-        me[HELD] = 0.0
-        me[HELD_FROM_DISCARD] = 0.0
-        if record.slot is not None:
-            slot = record.slot
-            me[RACK.start + slot] = value[game.racks[mover][slot]]
-            for k in range(1, n):  # the mover is opponent number n-k of seat mover+k
-                rows[(mover + k) % n, OPP_SLOTS.start + (n - k - 1) * RACK_SIZE + slot] = value[
-                    record.taken
-                ]
-        discarded = record.discarded
-        rows[:, DISCARD_TOP] = value[discarded]
-        rows[:, _IN0 + discarded] = 1.0
-        rows[:, _UN0 + discarded] = 0.0
-        rows[:, TURN] = game.turn / game.config.turn_limit
+        record = log[-1]
+        f[me + _PH + before] = 0.0
+        f[me + HELD] = 0.0
+        f[me + HELD_FROM_DISCARD] = 0.0
+        slot = record.slot
+        if slot is not None:
+            f[me + _RACK0 + slot] = value[game.racks[mover][slot]]
+            taken = value[record.taken]
+            for b in self._opp_slot_bases[mover]:
+                f[b + slot] = taken
         if game.reshuffles != self._reshuffles:
-            # The discard pile under the top became the draw pile: those cards are unseen again.
-            moved = np.asarray(game.draw, dtype=np.intp)
-            rows[:, _IN0 + moved] = 0.0
-            rows[:, _UN0 + moved] = 1.0
+            # The discard pile under the card just discarded became the draw pile: those cards
+            # (flagged in the discard block until now, and never unseen while there) are unseen
+            # again and leave the discard block.
+            self._unseen_block += self._discard_block
+            self._discard_block[:] = 0.0
             self._reshuffles = game.reshuffles
-        rows[:, DRAW_SIZE] = value[len(game.draw)]
+        discarded = record.discarded
+        top = value[discarded]
+        turn = game.turn / game.config.turn_limit
+        draw = game.draw
+        size = value[len(draw)]
+        for at_top, in0, un0, at_turn, at_size, _ in self._cols:
+            f[at_top] = top
+            f[in0 + discarded] = 1.0
+            f[un0 + discarded] = 0.0
+            f[at_turn] = turn
+            f[at_size] = size
         if game.draw_known:
-            rows[:, DRAW_TOP_KNOWN] = value[game.draw[-1]]
-        self._log_len = len(game.log)
+            known = value[draw[-1]] if draw else 0.0
+            for _, _, _, _, _, at_known in self._cols:
+                f[at_known] = known
+        self._log_len = len(log)
         self._phase = now
         self._current = game.current
-        rows[game.current, _PH + now] = 1.0
+        f[bases[game.current] + _PH + now] = 1.0

@@ -1,6 +1,15 @@
-"""Shared test setup: one torch thread (2-core machines collapse under load otherwise)."""
+"""Shared test setup: one torch thread (2-core machines collapse under load otherwise), and every
+test folder on ``sys.path``, so a test may import a helper from a test file of another folder
+(``from test_vector_engine import RecordingChance``) however it is run. Test file names are
+therefore unique across folders (``tests/test_layers.py`` checks it).
+"""
 
 import os
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+sys.path[1:1] = [str(d) for d in sorted(TESTS.iterdir()) if d.is_dir() and any(d.glob("test_*.py"))]
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
@@ -46,3 +55,40 @@ def eval_rows():
         return [{k: v for k, v in row.items() if k != "minutes"} for row in data]
 
     return rows
+
+
+def require_or_skip(available: bool, what: str, command: str) -> None:
+    """Skip a test that needs ``what`` (naming the ``command`` that provides it), or fail it where
+    ``RACKO_REQUIRE_ALL=1`` (CI, ``.ci/run``): there nothing may be skipped silently."""
+    if available:
+        return
+    message = f"needs {what}: {command}"
+    if os.environ.get("RACKO_REQUIRE_ALL") == "1":
+        pytest.fail(f"{message} (RACKO_REQUIRE_ALL=1: nothing is skipped in CI)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def require():
+    """``require_or_skip`` for test modules (conftest is not importable as a module)."""
+    return require_or_skip
+
+
+@pytest.fixture
+def isolation():
+    """bubblewrap can isolate bots here (else skip naming its install, or fail in CI)."""
+    from racko_apps.sandbox import INSTALL_BWRAP, isolation_available
+
+    require_or_skip(
+        isolation_available(), "bubblewrap (bwrap) able to create namespaces", INSTALL_BWRAP
+    )
+    return True
+
+
+@pytest.fixture(scope="session")
+def can_isolate() -> bool:
+    """Whether bots can run isolated here: tests of the grader's and the league's logic run
+    isolated where bubblewrap works and unisolated elsewhere (isolation itself has its own tests)."""
+    from racko_apps.sandbox import isolation_available
+
+    return isolation_available() or os.environ.get("RACKO_REQUIRE_ALL") == "1"

@@ -1,4 +1,5 @@
-"""Layers point one way: racko_env never loads agents, train, torch or stable-baselines3.
+"""Layers point one way: racko_env never loads agents, train, torch or stable-baselines3, and the
+evaluator (racko_eval) never loads train, racko_apps or torch.
 
 Bot names in the Gymnasium view still work after ``import racko_env`` alone, through the
 ``racko.bots`` entry point that ``pyproject.toml`` declares (``racko_env/opponents.py``).
@@ -9,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -47,7 +49,7 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {ABOVE!r}))
     assert json.loads(out.stdout) == []
 
 
-def _imports_above(path: Path, root: Path = ROOT) -> list[str]:
+def _imports_above(path: Path, root: Path = ROOT, above: tuple[str, ...] = ABOVE) -> list[str]:
     """Every import of a package above racko_env in a file, at any depth (functions included),
     also through importlib.import_module / __import__ with a literal name."""
     found = []
@@ -63,13 +65,39 @@ def _imports_above(path: Path, root: Path = ROOT) -> list[str]:
             if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
                 names = [node.args[0].value]
         found += [f"{path.relative_to(root)}:{node.lineno}: {n}" for n in names]
-    return [f for f in found if f.rsplit(": ", 1)[1].split(".")[0] in ABOVE]
+    return [f for f in found if f.rsplit(": ", 1)[1].split(".")[0] in above]
 
 
 def test_no_file_under_racko_env_imports_a_layer_above() -> None:
     files = sorted((ROOT / "racko_env").rglob("*.py"))
     assert len(files) > 10
     assert [hit for f in files for hit in _imports_above(f)] == []
+
+
+EVAL_ABOVE = ("train", "racko_apps", "torch", "stable_baselines3", "sb3_contrib", "ray")
+
+
+def test_no_file_under_racko_eval_imports_train_apps_or_torch() -> None:
+    files = sorted((ROOT / "racko_eval").rglob("*.py"))
+    assert len(files) >= 4
+    assert [hit for f in files for hit in _imports_above(f, above=EVAL_ABOVE)] == []
+
+
+def test_importing_the_evaluator_loads_no_torch_and_no_trainer() -> None:
+    code = f"""
+import json, sys
+import racko_eval, racko_eval.evaluate
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {EVAL_ABOVE!r})))
+"""
+    out = _run(code)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
+
+
+def test_test_file_names_are_unique_across_test_folders() -> None:
+    """pytest imports test files by their name (tests/conftest.py puts every folder on the path)."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
 
 
 def test_the_import_scan_sees_imports_hidden_in_functions(tmp_path: Path) -> None:
@@ -147,3 +175,68 @@ def test_bot_objects_need_no_resolver(monkeypatch) -> None:
     env = RackoGymEnv(num_players=3, opponents=[First()])
     env.reset(seed=1)
     env.step(int(env.action_masks().argmax()))
+
+
+# ----------------------------------------------------------------------------- the package map
+
+PACKAGE_MAP = ROOT / "docs" / "packages.md"
+FIRST_PARTY = ("racko_env", "agents", "racko_eval", "train", "racko_apps")
+
+
+def _package_map() -> dict[str, set[str]]:
+    """docs/packages.md's table: package -> the packages it may import."""
+    text = PACKAGE_MAP.read_text(encoding="utf-8")
+    table = text.split("<!-- packages: read by tests/test_layers.py -->")[1].split(
+        "<!-- /packages -->"
+    )[0]
+    rows = {}
+    for line in table.strip().splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        name = cells[0].strip("`")
+        rows[name] = set(re.findall(r"`([\w.]+)`", cells[2]))
+    return rows
+
+
+def _train_folders() -> list[str]:
+    return sorted(p.name for p in (ROOT / "train").iterdir() if (p / "__init__.py").is_file())
+
+
+def _package_of(name: str) -> str | None:
+    """The map's package of a module name (a file's own, or one it imports)."""
+    parts = name.split(".")
+    if parts[0] not in FIRST_PARTY:
+        return None
+    if parts[0] == "train" and len(parts) > 1 and parts[1] in _train_folders():
+        return f"train.{parts[1]}"
+    return parts[0]
+
+
+def test_the_package_map_names_every_package_and_folder_of_train() -> None:
+    rows = _package_map()
+    assert set(rows) == {*FIRST_PARTY, *(f"train.{f}" for f in _train_folders())}
+    for name, allowed in rows.items():
+        assert allowed <= set(rows), (name, allowed - set(rows))
+
+
+def test_every_file_imports_only_what_the_package_map_allows() -> None:
+    rows = _package_map()
+    found = []
+    for top in FIRST_PARTY:
+        for path in sorted((ROOT / top).rglob("*.py")):
+            rel = path.relative_to(ROOT)
+            mine = _package_of(".".join(rel.with_suffix("").parts))
+            for hit in _imports_above(path, above=FIRST_PARTY):
+                module = hit.rsplit(": ", 1)[1]
+                theirs = _package_of(module)
+                if theirs not in (mine, None) and theirs not in rows[mine]:
+                    found.append(f"{hit} ({mine} may not import {theirs})")
+    assert found == []
+
+
+def test_the_map_check_sees_a_forbidden_import(tmp_path: Path) -> None:
+    sample = tmp_path / "racko_eval" / "x.py"
+    sample.parent.mkdir()
+    sample.write_text("def f():\n    import train.sb3.policy\n")
+    hits = _imports_above(sample, root=tmp_path, above=FIRST_PARTY)
+    assert [_package_of(h.rsplit(": ", 1)[1]) for h in hits] == ["train.sb3"]
+    assert "train.sb3" not in _package_map()["racko_eval"]

@@ -15,12 +15,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 MIN_TIMEOUT = 300
 CHECKED = [
-    "tests/test_play.py",
-    "tests/test_package.py",
+    "tests/apps/test_play.py",
+    "tests/env/test_package.py",
     "tests/test_layers.py",
-    "tests/test_onnx_bot.py",
+    "tests/agents/test_onnx_bot.py",
     "tests/test_patience.py",
-    "tests/test_extras.py",
+    "tests/agents/test_extras.py",
 ]
 CLOCKS = {"time", "monotonic", "perf_counter"}
 

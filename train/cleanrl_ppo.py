@@ -22,9 +22,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,9 +40,10 @@ from torch.distributions import Categorical
 import agents
 from racko_env import racko_v0
 from racko_env.actions import NUM_ACTIONS
+from racko_env.files import write_text_atomic
 from racko_env.observation import OBS_SIZE
 from racko_env.rules import deck_size
-from train.snapshot import MASKED_LOGIT
+from train.common.snapshot import MASKED_LOGIT
 
 
 @dataclass
@@ -481,12 +480,12 @@ def export_bot(agent: Agent, out: Path, args: Args, training: dict[str, Any]) ->
     """Write OUT/bot.onnx + OUT/bot.json (docs/bot-format.md), checked against the network.
 
     The actor's Linear layers go into ``train.export.build_onnx`` as a ``SnapshotPolicy``; the
-    graph must pick the network's own greedy action on ``export_check`` observations of real play.
-    The files are written in a temporary folder and moved into place, so a failed export leaves
-    nothing half-written.
+    graph must pick the network's own greedy action on ``export_check`` observations of real play
+    before anything is written, and each file is written atomically (the graph first), so a failed
+    export leaves nothing half-written.
     """
+    from train.common.snapshot import SnapshotPolicy
     from train.export import build_onnx, verify_export, write_bot
-    from train.snapshot import SnapshotPolicy
 
     linears = [m for m in agent.actor if isinstance(m, nn.Linear)]
     layers = [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in linears]
@@ -496,19 +495,15 @@ def export_bot(agent: Agent, out: Path, args: Args, training: dict[str, Any]) ->
     verify_export(
         onnx_bytes, agent.greedy, args.num_players, rules, args.export_check, "PPO network"
     )
-    out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=out) as tmp:
-        paths = write_bot(
-            onnx_bytes, Path(tmp), args.num_players, rules, None, training, args.export_check
-        )
-        for path in paths:
-            os.replace(path, out / path.name)
-    return out / "bot.onnx"
+    onnx_path, _ = write_bot(
+        onnx_bytes, out, args.num_players, rules, None, training, args.export_check
+    )
+    return onnx_path
 
 
 def evaluate(bot: Any, args: Args) -> dict[str, Any]:
     """A duplicate tournament against ``eval_opponent``: win rate with its 95% Wilson interval."""
-    from train.tournament import run_tournament
+    from racko_eval import run_tournament
 
     report = run_tournament(
         [bot, args.eval_opponent],
@@ -528,15 +523,31 @@ def evaluate(bot: Any, args: Args) -> dict[str, Any]:
     }
 
 
-def write_json(path: Path, data: dict[str, Any]) -> None:
-    """Write atomically: a temporary file beside it, then one rename."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(tmp, path)
+def write_eval_record(
+    out: Path, result: dict[str, Any], args: Args, minutes: float, steps: int
+) -> None:
+    """``final_eval.json`` and ``eval_history.json`` in the schema every trainer of the project
+    writes (``train.common.eval_record``; ``train/plot_curve.py`` reads them)."""
+    from train.common.eval_record import history_row, opponent_result, write_final, write_history
+
+    opp = result["opponent"]
+    entry = opponent_result(
+        opp,
+        result["deals"],
+        result["win_rate"],
+        result["win_rate_ci95"],
+        args.seed,
+        played=result["rounds"],
+        mean_round_score=result["mean_round_score"],
+    )
+    write_final(out, {opp: entry})
+    row = history_row({opp: entry}, minutes, result["deals"], timesteps=steps, final=True)
+    write_history(out, [row])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    start = time.monotonic()
     agent, training = train(args)
     metrics: dict[str, Any] = {"args": dataclasses.asdict(args), **training}
     bot: Any = TorchBot(agent)
@@ -553,8 +564,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{result['rounds']} rounds (95% CI {100 * low:.1f}-{100 * high:.1f}%), "
             f"mean round score {result['mean_round_score']:.1f}"
         )
+        if args.out:
+            steps = training["history"][-1]["global_step"]
+            write_eval_record(Path(args.out), result, args, (time.monotonic() - start) / 60, steps)
     if args.out:
-        write_json(Path(args.out) / "metrics.json", metrics)
+        write_text_atomic(Path(args.out) / "metrics.json", json.dumps(metrics, indent=2) + "\n")
     return 0
 
 

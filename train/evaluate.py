@@ -1,175 +1,18 @@
-"""Evaluate bots against each other in a duplicate tournament (``python train/evaluate.py``).
+"""Evaluate bots against each other in a duplicate tournament: the front door of
+``racko_eval.evaluate`` (``racko evaluate`` runs the same command from any folder).
 
     python train/evaluate.py --players 2 --rounds 2000 --bots expert heuristic --seed 0 --json out.json
-
-Bots are ``agents.load`` specs: ``random``, ``heuristic``, ``expert``, ``module:Class`` or a bot
-file (``.onnx``). The format (tables, seatings, duplicate deals) is in ``train.tournament``;
-from Python call ``train.evaluate.run_tournament(...)``.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
-from racko_env.cli import add_rules_arguments, flag_names, rules_options
-from train.tournament import BotError, IllegalActionError, run_tournament
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-__all__ = ["format_table", "main", "plot_report", "run_tournament"]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python train/evaluate.py",
-        description="Duplicate tournament between Rack-O bots: every bot in every seat equally "
-        "often on the same deals; win rates with 95%% intervals, scores and ratings.",
-    )
-    parser.add_argument("--players", type=int, default=2, help="players per table, 2-4 (default 2)")
-    parser.add_argument(
-        "--bots",
-        nargs="+",
-        required=True,
-        metavar="SPEC",
-        help="bots: random, heuristic, expert, module:Class, or a bot file (.onnx)",
-    )
-    unit = parser.add_mutually_exclusive_group()
-    unit.add_argument(
-        "--rounds",
-        type=_positive,
-        help="deals of single rounds; each is played at every table in every seating "
-        "(default 1000)",
-    )
-    unit.add_argument(
-        "--games",
-        type=_positive,
-        help="deals of whole games to the target score, instead of rounds",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
-    parser.add_argument("--json", type=Path, metavar="PATH", help="write the report as JSON")
-    parser.add_argument("--plot", type=Path, metavar="PATH", help="write a win-rate chart (PNG)")
-    parser.add_argument(
-        "--workers",
-        type=_positive,
-        default=min(2, os.cpu_count() or 1),
-        help="processes to play in (default: 2, or 1 on a single core); results do not depend on it",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    add_rules_arguments(parser)
-    return parser
-
-
-def format_table(report: dict[str, Any]) -> str:
-    """The report as a Markdown table (readable in a terminal, pastes into docs)."""
-    cfg = report["config"]
-    unit = cfg["unit"]
-    lines = [
-        f"| bot | {unit}s | wins | win rate (95% CI) | mean round score | Rack-Os | "
-        "turns to Rack-O | rating (mu ± sigma) |",
-        "|---|---:|---:|---|---:|---:|---:|---|",
-    ]
-    for b in sorted(report["bots"], key=lambda b: -b["rating"]["ordinal"]):
-        lo, hi = b["win_rate_ci95"]
-        turns = "-" if b["mean_turns_to_racko"] is None else f"{b['mean_turns_to_racko']:.1f}"
-        wins = f"{b['wins']:g}"
-        lines.append(
-            f"| {b['name']} | {b['played']} | {wins} | {b['win_rate']:.1%} "
-            f"({lo:.1%}-{hi:.1%}) | {b['mean_round_score']:.1f} | {b['rackos']} | {turns} | "
-            f"{b['rating']['mu']:.1f} ± {b['rating']['sigma']:.1f} |"
-        )
-    if len(report["tables"]) > 1:
-        lines += ["", "| table | " + unit + "s | win rate by bot |", "|---|---:|---|"]
-        for t in report["tables"]:
-            rates = ", ".join(f"{k} {v:.1%}" for k, v in t["win_rate"].items())
-            lines.append(f"| {' / '.join(t['lineup'])} | {t['played']} | {rates} |")
-    return "\n".join(lines)
-
-
-def plot_report(report: dict[str, Any], path: Path) -> None:
-    """A horizontal bar chart of win rates with their 95% intervals and the chance level."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    cfg = report["config"]
-    bots = report["bots"]
-    names = [b["name"] for b in bots]
-    rates = [b["win_rate"] for b in bots]
-    err = [
-        [r - b["win_rate_ci95"][0] for r, b in zip(rates, bots, strict=True)],
-        [b["win_rate_ci95"][1] - r for r, b in zip(rates, bots, strict=True)],
-    ]
-    teams = 2 if cfg["rules"].get("partners") else cfg["players"]
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(bots)))
-    ax.barh(names, rates, xerr=err, capsize=4, color="tab:blue")
-    ax.axvline(1 / teams, color="grey", linestyle="--", label=f"chance (1/{teams})")
-    ax.set_xlim(0, 1)
-    ax.invert_yaxis()
-    ax.set_xlabel(f"win rate per {cfg['unit']} (95% Wilson interval)")
-    ax.set_title(
-        f"{cfg['players']} players, {cfg['deals']} duplicate deals x {cfg['seatings_per_deal']} "
-        f"seatings, seed {cfg['seed']}"
-    )
-    ax.legend(loc="lower right")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    rules = rules_options(args)
-    start = time.perf_counter()
-    try:
-        report = run_tournament(
-            args.bots,
-            num_players=args.players,
-            rounds=args.rounds,
-            games=args.games,
-            seed=args.seed,
-            workers=args.workers,
-            progress=not args.no_progress,
-            **rules,
-        )
-    except (IllegalActionError, BotError) as err:
-        print(f"evaluate: stopped: {err}", file=sys.stderr)
-        return 3
-    except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
-        print(f"evaluate: error: {flag_names(str(err))}", file=sys.stderr)
-        return 2
-    elapsed = time.perf_counter() - start
-    cfg = report["config"]
-    print(
-        f"{cfg['players']} players, {cfg['deals']} {cfg['unit']} deals x "
-        f"{cfg['seatings_per_deal']} seatings, seed {cfg['seed']} ({elapsed:.0f} s)"
-    )
-    print(format_table(report))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    if args.plot:
-        plot_report(report, args.plot)
-        print(f"wrote {args.plot}")
-    return 0
-
+from racko_eval.evaluate import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -7,7 +7,8 @@ checkpoint for PPO, ``value_net.pt`` for value iteration), checks the ONNX graph
 policy on ``--check`` observations and writes ``RUN_DIR/bot.onnx`` + ``bot.json``. Nothing is
 guessed from the files on disk and nothing is unpickled.
 
-The graph-building pieces live in ``train.onnx_export`` and are re-exported here.
+The graph-building pieces live in ``train.common.onnx_export`` (and, for SB3 models,
+``train.sb3.export``) and are re-exported here.
 """
 
 from __future__ import annotations
@@ -19,20 +20,18 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from train.config import ConfigError, read_yaml
-from train.files import RunFolderError
-from train.onnx_export import (
+from train.common.config import ConfigError, read_yaml
+from train.common.files import RunFolderError
+from train.common.onnx_export import (
     build_onnx,
-    check_against_model,
-    export_model,
     export_module,
     make_manifest,
     onnx_actions,
     sample_observations,
-    sb3_actions,
     verify_export,
     write_bot,
 )
+from train.sb3.export import check_against_model, export_model, sb3_actions
 
 __all__ = [
     "KINDS",
@@ -78,7 +77,7 @@ def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
         from train.ppo import export_ppo_run
 
         return export_ppo_run(Path(run_dir), check)
-    from train.value_iteration import export_value_run
+    from train.value.run import export_value_run
 
     return export_value_run(Path(run_dir), check)
 

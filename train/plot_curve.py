@@ -1,22 +1,24 @@
-"""Plot a run's learning curve: ``python train/plot_curve.py RUN_DIR --out docs/curve.png``.
+"""Plot a run's learning curve: ``python train/plot_curve.py RUN_DIR --out docs/curve_2p.png``.
 
-Top two: the periodic evaluation win rates with their 95% intervals (``eval_history.json``,
-duplicate rounds of the deterministic policy against each evaluation bot on fixed deals), by env
-steps and by wall-clock minutes since the run started (the first point is the warm start, before
-PPO). Bottom: the training episodes' mean reward from TensorBoard (``rollout/ep_rew_mean``; with
-``reward: win`` that is 2 * win rate - 1 in 2-player games).
+Any trainer's run folder: its ``eval_history.json`` has one schema (``train.common.eval_record``).
+Top two: the evaluation win rates with their 95% intervals (duplicate rounds of the deterministic
+policy against each evaluation bot on fixed deals), by env steps (by iterations for a run that
+counts no env steps: value iteration) and by wall-clock minutes since the run started (a PPO
+run's first point is its warm start, before PPO). Bottom: the training episodes' mean reward from
+TensorBoard where the run logged it (``rollout/ep_rew_mean``; with ``reward: win`` that is
+2 * win rate - 1 in 2-player games).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 
 def load_curves(run_dir: Path) -> tuple[list[dict], list[tuple[int, float]]]:
-    history_path = run_dir / "eval_history.json"
-    history = json.loads(history_path.read_text()) if history_path.is_file() else []
+    from train.common.eval_record import read_history
+
+    history = read_history(run_dir)
     rewards: list[tuple[int, float]] = []
     tb = run_dir / "tb"
     if tb.is_dir():
@@ -36,12 +38,16 @@ def plot(run_dir: Path, out: Path, title: str | None = None) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from train.common.eval_record import opponents_of
+
     history, rewards = load_curves(run_dir)
     if not history and not rewards:
         raise FileNotFoundError(f"{run_dir}: no eval_history.json and no TensorBoard rewards")
     fig, (top, middle, bottom) = plt.subplots(3, 1, figsize=(7, 8.5))
-    opponents = sorted(k for k in {k for row in history for k in row} if f"{k}_ci95" in history[0])
-    for axis, x_key, label in ((top, "timesteps", "env steps"), (middle, "minutes", "minutes")):
+    opponents = opponents_of(history)
+    by_steps = any("timesteps" in row for row in history) or not history
+    first = ("timesteps", "env steps") if by_steps else ("iteration", "iterations")
+    for axis, x_key, label in ((top, *first), (middle, "minutes", "minutes")):
         for opp in opponents:
             rows = [r for r in history if opp in r and x_key in r]
             x = [r[x_key] for r in rows]
@@ -50,7 +56,7 @@ def plot(run_dir: Path, out: Path, title: str | None = None) -> None:
                 [r[opp] - r[f"{opp}_ci95"][0] for r in rows],
                 [r[f"{opp}_ci95"][1] - r[opp] for r in rows],
             ]
-            table = "learner" in history[0]  # 3-4 players: every bot's rate at one table
+            table = "learner" in opponents  # 3-4 players: every bot's rate at one table
             name = opp if table else f"vs {opp}"
             axis.errorbar(x, y, yerr=err, marker="o", capsize=3, label=name)
         axis.axhline(0.5, color="grey", lw=0.8, ls="--")

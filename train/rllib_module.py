@@ -1,149 +1,33 @@
-"""The RLModule the RLlib trainer learns: a masked actor-critic for PPO, with a pluggable encoder.
+"""The old path of ``train.rllib.module``, kept so that RLlib checkpoints written before the move
+(which record the module class as ``train.rllib_module.MaskedActorCritic``) keep loading.
 
-Vendored rather than taken from RLlib's ``examples/`` (whose masking module reads
-``obs["observations"]`` and has changed across releases). The observation is the env's dict
-``{"observation": (177,), "action_mask": (14,)}``; illegal actions get the logit
-``MASKED_LOGIT`` (-1e8, as in the exported bot graphs) so sampling, log-probabilities and the
-entropy see only legal moves, and the inference argmax is the bot's move.
-
-The default encoder is an MLP, the same shape as the SB3 trainer's ``MlpPolicy`` (separate policy
-and value networks, ``hidden`` layers, tanh). ``model.encoder: "package.module:factory"`` plugs in
-any torch module ``factory(obs_size, hidden, activation)`` with an ``out_features`` attribute.
+New code imports ``train.rllib.module``.
 """
 
-from __future__ import annotations
+from train.rllib.module import (
+    ExportPolicy,
+    MaskedActorCritic,
+    MLPEncoder,
+    ModuleBot,
+    build_encoder,
+    export_graph,
+    load_sb3_state_dict,
+    masked_logits,
+    module_actions,
+    sb3_state_dict,
+    to_sb3_policy,
+)
 
-import importlib
-from typing import Any
-
-import numpy as np
-import torch
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
-from ray.rllib.core.rl_module.torch import TorchRLModule
-from torch import nn
-
-from train.snapshot import MASKED_LOGIT
-
-
-class MLPEncoder(nn.Module):
-    """``obs_size -> hidden[0] -> ... -> hidden[-1]``, each layer followed by the activation."""
-
-    def __init__(self, obs_size: int, hidden: list[int], activation: str = "tanh") -> None:
-        super().__init__()
-        act = nn.Tanh if activation == "tanh" else nn.ReLU
-        layers: list[nn.Module] = []
-        size = obs_size
-        for width in hidden:
-            layers += [nn.Linear(size, width), act()]
-            size = width
-        self.net = nn.Sequential(*layers)
-        self.out_features = size
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.net(obs)
-
-
-def build_encoder(spec: str, obs_size: int, hidden: list[int], activation: str) -> nn.Module:
-    """``"mlp"`` or ``"package.module:factory"`` -> an encoder with ``out_features``."""
-    if spec == "mlp":
-        return MLPEncoder(obs_size, hidden, activation)
-    module_name, _, attr = spec.partition(":")
-    try:
-        factory = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"model.encoder: cannot import {spec!r}: {exc}") from None
-    encoder = factory(obs_size, list(hidden), activation)
-    if not isinstance(encoder, nn.Module) or not isinstance(
-        getattr(encoder, "out_features", None), int
-    ):
-        raise ValueError(
-            f"model.encoder: {spec!r} must return a torch module with an int out_features"
-        )
-    return encoder
-
-
-def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Illegal actions (mask 0) get ``MASKED_LOGIT``; legal logits are left as they are."""
-    return torch.where(mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
-
-
-class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
-    """PPO's module: ``forward`` gives masked logits, ``compute_values`` the value estimate.
-
-    ``model_config``: ``{"encoder": "mlp", "hidden": [128, 128], "activation": "tanh"}``.
-    """
-
-    def setup(self) -> None:
-        cfg = dict(self.model_config or {})
-        spec = cfg.get("encoder", "mlp")
-        hidden = list(cfg.get("hidden", [128, 128]))
-        activation = cfg.get("activation", "tanh")
-        obs_size = int(self.observation_space["observation"].shape[0])
-        n_actions = int(self.action_space.n)
-        self.pi_encoder = build_encoder(spec, obs_size, hidden, activation)
-        self.pi_head = nn.Linear(self.pi_encoder.out_features, n_actions)
-        self.vf_encoder = build_encoder(spec, obs_size, hidden, activation)
-        self.vf_head = nn.Linear(self.vf_encoder.out_features, 1)
-
-    def policy_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return masked_logits(self.pi_head(self.pi_encoder(obs)), mask)
-
-    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        obs = batch[Columns.OBS]
-        return {
-            Columns.ACTION_DIST_INPUTS: self.policy_logits(obs["observation"], obs["action_mask"])
-        }
-
-    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
-        obs = batch[Columns.OBS]["observation"]
-        return self.vf_head(self.vf_encoder(obs)).squeeze(-1)
-
-
-class ExportPolicy(nn.Module):
-    """The module's deterministic policy as the bot graph wants it: ``(obs, mask) -> (action,
-    masked_logits)``, with a boolean mask (docs/bot-format.md)."""
-
-    def __init__(self, module: MaskedActorCritic) -> None:
-        super().__init__()
-        self.encoder = module.pi_encoder
-        self.head = module.pi_head
-
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        logits = self.head(self.encoder(obs))
-        masked = torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
-        return masked.argmax(dim=1), masked
-
-
-def module_actions(module: MaskedActorCritic, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The RLModule's own inference path (``forward_inference``), argmax of its masked logits:
-    what an exported graph must reproduce."""
-    batch = {
-        Columns.OBS: {
-            "observation": torch.as_tensor(obs, dtype=torch.float32),
-            "action_mask": torch.as_tensor(masks, dtype=torch.float32),
-        }
-    }
-    with torch.no_grad():
-        out = module.forward_inference(batch)
-    return out[Columns.ACTION_DIST_INPUTS].argmax(dim=1).numpy().astype(np.int64)
-
-
-class ModuleBot:
-    """A trained module as an ``agents`` bot (deterministic, masked argmax) for quick checks."""
-
-    name = "rllib-module"
-
-    def __init__(self, module: MaskedActorCritic) -> None:
-        self.module = module
-
-    def reset(self) -> None:
-        pass
-
-    def act(self, observation: dict[str, Any]) -> int:
-        obs = np.asarray(observation["observation"], dtype=np.float32)[None]
-        mask = np.asarray(observation["action_mask"], dtype=np.float32)[None]
-        return int(module_actions(self.module, obs, mask)[0])
-
-    def explain(self, observation: dict[str, Any]) -> str:
-        return f"masked argmax of the RLModule: action {self.act(observation)}"
+__all__ = [
+    "ExportPolicy",
+    "MLPEncoder",
+    "MaskedActorCritic",
+    "ModuleBot",
+    "build_encoder",
+    "export_graph",
+    "load_sb3_state_dict",
+    "masked_logits",
+    "module_actions",
+    "sb3_state_dict",
+    "to_sb3_policy",
+]

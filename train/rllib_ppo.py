@@ -3,7 +3,7 @@ configs/2p_rllib.yaml``.
 
 The scale-out path (docs/cluster.md); ``train/ppo.py`` (SB3 + the batched numpy engine) stays the
 fast default on one machine. RLlib steps the PettingZoo env ``racko_v0`` itself
-(``train.rllib_env``), masks illegal actions in its own module (``train.rllib_module``), trains the
+(``train.rllib.env``), masks illegal actions in its own module (``train.rllib.module``), trains the
 ``main`` module against itself, a league of frozen snapshots and baseline bots, and exports the
 same bot files as the SB3 trainer (``bot.onnx`` + ``bot.json``, docs/bot-format.md).
 
@@ -37,37 +37,28 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no prompt, no ~/.ray/config.json
 
-import yaml  # noqa: E402
 
-from train.rllib_config import ConfigError, RLlibConfig, load_rllib_config  # noqa: E402
+from train.common.eval_record import (  # noqa: E402
+    append_history,
+    history_row,
+    opponent_result,
+    read_history,
+    write_final,
+    write_history,
+)
+from train.common.files import RunFolderError, write_bytes_atomic, write_text_atomic  # noqa: E402
+from train.common.progress import RunLog  # noqa: E402
+from train.common.runs import Checkpoints, RunKind  # noqa: E402
+from train.common.runs import prepare_run as prepare_run_folder  # noqa: E402
+from train.rllib.config import ConfigError, RLlibConfig  # noqa: E402
 
-CHECKPOINTS = "checkpoints"
-STATE_FILE = "trainer.json"
+STATE_FILE = "trainer.json"  # the trainer's counters, in every checkpoint beside RLlib's own files
+CHECKPOINTS = Checkpoints("iter_", (STATE_FILE,), digits=6)
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class UserError(Exception):
     """A problem with the command line, config or cluster: printed as one line, no traceback."""
-
-
-# --------------------------------------------------------------------------- files
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to a temp file beside ``path`` and rename it over (never half-written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)  # mkstemp makes it private; these are ordinary run files
-    os.replace(tmp, path)
-
-
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The newest complete checkpoint (``trainer.json`` is written last, inside the temp dir)."""
-    root = run_dir / CHECKPOINTS
-    done = sorted(p for p in root.glob("iter_*") if (p / STATE_FILE).is_file())
-    return done[-1] if done else None
 
 
 # --------------------------------------------------------------------------- Ray
@@ -111,29 +102,41 @@ def keep_home_clean(run_dir: Path, joining: bool) -> None:
         os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
 
 
+CODE_PACKAGES = ("racko_env", "racko_eval", "agents", "train")  # what a job's workers import
+
+
+def join_cluster(address: str) -> None:
+    """Join the Ray cluster at ``address`` (``auto``, HOST:PORT); the repository's packages
+    travel to every node with the job. Also ``train/sweep.py``'s way onto a cluster."""
+    import ray
+
+    _check_reachable(address)
+    try:
+        ray.init(
+            address=address,
+            runtime_env={"py_modules": [str(REPO / p) for p in CODE_PACKAGES]},
+            logging_level="ERROR",
+            log_to_driver=False,
+        )
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise UserError(f"cannot join the Ray cluster at {address}: {exc}") from None
+
+
+def use_this_checkout() -> None:
+    """Local Ray workers import this checkout, not another installed copy (``PYTHONPATH``)."""
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
+    )
+
+
 def init_ray(address: str | None, cfg: RLlibConfig) -> None:
     """Start a local Ray instance, or join the cluster at ``address`` (``auto``, HOST:PORT)."""
     import ray
 
-    code_path = os.pathsep.join(
-        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
-    )
     if address:
-        _check_reachable(address)
-        try:
-            # the repository's packages travel to every node with the job
-            ray.init(
-                address=address,
-                runtime_env={
-                    "py_modules": [str(REPO / p) for p in ("racko_env", "agents", "train")]
-                },
-                logging_level="ERROR",
-                log_to_driver=False,
-            )
-        except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise UserError(f"cannot join the Ray cluster at {address}: {exc}") from None
+        join_cluster(address)
         return
-    os.environ["PYTHONPATH"] = code_path  # local workers import this checkout, not another copy
+    use_this_checkout()
     r = cfg.resources
     # room for every runner and learner actor even past the cores (they then share them)
     cpus = max(os.cpu_count() or 1, math.ceil(r.env_runners * r.cpus_per_env_runner) + r.learners)
@@ -163,22 +166,23 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from racko_env.actions import NUM_ACTIONS
-    from train.rllib_env import (
+    from racko_env.rules import deck_size
+    from train.rllib.env import (
         MAIN,
         RackoMultiAgentEnv,
         league_module,
         observation_space,
         policy_mapping_fn,
     )
-    from train.rllib_module import MaskedActorCritic
+    from train.rllib.module import MaskedActorCritic
 
-    model = cfg.model.model_dump()
+    model = {**cfg.model.model_dump(), "num_cards": deck_size(cfg.num_players)}
     module_ids = [MAIN] + [league_module(s) for s in range(cfg.league.size)]
     spec = MultiRLModuleSpec(
         rl_module_specs={
             m: RLModuleSpec(
                 module_class=MaskedActorCritic,
-                observation_space=observation_space(),
+                observation_space=observation_space(cfg.model.encoder == "structured"),
                 action_space=gym.spaces.Discrete(NUM_ACTIONS),
                 model_config=model,
             )
@@ -189,7 +193,7 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     return (
         PPOConfig()
         # RLlib's env checker steps random unmasked actions (the env then logs illegal moves);
-        # tests/test_rllib.py and the env's own suite check the env instead
+        # tests/train/test_rllib_ppo.py and the env's own suite check the env instead
         .environment(RackoMultiAgentEnv, env_config=cfg.env_config(salt), disable_env_checking=True)
         .framework("torch", torch_compile_learner=False)
         .env_runners(
@@ -235,17 +239,18 @@ def export_bot(
     training: dict[str, Any] | None = None,
 ) -> tuple[Path, Path]:
     """``bot.onnx`` + ``bot.json`` from the ``main`` RLModule, checked on ``export_check``
-    observations against the module's own inference path (masked argmax), written atomically."""
+    observations against the module's own inference path (masked argmax), written atomically.
+    The structured network goes out through SB3's ``PolicyGraph``, as ``train/ppo.py`` exports it."""
     import functools
 
     from train.export import export_module, verify_export
-    from train.rllib_module import ExportPolicy, module_actions
+    from train.rllib.module import export_graph, module_actions
 
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out_dir, prefix=".export_"))
     try:
         onnx_path, json_path = export_module(
-            ExportPolicy(module),
+            export_graph(module),
             tmp,
             cfg.num_players,
             cfg.rules_options(),
@@ -261,9 +266,10 @@ def export_bot(
             cfg.export_check,
             "RLlib module",
         )
+        # checked: now into place, the graph first (a manifest never names a missing graph)
         final_onnx, final_json = out_dir / onnx_path.name, out_dir / json_path.name
-        os.replace(onnx_path, final_onnx)
-        os.replace(json_path, final_json)
+        write_bytes_atomic(final_onnx, onnx_path.read_bytes())
+        write_bytes_atomic(final_json, json_path.read_bytes())
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return final_onnx, final_json
@@ -273,8 +279,8 @@ def duplicate_eval(
     bot_path: Path, cfg: RLlibConfig, opponents: list[str], rounds: int, seed: int, workers: int
 ) -> dict[str, Any]:
     """The SB3 trainer's evaluation: a duplicate tournament of the bot file against each
-    opponent (``train.tournament``, as ``train/evaluate.py`` runs it)."""
-    from train.tournament import run_tournament
+    opponent (``racko_eval.tournament``, as ``train/evaluate.py`` runs it)."""
+    from racko_eval import run_tournament
 
     results = {}
     for opp in opponents:
@@ -287,15 +293,15 @@ def duplicate_eval(
             **cfg.rules_options(),
         )
         bot = report["bots"][0]
-        results[opp] = {
-            "opponent": opp,
-            "rounds": rounds,
-            "played": bot["played"],
-            "win_rate": bot["win_rate"],
-            "ci95": bot["win_rate_ci95"],
-            "mean_round_score": bot["mean_round_score"],
-            "seed": seed,
-        }
+        results[opp] = opponent_result(
+            opp,
+            rounds,
+            bot["win_rate"],
+            bot["win_rate_ci95"],
+            seed,
+            played=bot["played"],
+            mean_round_score=bot["mean_round_score"],
+        )
     return results
 
 
@@ -341,19 +347,36 @@ class Trainer:
         if self.stop_requested:  # a second Ctrl-C: stop now
             raise KeyboardInterrupt
         self.stop_requested = True
-        print("\nstopping after this iteration: checkpoint + export ...", flush=True)
+        self.log.info("stopping after this iteration: checkpoint + export ...")
 
     def run(self) -> Path:
+        self.log = RunLog(self.run_dir / "train.log")
+        self.t0 = time.monotonic()
+        self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
+        try:
+            return self._run()
+        finally:
+            self.log.close()
+
+    def _run(self) -> Path:
         import torch
         from torch.utils.tensorboard import SummaryWriter
 
         torch.set_num_threads(self.cfg.torch_threads)
         cfg, run_dir = self.cfg, self.run_dir
-        ckpt = latest_checkpoint(run_dir) if self.resume else None
-        if self.resume and ckpt is None:
-            raise UserError(f"--resume: no checkpoint in {run_dir / CHECKPOINTS}")
+        ckpt = CHECKPOINTS.latest(run_dir) if self.resume else None
+        if self.resume and ckpt is None:  # prepare_run checked it; the folder changed since
+            raise UserError(f"--resume: no complete checkpoint in {run_dir}")
         if ckpt is not None:
             self.state.update(json.loads((ckpt / STATE_FILE).read_text()))
+            # the curve as the checkpoint left it: later rows (and a final one) are redone
+            kept = [
+                r
+                for r in read_history(run_dir)
+                if r["iteration"] <= self.state["iteration"] and not r.get("final")
+            ]
+            write_history(run_dir, kept)
+            self.minutes_before = max((r["minutes"] for r in kept), default=0.0)
         keep_home_clean(
             run_dir, joining=bool(self.address)
         )  # before Ray is imported: it reads the auth mode then
@@ -368,7 +391,7 @@ class Trainer:
             algo = build_algo_config(cfg, salt=self.state["iteration"]).build_algo()
             if ckpt is not None:
                 algo.restore_from_path(str(ckpt.resolve()))
-                print(f"resumed from {ckpt} (iteration {self.state['iteration']})", flush=True)
+                self.log.info(f"resumed from {ckpt} (iteration {self.state['iteration']})")
             self._record_placement(algo)
             writer = SummaryWriter(str(run_dir / "tb"))
             try:
@@ -402,10 +425,9 @@ class Trainer:
             learner = (
                 f", learner seat's mean return {ret['main@0']:+.3f}" if "main@0" in ret else ""
             )
-            print(
+            self.log.info(
                 f"iteration {it}/{cfg.iterations}: {total} env steps, "
-                f"{steps / max(seconds, 1e-9):.0f}/s{learner}",
-                flush=True,
+                f"{steps / max(seconds, 1e-9):.0f}/s{learner}"
             )
             if it % cfg.league.snapshot_every == 0:
                 self._snapshot(algo)
@@ -416,7 +438,7 @@ class Trainer:
 
     def _snapshot(self, algo: Any) -> None:
         """Freeze a copy of ``main`` into the next league slot (round robin)."""
-        from train.rllib_env import MAIN, league_module
+        from train.rllib.env import MAIN, league_module
 
         slot = self.state["next_slot"]
         main_state = algo.get_module(MAIN).get_state()
@@ -426,7 +448,7 @@ class Trainer:
         self.state["next_slot"] = (slot + 1) % self.cfg.league.size
 
     def _evaluate(self, algo: Any, writer: Any) -> None:
-        from train.rllib_env import MAIN
+        from train.rllib.env import MAIN
 
         cfg = self.cfg
         with tempfile.TemporaryDirectory(dir=self.run_dir, prefix=".eval_") as tmp:
@@ -434,35 +456,33 @@ class Trainer:
             results = duplicate_eval(
                 onnx_path, cfg, cfg.eval.opponents, cfg.eval.rounds, cfg.eval.seed, 1
             )
-        entry = {
-            "iteration": self.state["iteration"],
-            "env_steps": self.state["env_steps"],
-            "results": results,
-        }
-        path = self.run_dir / "eval_history.json"
-        history = json.loads(path.read_text()) if path.is_file() else []
-        history.append(entry)
-        atomic_write_text(path, json.dumps(history, indent=1) + "\n")
+        self._record_eval(results, cfg.eval.rounds)
         for opp, res in results.items():
             writer.add_scalar(f"eval/win_rate_vs_{opp}", res["win_rate"], self.state["env_steps"])
         line = ", ".join(f"{o} {r['win_rate']:.1%}" for o, r in results.items())
-        print(f"  eval ({cfg.eval.rounds} duplicate rounds each): {line}", flush=True)
+        self.log.info(f"eval ({cfg.eval.rounds} duplicate rounds each): {line}")
+
+    def _record_eval(self, results: dict[str, Any], rounds: int, final: bool = False) -> None:
+        """A row of ``eval_history.json`` (``train.common.eval_record``)."""
+        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
+        row = history_row(
+            results,
+            minutes,
+            rounds,
+            timesteps=self.state["env_steps"],
+            iteration=self.state["iteration"],
+            final=final,
+        )
+        append_history(self.run_dir, row)
 
     def _checkpoint(self, algo: Any) -> Path:
         """``checkpoints/iter_NNNNNN``: written under a temp name, renamed when complete."""
-        root = self.run_dir / CHECKPOINTS
-        root.mkdir(parents=True, exist_ok=True)
-        name = f"iter_{self.state['iteration']:06d}"
-        final, tmp = root / name, root / f".tmp_{name}"
-        shutil.rmtree(tmp, ignore_errors=True)
-        algo.save_to_path(str(tmp.resolve()))
-        (tmp / STATE_FILE).write_text(json.dumps(self.state, indent=1) + "\n")
-        shutil.rmtree(final, ignore_errors=True)
-        os.replace(tmp, final)
-        done = sorted(p for p in root.glob("iter_*") if (p / STATE_FILE).is_file())
-        for old in done[: -self.cfg.keep_checkpoints]:
-            shutil.rmtree(old, ignore_errors=True)
-        print(f"checkpoint {final}", flush=True)
+        number = self.state["iteration"]
+        with CHECKPOINTS.write(self.run_dir, number, self.cfg.keep_checkpoints) as tmp:
+            algo.save_to_path(str(tmp.resolve()))
+            (tmp / STATE_FILE).write_text(json.dumps(self.state, indent=1) + "\n")
+        final = CHECKPOINTS.path(self.run_dir, number)
+        self.log.info(f"checkpoint {final}")
         return final
 
     def _record_placement(self, algo: Any) -> None:
@@ -481,11 +501,11 @@ class Trainer:
             "nodes": len([n for n in ray.nodes() if n.get("Alive")]),
             "address": self.address or "local",
         }
-        atomic_write_text(self.run_dir / "cluster.json", json.dumps(info, indent=1) + "\n")
+        write_text_atomic(self.run_dir / "cluster.json", json.dumps(info, indent=1) + "\n")
 
     def _finish(self, algo: Any, writer: Any) -> None:
         """Export the bot, run the final duplicate evaluation, record it in the manifest."""
-        from train.rllib_env import MAIN
+        from train.rllib.env import MAIN
 
         cfg, run_dir = self.cfg, self.run_dir
         module = algo.get_module(MAIN)
@@ -499,56 +519,52 @@ class Trainer:
         }
         onnx_path, json_path = export_bot(module, run_dir, cfg, None, training)
         evaluation: dict[str, Any] = {}
-        history = run_dir / "eval_history.json"
-        if history.is_file():
-            evaluation["eval_history"] = json.loads(history.read_text())
         if cfg.final_eval.rounds:  # also after Ctrl-C, as train/ppo.py (a second one aborts)
             fe = cfg.final_eval
             results = duplicate_eval(onnx_path, cfg, fe.opponents, fe.rounds, fe.seed, fe.workers)
-            atomic_write_text(run_dir / "final_eval.json", json.dumps(results, indent=1) + "\n")
+            write_final(run_dir, results)
+            self._record_eval(results, fe.rounds, final=True)  # the curve ends with it
             evaluation["final_eval"] = results
             for opp, res in results.items():
                 writer.add_scalar(f"final/win_rate_vs_{opp}", res["win_rate"], 0)
             line = ", ".join(f"{o} {r['win_rate']:.1%}" for o, r in results.items())
-            print(f"final eval ({fe.rounds} duplicate rounds each): {line}", flush=True)
+            self.log.info(f"final eval ({fe.rounds} duplicate rounds each): {line}")
+        history = read_history(run_dir)
+        if history:
+            evaluation["eval_history"] = history
         if evaluation:
             onnx_path, json_path = export_bot(module, run_dir, cfg, evaluation, training)
         rate = self.state["env_steps"] / max(self.state["seconds"], 1e-9)
-        print(
+        self.log.info(
             f"trained {self.state['env_steps']} env steps in {self.state['seconds']:.0f} s "
-            f"({rate:.0f}/s); wrote {onnx_path} and {json_path}",
-            flush=True,
+            f"({rate:.0f}/s); wrote {onnx_path} and {json_path}"
         )
 
 
 # --------------------------------------------------------------------------- CLI
 
 
+def _holds_a_run(run_dir: Path) -> bool:
+    return CHECKPOINTS.latest(run_dir) is not None
+
+
+RLLIB_RUN = RunKind(
+    kind="rllib",
+    command="python train/rllib_ppo.py",
+    schema=RLlibConfig,
+    length="iterations",
+    holds_a_run=_holds_a_run,
+    example="configs/2p_rllib.yaml",
+    stale_files=("eval_history.json", "final_eval.json"),
+)
+
+
 def prepare_run(
     config: str | None, out: str | None, iterations: int | None, resume: bool
 ) -> tuple[RLlibConfig, Path]:
-    """Resolve the config (a resumed run reads its own saved copy) and the run folder."""
-    if resume:
-        if out is None and config is None:
-            raise UserError("--resume needs --out RUN_DIR or the --config that names it")
-        run_dir = Path(out) if out else Path(load_rllib_config(config).out)
-        saved = run_dir / "config.yaml"
-        if not saved.is_file():
-            raise UserError(f"--resume: no run in {run_dir} ({saved} not found)")
-        cfg = load_rllib_config(saved, iterations=iterations)
-        atomic_write_text(saved, yaml.safe_dump(cfg.model_dump(), sort_keys=False))
-        return cfg, run_dir
-    if config is None:
-        raise UserError("--config is required (e.g. configs/2p_rllib.yaml)")
-    cfg = load_rllib_config(config, iterations=iterations, out=out)
-    run_dir = Path(cfg.out)
-    if latest_checkpoint(run_dir) is not None:
-        raise UserError(
-            f"{run_dir} already holds a run; use --resume to continue it or --out for a new one"
-        )
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False))
-    return cfg, run_dir
+    """The config and the run folder (``train.common.runs.prepare_run``): a resumed run may only
+    change ``iterations``."""
+    return prepare_run_folder(RLLIB_RUN, config, out, resume, iterations=iterations)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -571,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg, run_dir = prepare_run(args.config, args.out, args.iterations, args.resume)
         Trainer(cfg, run_dir, args.resume, args.address).run()
-    except (UserError, ConfigError, FileNotFoundError) as err:
+    except (UserError, RunFolderError, ConfigError, FileNotFoundError) as err:
         text = str(err).replace("\n", "; ").replace(":;", ":")
         print(f"rllib_ppo: error: {text}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 ``VectorGame`` is the batched rules engine, ``Encoder`` the batched observation encoder (layout v1,
 bit-identical to ``racko_env.observation``), ``VectorRacko`` adds the AEC env's episodes and rewards,
-and ``train.sb3_vec_env.RackoVecEnv`` (imported separately: it needs
+and ``train.sb3.vec_env.RackoVecEnv`` (imported separately: it needs
 stable-baselines3) is the single-agent SB3 ``VecEnv`` for training.
 """
 

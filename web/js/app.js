@@ -11,6 +11,7 @@
 import { DISCARD, DRAW_PILE, KEEP, Phase, TAKE_DISCARD } from "./actions.js";
 import { RulesConfig } from "./config.js";
 import { describeAction, describeTurn, explainScore, slotName } from "./describe.js";
+import { hintProbabilities, percent, rankedMoves } from "./hint.js";
 import { RackoGame, RandomChance } from "./engine.js";
 import { HeuristicBot, RandomBot } from "./bots.js";
 import { BotFileError } from "./manifest.js";
@@ -289,21 +290,29 @@ async function showHint() {
   try {
     let action;
     let why;
+    let odds = null;
     const moment = `${game.roundNumber}/${game.turn}/${game.phase}`;
     if (bot instanceof OnnxBot) {
       const { logits } = await bot.decide(observation, mask);
       if (moment !== `${game.roundNumber}/${game.turn}/${game.phase}` || state.game !== game) return;
       const legal = Array.from(mask).flatMap((m, a) => (m ? [a] : []));
       action = legal.reduce((best, a) => (logits[a] > logits[best] ? a : best), legal[0]);
-      const ranked = [...legal].sort((a, b) => logits[b] - logits[a]).slice(0, 3);
-      why = `${bot.name}'s masked logits: ${ranked.map((a) => `${describeAction(a)} ${logits[a].toFixed(2)}`).join("; ")}`;
+      // how sure the bot is: the softmax of its masked logits over the legal moves
+      odds = rankedMoves(hintProbabilities(logits, mask));
+      why = `${bot.name}'s odds: ${odds.map(([a, p]) => `${describeAction(a)} ${percent(p)}`).join("; ")}`;
     } else {
       action = bot.act(observation, mask);
       why = "the heuristic bot (no exported bot fits these rules)";
     }
-    window.racko.hints.push({ observation: Array.from(observation), mask: Array.from(mask), action });
-    box.dataset.action = String(action);
     box.textContent = `Hint: ${describeAction(action, game.held)} (${why})`;
+    window.racko.hints.push({
+      observation: Array.from(observation),
+      mask: Array.from(mask),
+      action,
+      odds,
+      text: box.textContent,
+    });
+    box.dataset.action = String(action);
   } catch (exc) {
     box.textContent = `No hint: ${exc.message}`;
   }

@@ -33,7 +33,7 @@ function needBool(name, value) {
   }
 }
 
-/** Every rules option of shared/RULES.md, checked in the order RulesConfig.__post_init__ does. */
+/** Every rules option of docs/rules.md, checked in the order RulesConfig.__post_init__ does. */
 export class RulesConfig {
   constructor(options = {}) {
     const unknown = Object.keys(options).filter((k) => !FIELDS.includes(k));

@@ -1,0 +1,380 @@
+"""The structured policy's features for a batch of observations in numpy: the twin of ``train.sb3.policy.RackFeatures``.
+
+``rack_features(obs, num_cards)`` returns exactly what the torch module computes (per slot
+(B, 10, 26), global (B, 31), float32) without torch, so the learner's feature cache, the self-play
+snapshots, the batched ``expert`` and the torch-free evaluation all read one fast kernel
+(``tests/agents/test_features.py`` keeps it equal to the torch module and to the plain-Python
+reference). The exported ONNX graph keeps computing its own features with the torch module.
+
+``Planner`` is the one numpy copy of ``expert``'s planner (``agents.expert._Planner``): a plan
+keeps an ascending subsequence of the rack (two sentinels 0 and N + 1 around it) and pays
+a cost for each gap of g slots that k cards may still fill (``cost[k, g]``). The forward and backward
+tables of its dynamic programme are computed once per rack; then the cost of the rack with any
+card put into any slot needs no new programme: the best plan keeping the card in slot s is the
+best prefix plan ending left of s plus a gap up to the card (``fwd[i] + cost``) joined to the best
+suffix plan right of it, and the best plan not keeping slot s is the best plan that spans it with
+one gap (``skip``). Every (kept slot, target slot) pair is one entry of a fixed list, so a batch of
+racks times candidate cards is a handful of flat gathers and one segmented minimum
+(``np.minimum.reduceat``), with no Python loop over rows or cards. The features use the planner
+with exact costs; the ``expert`` bot (``agents.batched.BatchExpert``) with its quantized ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from racko_env.observation import (
+    DISCARD_TOP,
+    DRAW_SIZE,
+    DRAW_TOP_KNOWN,
+    HELD,
+    HELD_FROM_DISCARD,
+    IN_DISCARD,
+    OBS_SIZE,
+    OPP_PRESENT,
+    OPP_SCORES,
+    OWN_SCORE,
+    PARTNERS,
+    PHASE,
+    RACK,
+    TURN,
+    UNSEEN,
+)
+
+RACK_SIZE = 10
+SLOT_FEATURES = 26
+GLOBAL_FEATURES = 31
+NO_PLAN = 1000.0  # plan cost of a rack no ascending completion can reach (instead of inf)
+EXPERT_PLAN = (2.0, 1.1)  # (gap power, width power): the expert's planning constants
+SAVING_SCALE = 10.0  # plan-cost savings are in expected draws; most lie within +-10
+INF = np.inf
+_M = RACK_SIZE + 2  # positions with the two sentinels
+# Names of the per-slot statistics (before the slot's one-hot id) and of the global values after
+# the observation's own entries, in order: the kernel writes the two flags below by name.
+SLOT_STATS = (
+    "card", "may_come_below", "unseen_below", "prev", "next", "prev_below", "next_above",
+    "card_minus_slot", "card_fits", "has_card", "cost", "saving_log", "saving_lin", "is_best",
+    "no_plan", "home",
+)  # fmt: skip
+GLOBAL_EXTRAS = (
+    "card", "held", "top", "known", "has_card", "cost", "no_plan", "best_cost", "best_saving_log",
+    "best_saving_lin", "draw_gain_log", "draw_gain_lin", "take_adv_log", "take_adv_lin",
+    "may_come", "unseen", "ascending_pairs",
+)  # fmt: skip
+_SLOT_NO_PLAN = SLOT_STATS.index("no_plan")
+_GLOBAL_MAY_COME = GLOBAL_EXTRAS.index("may_come")
+# observation offsets, as plain ints for the compiled kernel
+_RACK0, _UNSEEN0, _DISCARD0, _PHASE0 = RACK.start, UNSEEN.start, IN_DISCARD.start, PHASE.start
+_GLOBAL_OBS = np.array(
+    [*range(PHASE.start, PHASE.stop), HELD_FROM_DISCARD, TURN, OWN_SCORE, DRAW_SIZE, PARTNERS]
+    + [*range(OPP_SCORES.start, OPP_SCORES.stop), *range(OPP_PRESENT.start, OPP_PRESENT.stop)],
+    dtype=np.int64,
+)  # the observation entries the global features copy, in order (14)
+
+
+@njit(cache=True, nogil=True)
+def _plan_row(vals, prefix, cost, fwd, bwd, skip, gap):  # pragma: no cover - compiled
+    """One rack's forward/backward tables and ``skip`` (see ``Planner``); ``gap`` is scratch."""
+    m = vals.shape[0]
+    for i in range(m):
+        a = vals[i]
+        pa = prefix[a]
+        for j in range(i + 1, m):
+            b = vals[j]
+            gap[i, j] = cost[prefix[b - 1] - pa, j - i - 1] if a < b else np.inf
+    fwd[0] = 0.0
+    for j in range(1, m):
+        best = np.inf
+        for i in range(j):
+            c = fwd[i] + gap[i, j]
+            if c < best:
+                best = c
+        fwd[j] = best
+    bwd[m - 1] = 0.0
+    for i in range(m - 2, -1, -1):
+        best = np.inf
+        for j in range(i + 1, m):
+            c = bwd[j] + gap[i, j]
+            if c < best:
+                best = c
+        bwd[i] = best
+    for s in range(1, m - 1):
+        best = np.inf
+        for i in range(s):
+            for j in range(s + 1, m):
+                c = (fwd[i] + gap[i, j]) + bwd[j]
+                if c < best:
+                    best = c
+        skip[s - 1] = best
+
+
+@njit(cache=True, nogil=True)
+def _place_card(card, vals, prefix, cost, fwd, bwd, skip, out, right):  # pragma: no cover
+    """Plan costs of one rack with ``card`` put into each slot, into ``out`` (10,); ``right``
+    (10,) is scratch. Each kept position i left of the card adds ``fwd[i]`` plus one gap to
+    every slot right of it, each kept j right of it ``bwd[j]`` plus one gap to every slot left
+    of it (the minimum over the same candidates as ``agents.expert._Planner.placements``)."""
+    m = vals.shape[0]
+    p_lo = prefix[card - 1] if card > 0 else 0
+    p_hi = prefix[card]
+    for s in range(m - 2):
+        out[s] = np.inf
+        right[s] = np.inf
+    for i in range(m - 2):  # kept position i, card in slot s > i: a gap of s - i - 1
+        f = fwd[i]
+        if vals[i] < card and f < np.inf:
+            k = p_lo - prefix[vals[i]]
+            for s in range(i + 1, m - 1):
+                c = f + cost[k, s - i - 1]
+                if c < out[s - 1]:
+                    out[s - 1] = c
+    for j in range(2, m):  # kept position j, card in slot s < j: a gap of j - s - 1
+        f = bwd[j]
+        if vals[j] > card and f < np.inf:
+            k = prefix[vals[j] - 1] - p_hi
+            for s in range(1, j):
+                c = f + cost[k, j - s - 1]
+                if c < right[s - 1]:
+                    right[s - 1] = c
+    for s in range(m - 2):
+        c = out[s] + right[s]
+        out[s] = c if c < skip[s] else skip[s]
+
+
+@njit(cache=True, nogil=True)
+def _plan_rows(vals, prefix, cost, table, fwd, bwd, skip):  # pragma: no cover - compiled
+    gap = np.empty((vals.shape[1], vals.shape[1]))
+    for r in range(vals.shape[0]):
+        _plan_row(vals[r], prefix[r], cost[table[r]], fwd[r], bwd[r], skip[r], gap)
+
+
+@njit(cache=True, nogil=True)
+def _placements(vals, prefix, cost, table, fwd, bwd, skip, rows, cards, out):  # pragma: no cover
+    right = np.empty(skip.shape[1])
+    for q in range(rows.shape[0]):
+        r = rows[q]
+        t = cost[table[r]]
+        for k in range(cards.shape[1]):
+            c = cards[q, k]
+            _place_card(c, vals[r], prefix[r], t, fwd[r], bwd[r], skip[r], out[q, k], right)
+
+
+def _exact_costs(n: int, gap_power: float, width_power: float) -> np.ndarray:
+    """cost[t, k, g] = (max(t, 1) / max(k, 1)) ** width_power * g ** gap_power, inf where k < g:
+    the features' gap costs for every count t of cards that may still come."""
+    t = np.maximum(np.arange(n + 1), 1).astype(np.float64)
+    k = np.maximum(np.arange(n + 1), 1).astype(np.float64)
+    g = np.arange(RACK_SIZE + 1, dtype=np.float64)
+    cost = (t[:, None, None] / k[None, :, None]) ** width_power * g[None, None, :] ** gap_power
+    cost[:, np.arange(n + 1)[:, None] < np.arange(RACK_SIZE + 1)[None, :]] = INF
+    return cost
+
+
+_COSTS: dict[tuple[int, float, float], np.ndarray] = {}
+
+
+def exact_costs(n: int, plan: tuple[float, float] = EXPERT_PLAN) -> np.ndarray:
+    """``_exact_costs`` for deck size n, computed once."""
+    key = (int(n), float(plan[0]), float(plan[1]))
+    if key not in _COSTS:
+        _COSTS[key] = _exact_costs(*key)
+    return _COSTS[key]
+
+
+class Planner:
+    """Plan tables of R racks (the numpy twin of ``agents.expert._Planner``, all rows at once).
+
+    ``vals`` int (R, 12): the rack with its sentinels 0 and N + 1; ``prefix`` int (R, N + 2):
+    ``prefix[v]`` cards of value <= v that may still come (``prefix[N + 1] == prefix[N]``);
+    ``cost`` float64 (T, N + 1, 11) and ``table`` int (R,): row r's gap of g slots with k
+    candidate cards costs ``cost[table[r], k, g]`` (inf where no plan fills it; a plan with an
+    inf gap costs inf, callers cap it). ``fwd[r, i]`` / ``bwd[r, i]``: the best plan of the part
+    left / right of position i keeping it; ``base``: the rack's plan cost; ``skip[r, s]``: the
+    best plan that does not keep slot s.
+    """
+
+    def __init__(
+        self, vals: np.ndarray, prefix: np.ndarray, cost: np.ndarray, table: np.ndarray
+    ) -> None:
+        r = len(vals)
+        self.n = cost.shape[1] - 1
+        self.vals = np.ascontiguousarray(vals, dtype=np.int64)
+        self.prefix = np.ascontiguousarray(prefix, dtype=np.int64)
+        self.cost = np.ascontiguousarray(cost, dtype=np.float64)
+        self.table = np.ascontiguousarray(table, dtype=np.int64)
+        self.fwd = np.empty((r, _M))
+        self.bwd = np.empty((r, _M))
+        self.skip = np.empty((r, RACK_SIZE))
+        _plan_rows(*self._tables())
+        self.base = self.fwd[:, -1]
+
+    def _tables(self) -> tuple[np.ndarray, ...]:
+        return self.vals, self.prefix, self.cost, self.table, self.fwd, self.bwd, self.skip
+
+    def placements(self, cards: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Plan costs (K, C, 10) of racks ``rows`` (default: all) with card ``cards[k, c]``
+        (0..N; 0 is no card: only the plans that skip the slot) put into each slot."""
+        rows = np.arange(len(self.vals)) if rows is None else np.asarray(rows, dtype=np.int64)
+        cards = np.ascontiguousarray(cards, dtype=np.int64)
+        if (
+            cards.shape[0] != rows.shape[0]
+            or cards.min(initial=0) < 0
+            or cards.max(initial=0) > self.n
+        ):
+            raise ValueError(f"cards must be ints 0..{self.n}, one row per planned rack")
+        out = np.empty((*cards.shape, RACK_SIZE))
+        _placements(*self._tables(), rows, cards, out)
+        return out
+
+
+def feature_planner(
+    rack: np.ndarray, avail: np.ndarray, plan: tuple[float, float] = EXPERT_PLAN
+) -> Planner:
+    """The planner of the features for racks (R, 10) with ``avail`` (R, N) 0/1: the cards that
+    may still come (unseen or in the discard pile); exact costs (``exact_costs``)."""
+    r, n = avail.shape
+    prefix = np.zeros((r, n + 2), dtype=np.int64)
+    np.cumsum(avail, axis=1, out=prefix[:, 1 : n + 1])
+    prefix[:, n + 1] = prefix[:, n]
+    return Planner(racks_with_sentinels(rack, n), prefix, exact_costs(n, plan), prefix[:, n])
+
+
+@njit(cache=True, nogil=True)
+def _saving(base, cost):  # pragma: no cover - compiled
+    """A saving in plan cost two ways (signed log, clipped linear), as ``train.sb3.policy._saving``."""
+    s = min(max(min(base, NO_PLAN) - min(cost, NO_PLAN), -NO_PLAN), NO_PLAN)
+    slog = np.sign(s) * np.log1p(abs(s))
+    return slog, min(max(s, -SAVING_SCALE), SAVING_SCALE) / SAVING_SCALE
+
+
+@njit(cache=True, nogil=True)
+def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compiled
+    """``rack_features`` row by row (the numbers of ``train.sb3.policy.RackFeatures``)."""
+    m = RACK_SIZE + 2
+    vals = np.empty(m, np.int64)
+    prefix = np.empty(n + 2, np.int64)
+    cum_a = np.empty(n + 1)
+    cum_u = np.empty(n + 1)
+    fwd, bwd = np.empty(m), np.empty(m)
+    skip, here, tmp = np.empty(RACK_SIZE), np.empty(RACK_SIZE), np.empty(RACK_SIZE)
+    scratch = np.empty(RACK_SIZE)
+    gap = np.empty((m, m))
+    for r in range(obs.shape[0]):
+        x = obs[r]
+        vals[0], vals[m - 1] = 0, n + 1
+        for s in range(RACK_SIZE):
+            vals[s + 1] = int(np.rint(x[_RACK0 + s] * n))
+        held = int(np.rint(x[HELD] * n))
+        top = int(np.rint(x[DISCARD_TOP] * n))
+        known = int(np.rint(x[DRAW_TOP_KNOWN] * n))
+        drawing = x[_PHASE0] > 0.5
+        card = top if drawing else held
+        has = 1.0 if card > 0 else 0.0
+        prefix[0], cum_a[0], cum_u[0] = 0, 0.0, 0.0
+        for c in range(1, n + 1):
+            u = float(x[_UNSEEN0 + c - 1])
+            a = u + float(x[_DISCARD0 + c - 1])
+            cum_a[c] = cum_a[c - 1] + a
+            cum_u[c] = cum_u[c - 1] + u
+            prefix[c] = prefix[c - 1] + int(np.rint(a))
+        prefix[n + 1] = prefix[n]
+        table = cost[prefix[n]]
+        _plan_row(vals, prefix, table, fwd, bwd, skip, gap)
+        base = min(fwd[m - 1], NO_PLAN)
+        _place_card(card, vals, prefix, table, fwd, bwd, skip, here, scratch)
+        best_here = NO_PLAN
+        for s in range(RACK_SIZE):
+            here[s] = min(here[s], NO_PLAN)
+            best_here = min(best_here, here[s])
+        gain = 0.0
+        if drawing:  # a blind draw: every card the pile may give, put where it helps most
+            total, count = 0.0, 0.0
+            for c in range(1, n + 1):
+                if known > 0:
+                    w = 1.0 if c == known else 0.0
+                else:
+                    w = float(x[_UNSEEN0 + c - 1])
+                if w > 0:
+                    _place_card(c, vals, prefix, table, fwd, bwd, skip, tmp, scratch)
+                    total += w * (base - min(tmp.min(), base))
+                    count += w
+            gain = total / max(count, 1.0)
+        # ---- per slot
+        for s in range(RACK_SIZE):
+            v, prev, nxt = vals[s + 1], vals[s], vals[s + 2]
+            below = max(v - 1, 0)
+            f = slots[r, s]
+            f[0] = v / n
+            f[1] = cum_a[below] / 10.0
+            f[2] = cum_u[below] / 10.0
+            f[3] = prev / n
+            f[4] = nxt / n
+            f[5] = 1.0 if prev < v else 0.0
+            f[6] = 1.0 if v < nxt else 0.0
+            f[7] = (card - v) / n * has
+            f[8] = has if prev < card < nxt else 0.0
+            f[9] = has
+            f[10] = np.log1p(here[s]) * has
+            slog, lin = _saving(base, here[s])
+            f[11] = slog * has
+            f[12] = lin * has
+            f[13] = has if here[s] <= best_here + 1e-6 else 0.0
+            f[_SLOT_NO_PLAN] = has if here[s] >= NO_PLAN else 0.0
+            f[15] = ((v - 1) * RACK_SIZE / n - s) / RACK_SIZE
+            for i in range(RACK_SIZE):
+                f[16 + i] = 1.0 if i == s else 0.0
+        # ---- global
+        g = glob[r]
+        for i in range(glob_obs.shape[0]):
+            g[i] = x[glob_obs[i]]
+        take = base - best_here - gain if drawing and top > 0 else 0.0
+        k = glob_obs.shape[0]
+        g[k + 0] = card / n
+        g[k + 1] = held / n
+        g[k + 2] = top / n
+        g[k + 3] = known / n
+        g[k + 4] = has
+        g[k + 5] = np.log1p(base)
+        g[k + 6] = 1.0 if base >= NO_PLAN else 0.0
+        g[k + 7] = np.log1p(best_here) * has
+        slog, lin = _saving(base, best_here)
+        g[k + 8], g[k + 9] = slog * has, lin * has
+        g[k + 10], g[k + 11] = _saving(gain, 0.0)
+        g[k + 12], g[k + 13] = _saving(take, 0.0)
+        g[k + _GLOBAL_MAY_COME] = cum_a[n] / n
+        g[k + 15] = cum_u[n] / n
+        asc = 0
+        for s in range(1, RACK_SIZE):
+            if vals[s + 1] > vals[s]:
+                asc += 1
+        g[k + 16] = asc / (RACK_SIZE - 1)
+
+
+def racks_with_sentinels(rack: np.ndarray, num_cards: int) -> np.ndarray:
+    """int (R, 10) -> (R, 12) with 0 before and N + 1 after."""
+    vals = np.empty((len(rack), _M), dtype=np.int64)
+    vals[:, 0], vals[:, 1:-1], vals[:, -1] = 0, rack, num_cards + 1
+    return vals
+
+
+def rack_features(obs: np.ndarray, num_cards: int) -> tuple[np.ndarray, np.ndarray]:
+    """Observations (B, 177) -> slot features (B, 10, 26) and global features (B, 31), float32.
+
+    The numbers of ``train.sb3.policy.RackFeatures(num_cards)`` (both compute in float64).
+    """
+    obs = np.asarray(obs)
+    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
+        raise ValueError(f"obs must have shape (B, {OBS_SIZE}), got {obs.shape}")
+    if obs.dtype not in (np.float32, np.float64):
+        obs = obs.astype(np.float32)
+    n = int(num_cards)
+    slots = np.empty((len(obs), RACK_SIZE, SLOT_FEATURES), dtype=np.float32)
+    glob = np.empty((len(obs), GLOBAL_FEATURES), dtype=np.float32)
+    _features(np.ascontiguousarray(obs), n, exact_costs(n), _GLOBAL_OBS, slots, glob)
+    return slots, glob
+
+
+def flat_features(slots: np.ndarray, glob: np.ndarray) -> np.ndarray:
+    """(slots (B, 10, 26), global (B, 31)) as one row (B, 291), as ``train.sb3.policy.flat_features``."""
+    return np.concatenate([slots.reshape(len(slots), -1), glob], axis=1)

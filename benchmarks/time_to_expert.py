@@ -1,0 +1,179 @@
+"""Minutes and env steps the main job needs to reach 40%, 45% and 48% against ``expert``.
+
+Runs the main job's recipe (``configs/2p.yaml`` unless told otherwise) exactly as
+``python train/ppo.py --config ...`` does, with stopwatches around its parts, then prints, from
+the run's ``eval_history.json`` (the periodic duplicate evaluations), the first evaluation at or
+above each win rate against ``expert``, beside where the wall time went:
+
+- rollout: collecting env steps (``MaskablePPO.collect_rollouts``), of which
+  - features: the learner's features (``train.sb3.feature_cache.FeatureCache.augment``, the kernel),
+  - opponents: opponents' moves inside the env (``RackoVecEnv._advance``: engine, features of
+    snapshot-seated games, the bots), of which snapshots (``RackoVecEnv._act_grouped``);
+- update: PPO's gradient steps (``MaskablePPO.train``);
+- evaluation: the periodic and final duplicate evaluations.
+
+    python benchmarks/time_to_expert.py                       # the main job, about 1.5M steps
+    python benchmarks/time_to_expert.py --total-steps 300000 --out /tmp/tte   # a shorter look
+
+The run folder (``--out``, default ``runs/time_to_expert``) is written afresh. Times are wall
+clock: on a shared machine they measure the machine too (say so where you quote them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import shutil
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+REPO = Path(__file__).resolve().parent.parent
+TARGETS = (0.40, 0.45, 0.48)
+
+
+class Stopwatches:
+    """Wall seconds spent inside wrapped methods, by part (re-entrant calls are counted once); a
+    part ``within`` another counts only while that one runs (the rollout's share of the env's
+    work, not the warm start's or the evaluation's)."""
+
+    def __init__(self, clock: Any = time.perf_counter) -> None:
+        self.clock = clock
+        self.seconds: dict[str, float] = defaultdict(float)
+        self._depth: dict[str, int] = defaultdict(int)
+
+    def wrap(self, owner: Any, name: str, part: str, within: str | None = None) -> None:
+        method = getattr(owner, name, None)
+        if method is None:  # an older tree without this part
+            return
+
+        @functools.wraps(method)
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            if within is not None and self._depth[within] == 0:
+                return method(*args, **kwargs)
+            self._depth[part] += 1
+            t0 = self.clock()
+            try:
+                return method(*args, **kwargs)
+            finally:
+                self._depth[part] -= 1
+                if self._depth[part] == 0:
+                    self.seconds[part] += self.clock() - t0
+
+        setattr(owner, name, timed)
+
+
+def first_reaching(history: list[dict[str, Any]], opponent: str, rate: float) -> dict | None:
+    """The first periodic evaluation at or above ``rate`` against ``opponent`` (None: never)."""
+    for row in history:
+        if not row.get("final") and row.get(opponent, -1.0) >= rate:
+            return row
+    return None
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", default=str(REPO / "configs" / "2p.yaml"))
+    ap.add_argument("--out", default=str(REPO / "runs" / "time_to_expert"))
+    ap.add_argument("--total-steps", type=int, help="override the config's total env steps")
+    ap.add_argument(
+        "--cpu",
+        action="store_true",
+        help="split the process's CPU seconds instead of wall seconds (on a shared machine)",
+    )
+    ap.add_argument("--json", type=Path, help="also write the figures here")
+    args = ap.parse_args(argv)
+
+    from sb3_contrib import MaskablePPO
+
+    from train import ppo
+    from train.sb3.feature_cache import FeatureCache
+    from train.sb3.trainer import Trainer
+    from train.sb3.vec_env import RackoVecEnv
+
+    watch = Stopwatches(time.process_time if args.cpu else time.perf_counter)
+    watch.wrap(MaskablePPO, "collect_rollouts", "rollout")
+    watch.wrap(FeatureCache, "augment", "features", within="rollout")
+    watch.wrap(RackoVecEnv, "_advance", "opponents", within="rollout")
+    watch.wrap(RackoVecEnv, "_act_grouped", "snapshots", within="rollout")
+    watch.wrap(MaskablePPO, "train", "update")
+    watch.wrap(Trainer, "_evaluate", "evaluation")
+    watch.wrap(Trainer, "_final_eval", "evaluation")
+
+    out = Path(args.out)
+    if out.exists():
+        shutil.rmtree(out)
+    cli = ["--config", args.config, "--out", str(out), "--no-progress"]
+    if args.total_steps is not None:
+        cli += ["--total-steps", str(args.total_steps)]
+    t0 = time.perf_counter()
+    if ppo.main(cli) != 0:
+        raise SystemExit("time_to_expert: the training run failed (see above)")
+    wall = time.perf_counter() - t0
+
+    history_file = out / "eval_history.json"  # absent when the config evaluates nothing
+    history = json.loads(history_file.read_text(encoding="utf-8")) if history_file.is_file() else []
+    timing = json.loads((out / "timing.json").read_text(encoding="utf-8"))
+    steps = sum(s["env_steps"] for s in timing)
+    ppo_seconds = sum(s["seconds"] for s in timing)
+    reached = {}
+    for rate in TARGETS:
+        row = first_reaching(history, "expert", rate)
+        reached[f"{rate:.0%}"] = (
+            None if row is None else {"minutes": row["minutes"], "env_steps": row["timesteps"]}
+        )
+    final = [r for r in history if r.get("final")]
+    split = {
+        part: round(watch.seconds.get(part, 0.0), 2)
+        for part in ("rollout", "features", "opponents", "snapshots", "update", "evaluation")
+    }
+    result = {
+        "config": args.config,
+        "wall_minutes": round(wall / 60, 2),
+        "env_steps": steps,
+        "ppo_steps_per_s": round(steps / max(ppo_seconds, 1e-9)),
+        "reached_vs_expert": reached,
+        "final": final[-1] if final else None,
+        "seconds": split,
+        "clock": "cpu" if args.cpu else "wall",
+    }
+    print(
+        f"\n{args.config}: {wall / 60:.1f} min wall, {steps:,} env steps "
+        f"({result['ppo_steps_per_s']:,} env steps/s in PPO)"
+    )
+    print(f"{'vs expert':>10} {'minutes':>8} {'env steps':>11}")
+    for rate, hit in reached.items():
+        if hit is None:
+            print(f"{rate:>10} {'never':>8} {'-':>11}")
+        else:
+            print(f"{rate:>10} {hit['minutes']:>8.1f} {hit['env_steps']:>11,}")
+    if final:
+        f = final[-1]
+        print(
+            "final: "
+            + ", ".join(
+                f"{k} {f[k]:.1%} [{f[k + '_ci95'][0]:.1%}, {f[k + '_ci95'][1]:.1%}]"
+                for k in ("heuristic", "expert")
+                if k in f
+            )
+            + f" ({f['rounds']:,} duplicate rounds)"
+        )
+    print(
+        f"{result['clock']} seconds: "
+        + ", ".join(f"{k} {v:.0f}" for k, v in split.items())
+        + f" (features, opponents and snapshots are part of rollout; {wall:.0f} s wall in all)"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""Writing files atomically, the one writer of the project: a reader never sees a half-written file.
+
+The bytes go to a hidden temporary file in the same folder (``.tmp_<name>.<random>``), are
+flushed to disk, and then replace the target in one ``os.replace`` (atomic on POSIX and Windows),
+so a kill at any moment leaves either the old file or the new one, and a failed write leaves the
+old one untouched. The new file keeps the mode of the file it replaces, else gets 0644 (what
+``open`` makes under the usual umask; ``mkstemp`` alone would make it private).
+
+It lives in the lowest layer so that everything above writes through it: the trainers' run
+folders (``train.common.files`` adds JSON and YAML), the grader's and the league's reports, the
+files ``racko new-bot`` writes, the web game's traces and the docs' generated tables.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+TMP_PREFIX = ".tmp_"  # readers skip these; trainers remove leftovers of a killed writer
+
+
+def write_bytes_atomic(path: str | Path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` so that ``path`` is either absent/old or complete."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o7777 if path.is_file() else 0o644
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX + path.name + ".", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """``write_bytes_atomic`` of ``text`` in UTF-8."""
+    return write_bytes_atomic(path, text.encode("utf-8"))

@@ -1,0 +1,500 @@
+"""Duplicate-format tournaments between Rack-O bots, played through the real AEC env.
+
+Format. Every *deal* has a seed; ``env.reset(seed=deal_seed)`` fixes the first dealer, the deal and
+the draw pile, so replaying a seed replays the same deal. Each deal is played at every *table*
+(lineup of bots) once in every distinct seating: the lineup ``(A, B, C)`` is seated as ``ABC``,
+``ACB``, ``BAC``, ``BCA``, ``CAB`` and ``CBA``, so every bot holds every seat, and every hand of
+cards, equally often, and sits after every other bot as often as that bot sits after it. The
+second half matters in Rack-O: a player's discards are offered to the next player first, so with
+rotations alone (``ABC``, ``BCA``, ``CAB``) C would always play after B and take B's discards,
+an edge or a handicap that the format would credit to C. Tables are:
+
+* as many bots as seats or more: every combination of ``num_players`` different bots (with 3 bots
+  and 2 players: A-B, A-C, B-C);
+* fewer bots than seats: every multiset of the bots with each bot at least once (2 bots, 4 players:
+  AAAB, AABB, ABBB), each copy a separate instance.
+
+With ``games`` instead of ``rounds`` each unit is a whole game to the target score; every round of
+a game is dealt from the game's seed, so duplicate games see the same deals round after round.
+
+Results are per seat taken: a win is worth 1 shared among the winning teams (a tie of two splits
+it), so win rates of a table add up to the number of seats per team. Everything is seeded from
+``seed`` and computed per deal, so the report is the same for any number of worker processes.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import multiprocessing
+import operator
+import pickle
+import random
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents import load
+from agents.base import Bot
+from racko_env.actions import DISCARD, NUM_ACTIONS, action_name
+from racko_env.config import RulesConfig
+from racko_env.rules import deck_size
+
+REPORT_SCHEMA = "racko-evaluation/1"
+WIN_POINTS = 1000.0  # ranks for ratings: a win outranks any number of card points
+
+
+class IllegalActionError(RuntimeError):
+    """A bot returned an action its seat may not play: which bot, which action, where."""
+
+    def __init__(self, message: str, bot: str = "", action: Any = None) -> None:
+        super().__init__(message, bot, action)
+        self.bot = bot
+        self.action = action
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class BotError(RuntimeError):
+    """A bot raised an exception while choosing an action."""
+
+    def __init__(self, message: str, bot: str = "") -> None:
+        super().__init__(message, bot)
+        self.bot = bot
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+# ----------------------------------------------------------------------------- plan
+
+
+def tables_for(num_bots: int, num_players: int) -> list[tuple[int, ...]]:
+    """Lineups of bot indices (see the module docstring), in a fixed order."""
+    if num_bots < 1:
+        raise ValueError("a tournament needs at least one bot")
+    if num_bots >= num_players:
+        return list(itertools.combinations(range(num_bots), num_players))
+    return [
+        combo
+        for combo in itertools.combinations_with_replacement(range(num_bots), num_players)
+        if len(set(combo)) == num_bots
+    ]
+
+
+def seatings(lineup: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every distinct arrangement of a lineup, in a fixed order: bot ``seating[s]`` sits in seat s.
+
+    Not just the rotations: who plays after whom must be balanced too (see the module docstring).
+    """
+    return list(dict.fromkeys(itertools.permutations(lineup)))
+
+
+def deal_seeds(seed: int, count: int) -> list[int]:
+    """The deal seeds of a tournament: a pure function of its seed."""
+    rng = random.Random(seed)
+    return [rng.getrandbits(63) for _ in range(count)]
+
+
+def wilson_interval(successes: float, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (sound near 0 and 1, unlike the normal one)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+# ----------------------------------------------------------------------------- playing
+
+
+@dataclass
+class SeatResult:
+    """What one seat did in one unit (a round, or a whole game)."""
+
+    bot: int
+    win: float
+    points: list[int] = field(default_factory=list)  # round points, one per round played
+    racko_turns: list[int] = field(default_factory=list)  # own turns of each round it went Rack-O
+    rank_score: float = 0.0
+
+
+@dataclass
+class TableSetup:
+    """What every deal of a match is played with: the bots (specs or objects), their labels, the
+    player count, the unit (``"round"`` or ``"game"``) and the rules options."""
+
+    bots: list[str | Bot]
+    labels: list[str]
+    num_players: int
+    episode: str
+    rules: dict[str, Any]
+
+
+class DealPlayer:
+    """Plays deals for one process: its env and its bot instances are built once and reused.
+
+    ``play(deal_seed, seating, salt)`` plays one deal in one seating and returns a
+    ``SeatResult`` per seat; ``racko_apps.referee`` uses it to play students' bots one deal at a
+    time, with the same deals and seeding as ``run_tournament``."""
+
+    def __init__(self, setup: TableSetup) -> None:
+        from racko_env import racko_v0
+
+        self.setup = setup
+        self.env = racko_v0.raw_env(
+            num_players=setup.num_players, episode=setup.episode, **setup.rules
+        )
+        self.game = self.env.unwrapped.game
+        self._decks: random.Random | None = None
+        if setup.episode == "game":
+            self._fix_later_deals()
+        self.instances: dict[tuple[int, int], Any] = {}
+
+    def _fix_later_deals(self) -> None:
+        """Deal rounds 2, 3, ... of a game from the game's seed, so duplicate games stay duplicate."""
+        game = self.game
+        start_round = game.start_round
+        n_cards = deck_size(self.setup.num_players)
+
+        def seeded_start_round(deck_order: Sequence[int] | None = None) -> None:
+            if deck_order is None and self._decks is not None:
+                deck = list(range(1, n_cards + 1))
+                self._decks.shuffle(deck)
+                deck_order = deck
+            start_round(deck_order)
+
+        game.start_round = seeded_start_round
+
+    def bot(self, index: int, copy_no: int) -> Any:
+        key = (index, copy_no)
+        if key not in self.instances:
+            spec = self.setup.bots[index]
+            if isinstance(spec, str | Path):
+                bot = load(spec, self.setup.num_players, **self.setup.rules)
+            else:
+                bot = spec if copy_no == 0 else copy.deepcopy(spec)
+            self.instances[key] = bot
+        return self.instances[key]
+
+    def play(self, deal_seed: int, seating: tuple[int, ...], salt: int) -> list[SeatResult]:
+        env, game, setup = self.env, self.game, self.setup
+        n = setup.num_players
+        copies: dict[int, int] = {}
+        bots = []
+        for s, b in enumerate(seating):
+            bot = self.bot(b, copies.get(b, 0))
+            copies[b] = copies.get(b, 0) + 1
+            seed_fn = getattr(bot, "seed", None)
+            if callable(seed_fn):
+                seed_fn((deal_seed * 7919 + salt * 104729 + s) % 2**63)
+            bots.append(bot)
+        env.reset(seed=deal_seed)
+        self._decks = random.Random(deal_seed ^ 0x5EED)
+        results = [SeatResult(bot=b, win=0.0) for b in seating]
+        own_turns = [0] * n
+        round_no = game.round_number
+        for bot in bots:
+            bot.reset()
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                break
+            seat = env.agent_name_mapping[agent]
+            obs = env.observe(agent)
+            action = self._ask(bots[seat], seating[seat], seat, obs, deal_seed)
+            env.step(action)
+            if action < 10 or action == DISCARD:
+                own_turns[seat] += 1
+            if game.round_number != round_no or game.round_over:
+                infos = env.infos
+                for s in range(n):
+                    info = infos[env.possible_agents[s]]
+                    results[s].points.append(int(info["round_points"]))
+                    if info["went_racko"]:
+                        results[s].racko_turns.append(own_turns[s])
+                own_turns = [0] * n
+                if game.round_over:
+                    break
+                round_no = game.round_number
+                for bot in bots:
+                    bot.reset()
+        self._score(results)
+        return results
+
+    def _ask(self, bot: Any, index: int, seat: int, obs: dict, deal_seed: int) -> int:
+        label = self.setup.labels[index]
+        where = f"seat {seat}, deal seed {deal_seed}"
+        try:
+            action = bot.act(obs)
+        except Exception as err:
+            raise BotError(
+                f"bot {label!r} raised {type(err).__name__}: {err} ({where})", label
+            ) from err
+        mask = obs["action_mask"]
+        legal = [a for a in range(NUM_ACTIONS) if mask[a]]
+        try:
+            as_int = operator.index(action)  # ints and numpy integers; not floats, None, bools
+            ok = not isinstance(action, bool | np.bool_) and as_int in legal
+        except TypeError:
+            as_int, ok = -1, False
+        if not ok:
+            name = action_name(as_int) if as_int >= 0 else "not an action id"
+            raise IllegalActionError(
+                f"bot {label!r} returned illegal action {action!r} ({name}) in {where}; "
+                f"legal actions were {legal}",
+                label,
+                action,
+            )
+        return as_int
+
+    def _score(self, results: list[SeatResult]) -> None:
+        game, cfg = self.game, self.game.config
+        n = len(results)
+        if self.setup.episode == "game":
+            teams = {game.game_winner} if game.game_winner is not None else set()
+            totals = [game.totals[cfg.team_of(s)] for s in range(n)]
+        else:
+            points = game.round_team_points
+            if game.racko_player is not None:
+                teams = {cfg.team_of(game.racko_player)}
+            else:
+                best = max(points)
+                teams = {cfg.team_of(s) for s in range(n) if points[s] == best}
+            totals = points
+        share = 1.0 / len(teams) if teams else 0.0
+        for s, res in enumerate(results):
+            res.win = share if cfg.team_of(s) in teams else 0.0
+            res.rank_score = res.win * WIN_POINTS + totals[s]
+
+
+_WORKER: DealPlayer | None = None
+
+
+def _init_worker(setup: TableSetup) -> None:
+    global _WORKER
+    import os
+
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    _WORKER = DealPlayer(setup)
+
+
+def _play_deal(
+    job: tuple[int, list[tuple[int, ...]]],
+) -> list[list[SeatResult]]:
+    deal_seed, plan = job
+    assert _WORKER is not None
+    return [_WORKER.play(deal_seed, seating, salt) for salt, seating in enumerate(plan)]
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def _bot_label(spec: str | Path | Bot) -> str:
+    if isinstance(spec, str | Path):
+        return str(spec)
+    return str(getattr(spec, "name", type(spec).__name__))
+
+
+def unique_labels(specs: Sequence[str | Path | Bot]) -> list[str]:
+    """Readable, distinct labels: the spec (or bot name), with ``#2``, ``#3`` for repeats."""
+    labels, seen = [], {}
+    for spec in specs:
+        base = _bot_label(spec)
+        seen[base] = seen.get(base, 0) + 1
+        labels.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return labels
+
+
+def run_tournament(
+    bots: Sequence[str | Path | Bot],
+    num_players: int = 2,
+    rounds: int | None = None,
+    games: int | None = None,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+    **rules_options: Any,
+) -> dict[str, Any]:
+    """Play a duplicate tournament and return its report (a JSON-ready dict, see docs/evaluation.md).
+
+    ``bots`` are ``agents.load`` specs (names, ``module:Class`` paths, bot files) or bot objects;
+    ``rounds`` (default 1000) or ``games`` is the number of deals each table plays in every
+    seating. ``workers`` > 1 plays deals in that many processes (bot objects must then be
+    picklable; specs always work). Raises ValueError for bad input, FileNotFoundError for a missing
+    bot file, and IllegalActionError / BotError (naming the bot) when a bot misbehaves.
+    """
+    if rounds is not None and games is not None:
+        raise ValueError("give rounds or games, not both")
+    episode = "game" if games is not None else "round"
+    deals = games if games is not None else (1000 if rounds is None else rounds)
+    if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"the number of {episode}s must be a positive integer, got {deals!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if not bots:
+        raise ValueError("a tournament needs at least one bot")
+    rules = RulesConfig.from_dict({"num_players": num_players, **rules_options}).to_dict()
+    rules.pop("num_players")
+    for spec in bots:  # fail early and clearly: unknown names, missing files, bad player counts
+        load(spec, num_players, **rules)
+    labels = unique_labels(bots)
+    lineups = tables_for(len(bots), num_players)
+    plan = [s for lineup in lineups for s in seatings(lineup)]
+    setup = TableSetup(list(bots), labels, num_players, episode, rules)
+    jobs = [(s, plan) for s in deal_seeds(seed, deals)]
+    outcomes = list(_run_jobs(setup, jobs, workers, progress))
+    report = _report(setup, lineups, plan, outcomes, seed, deals)
+    return report
+
+
+def _run_jobs(
+    setup: TableSetup, jobs: list[tuple[int, list[tuple[int, ...]]]], workers: int, progress: bool
+) -> Iterator[list[list[SeatResult]]]:
+    bar: Callable[[Iterator[Any]], Iterator[Any]]
+    if progress:
+        from tqdm import tqdm
+
+        def bar(it: Iterator[Any]) -> Iterator[Any]:
+            return tqdm(it, total=len(jobs), unit="deal", desc="tournament", smoothing=0.1)
+    else:
+
+        def bar(it: Iterator[Any]) -> Iterator[Any]:
+            return it
+
+    workers = min(workers, len(jobs))
+    if workers == 1:
+        _init_worker(setup)
+        yield from bar(_play_deal(job) for job in jobs)
+        return
+    _check_picklable(setup)
+    # forkserver: workers start from a clean process, never from a fork of a threaded parent.
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    size = max(1, min(16, len(jobs) // (workers * 8)))
+    chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(setup,))
+    try:
+        futures = [pool.submit(_play_chunk, chunk) for chunk in chunks]
+        yield from bar(deal for future in futures for deal in future.result())
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _play_chunk(chunk: list[tuple[int, list[tuple[int, ...]]]]) -> list[list[list[SeatResult]]]:
+    return [_play_deal(job) for job in chunk]
+
+
+def _check_picklable(setup: TableSetup) -> None:
+    for label, spec in zip(setup.labels, setup.bots, strict=True):
+        if isinstance(spec, str | Path):
+            continue
+        try:
+            pickle.dumps(spec)
+        except Exception as err:
+            raise ValueError(
+                f"bot object {label!r} cannot be sent to worker processes ({err}); "
+                "pass its spec (a name, 'module:Class' or bot file) or use workers=1"
+            ) from err
+
+
+def _report(
+    setup: TableSetup,
+    lineups: list[tuple[int, ...]],
+    plan: list[tuple[int, ...]],
+    outcomes: list[list[list[SeatResult]]],
+    seed: int,
+    deals: int,
+) -> dict[str, Any]:
+    from openskill.models import PlackettLuce
+
+    n_bots, n = len(setup.labels), setup.num_players
+    played = [0] * n_bots
+    wins = [0.0] * n_bots
+    points: list[list[int]] = [[] for _ in range(n_bots)]
+    racko_turns: list[list[int]] = [[] for _ in range(n_bots)]
+    seat_counts = [[0] * n for _ in range(n_bots)]
+    per_table = [[0.0] * n_bots for _ in lineups]
+    per_table_played = [[0] * n_bots for _ in lineups]
+    table_of = [i for i, lineup in enumerate(lineups) for _ in seatings(lineup)]
+    model = PlackettLuce()
+    ratings = [model.rating(name=label) for label in setup.labels]
+    for deal in outcomes:
+        for k, match in enumerate(deal):
+            t = table_of[k]
+            by_bot: dict[int, list[float]] = {}
+            for s, res in enumerate(match):
+                b = res.bot
+                played[b] += 1
+                wins[b] += res.win
+                points[b].extend(res.points)
+                racko_turns[b].extend(res.racko_turns)
+                seat_counts[b][s] += 1
+                per_table[t][b] += res.win
+                per_table_played[t][b] += 1
+                by_bot.setdefault(b, []).append(res.rank_score)
+            if len(by_bot) > 1:
+                order = sorted(by_bot)
+                scores = [sum(by_bot[b]) / len(by_bot[b]) for b in order]
+                new = model.rate([[ratings[b]] for b in order], scores=scores)
+                for b, team in zip(order, new, strict=True):
+                    ratings[b] = team[0]
+    bots_out = []
+    for b, label in enumerate(setup.labels):
+        lo, hi = wilson_interval(wins[b], played[b])
+        spec = setup.bots[b]
+        bots_out.append(
+            {
+                "name": label,
+                "spec": str(spec) if isinstance(spec, str | Path) else label,
+                "played": played[b],
+                "wins": round(wins[b], 6),
+                "win_rate": round(wins[b] / played[b], 6) if played[b] else 0.0,
+                "win_rate_ci95": [round(lo, 6), round(hi, 6)],
+                "rounds": len(points[b]),
+                "mean_round_score": round(sum(points[b]) / len(points[b]), 4) if points[b] else 0.0,
+                "rackos": len(racko_turns[b]),
+                "mean_turns_to_racko": (
+                    round(sum(racko_turns[b]) / len(racko_turns[b]), 4) if racko_turns[b] else None
+                ),
+                "rating": {
+                    "mu": round(ratings[b].mu, 4),
+                    "sigma": round(ratings[b].sigma, 4),
+                    "ordinal": round(ratings[b].ordinal(), 4),
+                },
+                "seat_counts": seat_counts[b],
+            }
+        )
+    tables_out = [
+        {
+            "lineup": [setup.labels[b] for b in lineup],
+            "played": sum(per_table_played[t]) // n,
+            "win_rate": {
+                setup.labels[b]: round(per_table[t][b] / per_table_played[t][b], 6)
+                for b in sorted(set(lineup))
+            },
+        }
+        for t, lineup in enumerate(lineups)
+    ]
+    return {
+        "schema": REPORT_SCHEMA,
+        "config": {
+            "players": n,
+            "unit": setup.episode,
+            "deals": deals,
+            "seatings_per_deal": len(plan),
+            "seed": seed,
+            "bots": [b["spec"] for b in bots_out],
+            "rules": dict(setup.rules),
+        },
+        "bots": bots_out,
+        "tables": tables_out,
+    }

@@ -1,0 +1,98 @@
+"""The batched bots (agents/batched.py): each decides like its one-game twin, inputs are
+checked, specs load."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_vec_env import random_actions  # a uniformly random legal action per row
+
+from agents.batched import (
+    BatchExpert,
+    BatchHeuristic,
+    BatchRandom,
+    BotBatch,
+    check_batch,
+    load_batch,
+)
+from agents.expert import ExpertBot
+from agents.heuristic import HeuristicBot
+from racko_env.vector import VectorRacko
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> None:
+    v = VectorRacko(48, num_players, seed=num_players, turn_limit=120, empty_pile="flip")
+    assert_batch_decides_like(BatchHeuristic(), HeuristicBot(num_players), v, 250, 0.5, seed=1)
+
+
+@pytest.mark.parametrize(
+    "num_players,options", [(2, {}), (2, {"empty_pile": "flip"}), (3, {}), (4, {"partners": True})]
+)
+def test_batch_expert_decides_like_the_expert_bot(num_players: int, options: dict) -> None:
+    v = VectorRacko(40, num_players, seed=num_players, turn_limit=100, **options)
+    batch = BatchExpert(num_players)
+    assert_batch_decides_like(batch, ExpertBot(num_players), v, 60, 0.6, seed=2)
+
+
+def test_batch_random_is_legal_uniform_and_seeded() -> None:
+    masks = np.zeros((4000, 14), dtype=bool)
+    masks[:, [10, 11]] = True
+    masks[:2000, :] = False
+    masks[:2000, :10] = True
+    obs = np.zeros((4000, 177), np.float32)
+    a = BatchRandom(seed=4).act_batch(obs, masks)
+    assert masks[np.arange(4000), a].all()
+    assert np.array_equal(a, BatchRandom(seed=4).act_batch(obs, masks))
+    counts = np.bincount(a[:2000], minlength=10)
+    assert counts.min() > 140  # about 200 each
+    assert 900 < (a[2000:] == 10).sum() < 1100
+
+
+def test_batch_inputs_are_checked() -> None:
+    with pytest.raises(ValueError, match="all-False"):
+        check_batch(np.zeros((2, 177), np.float32), np.zeros((2, 14), bool))
+    with pytest.raises(ValueError, match="shape"):
+        BatchRandom().act_batch(np.zeros((2, 170), np.float32), np.ones((2, 14), bool))
+    with pytest.raises(TypeError, match="act"):
+        BotBatch(object())
+
+
+def test_load_batch_specs() -> None:
+    assert isinstance(load_batch("random", 3, seed=1), BatchRandom)
+    assert isinstance(load_batch("heuristic", 2), BatchHeuristic)
+    assert isinstance(load_batch("expert", 4, partners=True), BatchExpert)
+    expert = load_batch("agents.expert:ExpertBot", 2)
+    assert isinstance(expert, BotBatch)
+    custom = BatchHeuristic()
+    assert load_batch(custom) is custom
+    with pytest.raises(ValueError, match="unknown bot"):
+        load_batch("nobody")
+    with pytest.raises(ValueError, match="partners"):
+        load_batch("random", 2, partners=True)
+    v = VectorRacko(8, 2, seed=0)
+    g = np.arange(8)
+    obs, masks = v.observe(g, v.game.current), v.action_masks(g, v.game.current)
+    assert masks[g, expert.act_batch(obs, masks)].all()
+
+
+def assert_batch_decides_like(batch, single, v: VectorRacko, steps: int, own: float, seed: int):
+    """Over ``steps`` decisions of every game, the batched bot picks what the per-game bot picks
+    (the games advance with the bot's move with probability ``own``, else a random legal one)."""
+    rng = np.random.default_rng(seed)
+    games = np.arange(v.num_games)
+    seen_phases = set()
+    for _ in range(steps):
+        cur = v.game.current
+        obs, masks = v.observe(games, cur), v.action_masks(games, cur)
+        got = batch.act_batch(obs, masks)
+        want = [
+            single.act({"observation": o, "action_mask": m.astype(np.int8)})
+            for o, m in zip(obs, masks, strict=True)
+        ]
+        assert got.tolist() == want
+        seen_phases |= set(v.game.phase.tolist())
+        r = v.step(np.where(rng.random(len(games)) < own, got, random_actions(masks, rng)))
+        if r.done.any():
+            v.reset(np.flatnonzero(r.done))
+    assert seen_phases == {0, 1, 2}

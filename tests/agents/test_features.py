@@ -1,0 +1,289 @@
+"""The feature kernel (``agents.features``) against the plain-Python definition and the torch module.
+
+``reference_features`` is the definition of the structured policy's features written out card by
+card; the kernel must equal it, and the torch module ``train.sb3.policy.RackFeatures`` (what the
+exported ONNX graph computes), on random observations of every player count and on observations
+from real play. Both fast versions compute in float64 and return float32, so they agree to
+float32 rounding: ``TOL`` (1e-5, absolute and relative).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from agents.batched import BatchExpert, BatchHeuristic
+from agents.features import (
+    EXPERT_PLAN,
+    GLOBAL_FEATURES,
+    NO_PLAN,
+    SLOT_FEATURES,
+    Planner,
+    exact_costs,
+    feature_planner,
+    flat_features,
+    rack_features,
+)
+from racko_env.observation import (
+    DISCARD_TOP,
+    DRAW_SIZE,
+    DRAW_TOP_KNOWN,
+    HELD,
+    HELD_FROM_DISCARD,
+    IN_DISCARD,
+    OBS_SIZE,
+    OPP_PRESENT,
+    OPP_SCORES,
+    OWN_SCORE,
+    PARTNERS,
+    PHASE,
+    RACK,
+    TURN,
+    UNSEEN,
+)
+from racko_env.rules import deck_size
+from racko_env.vector import VectorRacko
+
+TOL = 1e-5
+
+
+def _plan_cost(vals: list[int], avail: list[int], n: int) -> float:
+    """The expert planner's cheapest ascending completion, written out as its definition."""
+    gp, wp = EXPERT_PLAN
+    cum = [0]
+    for c in range(1, n + 1):
+        cum.append(cum[-1] + avail[c - 1])
+    cum.append(cum[-1])
+    total = max(cum[n], 1)
+    seq = [0, *vals, n + 1]
+    best = [0.0] + [math.inf] * (len(seq) - 1)
+    for j in range(1, len(seq)):
+        for i in range(j):
+            lo, hi, g = seq[i], seq[j], j - i - 1
+            if lo >= hi or best[i] == math.inf:
+                continue
+            k = cum[hi - 1] - cum[lo]
+            if k < g:
+                continue
+            cost = (total / max(k, 1)) ** wp * g**gp
+            best[j] = min(best[j], best[i] + cost)
+    return min(best[-1], NO_PLAN)
+
+
+def reference_features(obs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``RackFeatures`` for one observation, card by card in plain Python (the definition)."""
+    rack = [round(float(x) * n) for x in obs[RACK]]
+    held, top = round(float(obs[HELD]) * n), round(float(obs[DISCARD_TOP]) * n)
+    known = round(float(obs[DRAW_TOP_KNOWN]) * n)
+    drawing = obs[PHASE.start] > 0.5
+    card = top if drawing else held
+    has = 1.0 if card > 0 else 0.0
+    unseen = [float(obs[UNSEEN.start + c]) for c in range(n)]
+    avail = [unseen[c] + float(obs[IN_DISCARD.start + c]) for c in range(n)]
+    base = _plan_cost(rack, avail, n)
+
+    def placed(c: int, s: int) -> list[int]:
+        return [c if i == s else x for i, x in enumerate(rack)]
+
+    here = [_plan_cost(placed(card, s), avail, n) for s in range(10)] if card else [base] * 10
+    best_here = min(here)
+    gain = 0.0
+    if drawing:
+        pool = [known] if known else [c + 1 for c in range(n) if unseen[c] > 0]
+        for c in pool:
+            gain += base - min(base, min(_plan_cost(placed(c, s), avail, n) for s in range(10)))
+        gain /= max(len(pool), 1)
+
+    def slog(x: float) -> float:
+        return math.copysign(math.log1p(abs(x)), x)
+
+    def saving(b: float, c: float) -> list[float]:
+        s = min(b, NO_PLAN) - min(c, NO_PLAN)
+        return [slog(s), max(-10.0, min(10.0, s)) / 10.0]
+
+    slots = []
+    for s in range(10):
+        r = rack[s]
+        prev = rack[s - 1] if s else 0
+        nxt = rack[s + 1] if s < 9 else n + 1
+        below_a = sum(avail[: r - 1])
+        below_u = sum(unseen[: r - 1])
+        row = [
+            r / n,
+            below_a / 10,
+            below_u / 10,
+            prev / n,
+            nxt / n,
+            float(prev < r),
+            float(r < nxt),
+            (card - r) / n * has,
+            float(prev < card < nxt) * has,
+            has,
+            math.log1p(min(here[s], NO_PLAN)) * has,
+            *[x * has for x in saving(base, here[s])],
+            float(here[s] <= best_here + 1e-6) * has,
+            float(here[s] >= NO_PLAN) * has,
+            ((r - 1) * 10 / n - s) / 10,
+        ]
+        slots.append(row + [float(s == i) for i in range(10)])
+    take = base - best_here - gain if drawing and top > 0 else 0.0
+    glob = [
+        *obs[PHASE],
+        *obs[[HELD_FROM_DISCARD, TURN, OWN_SCORE, DRAW_SIZE, PARTNERS]],
+        *obs[OPP_SCORES],
+        *obs[OPP_PRESENT],
+        card / n,
+        held / n,
+        top / n,
+        known / n,
+        has,
+        math.log1p(min(base, NO_PLAN)),
+        float(base >= NO_PLAN),
+        math.log1p(min(best_here, NO_PLAN)) * has,
+        *[x * has for x in saving(base, best_here)],
+        *saving(gain, 0.0),
+        *saving(take, 0.0),
+        sum(avail) / n,
+        sum(unseen) / n,
+        sum(rack[i + 1] > rack[i] for i in range(9)) / 9,
+    ]
+    return np.array(slots, dtype=np.float64), np.array(glob, dtype=np.float64)
+
+
+def random_observations(num_players: int, count: int, seed: int) -> np.ndarray:
+    """Observations with every field drawn at random (a rack of distinct cards, random card
+    sets, phases, known tops): corners real play rarely reaches, such as racks no plan completes."""
+    n = deck_size(num_players)
+    rng = np.random.default_rng(seed)
+    obs = rng.random((count, OBS_SIZE)).astype(np.float32)
+    for row in obs:
+        deck = rng.permutation(n) + 1
+        row[RACK] = deck[:10] / n
+        rest = deck[10:]
+        where = rng.integers(0, 3, size=rest.size)  # 0 unseen, 1 in the discard pile, 2 neither
+        row[UNSEEN] = 0.0
+        row[IN_DISCARD] = 0.0
+        row[UNSEEN.start + rest[where == 0] - 1] = 1.0
+        row[IN_DISCARD.start + rest[where == 1] - 1] = 1.0
+        row[PHASE] = 0.0
+        phase = rng.integers(0, 4)  # 3: not on turn
+        if phase < 3:
+            row[PHASE.start + phase] = 1.0
+        row[HELD] = rest[-1] / n if phase > 0 and rng.random() < 0.9 else 0.0
+        row[DISCARD_TOP] = rest[-2] / n if rng.random() < 0.9 else 0.0
+        row[DRAW_TOP_KNOWN] = rest[-3] / n if rng.random() < 0.2 else 0.0
+        row[OPP_PRESENT] = 0.0
+        row[OPP_PRESENT.start : OPP_PRESENT.start + num_players - 1] = 1.0
+    return obs
+
+
+def real_observations(num_players: int, games: int, seed: int) -> np.ndarray:
+    """Every decision's observation in games where ``expert`` plays ``heuristic`` (all seats)."""
+    vec = VectorRacko(games, num_players, seed=seed, turn_limit=150)
+    bots = [BatchExpert(num_players), BatchHeuristic(num_players)]
+    out = []
+    live = np.ones(games, dtype=bool)
+    g_all = np.arange(games)
+    while live.any():
+        g = g_all[live]
+        seat = vec.game.current[g]
+        obs, masks = vec.observe(g, seat), vec.action_masks(g, seat)
+        out.append(obs)
+        actions = np.zeros(g.size, dtype=np.intp)
+        for k, bot in enumerate(bots):
+            rows = np.flatnonzero(seat % 2 == k)
+            if rows.size:
+                actions[rows] = bot.act_batch(obs[rows], masks[rows])
+        result = vec.step(actions, g)
+        live[g[result.done]] = False
+    return np.concatenate(out)
+
+
+def _observations(num_players: int, kind: str) -> np.ndarray:
+    if kind == "random":
+        return random_observations(num_players, 100, seed=num_players)
+    obs = real_observations(num_players, 12, seed=num_players)
+    return obs[np.random.default_rng(0).permutation(len(obs))[:150]]
+
+
+def _check_against_reference(obs: np.ndarray, n: int, slots: np.ndarray, glob: np.ndarray) -> None:
+    for row in range(len(obs)):
+        ref_slots, ref_glob = reference_features(obs[row], n)
+        np.testing.assert_allclose(slots[row], ref_slots, rtol=TOL, atol=TOL)
+        np.testing.assert_allclose(glob[row], ref_glob, rtol=TOL, atol=TOL)
+
+
+@pytest.mark.parametrize("kind", ["random", "real"])
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_kernel_equals_the_plain_python_definition(num_players, kind):
+    n = deck_size(num_players)
+    obs = _observations(num_players, kind)
+    slots, glob = rack_features(obs, n)
+    assert slots.shape == (len(obs), 10, SLOT_FEATURES) and glob.shape == (
+        len(obs),
+        GLOBAL_FEATURES,
+    )
+    assert slots.dtype == glob.dtype == np.float32
+    _check_against_reference(obs, n, slots, glob)
+
+
+@pytest.mark.parametrize("kind", ["random", "real"])
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_kernel_equals_the_torch_module(num_players, kind):
+    torch = pytest.importorskip("torch")
+    from train.sb3.policy import RackFeatures
+
+    n = deck_size(num_players)
+    obs = _observations(num_players, kind)
+    t_slots, t_glob = RackFeatures(n)(torch.as_tensor(obs))
+    slots, glob = rack_features(obs, n)
+    np.testing.assert_allclose(slots, t_slots.numpy(), rtol=TOL, atol=TOL)
+    np.testing.assert_allclose(glob, t_glob.numpy(), rtol=TOL, atol=TOL)
+
+
+def test_kernel_rows_are_independent_and_float64_input_gives_the_same():
+    obs = real_observations(2, 6, seed=9)
+    slots, glob = rack_features(obs, 40)
+    one = [rack_features(obs[i : i + 1], 40) for i in (0, len(obs) // 2, len(obs) - 1)]
+    for (s, g), i in zip(one, (0, len(obs) // 2, len(obs) - 1), strict=True):
+        assert np.array_equal(s[0], slots[i]) and np.array_equal(g[0], glob[i])
+    s64, g64 = rack_features(obs.astype(np.float64), 40)
+    assert np.array_equal(s64, slots) and np.array_equal(g64, glob)
+    assert flat_features(slots, glob).shape == (len(obs), 10 * SLOT_FEATURES + GLOBAL_FEATURES)
+    empty = rack_features(obs[:0], 40)
+    assert empty[0].shape == (0, 10, SLOT_FEATURES) and empty[1].shape == (0, GLOBAL_FEATURES)
+
+
+def test_planner_placements_equal_planning_each_new_rack():
+    """Each placement's cost from the prefix/suffix tables equals a fresh plan of that rack."""
+    obs = random_observations(2, 40, seed=3)
+    n = 40
+    rack = np.rint(obs[:, RACK] * n).astype(np.int64)
+    avail = (obs[:, UNSEEN][:, :n] + obs[:, IN_DISCARD][:, :n]).astype(np.int64)
+    plan = feature_planner(rack, avail)
+    cards = np.arange(1, n + 1)[None, :].repeat(len(obs), axis=0)
+    costs = plan.placements(cards)
+    for row in range(0, len(obs), 4):
+        for c in (1, 7, 20, 33, 40):
+            for s in range(10):
+                placed = rack[row].copy()
+                placed[s] = c
+                fresh = feature_planner(placed[None], avail[row : row + 1]).base[0]
+                assert costs[row, c - 1, s] == pytest.approx(fresh, rel=1e-12, abs=1e-12)
+    # the tables' base is the definition's plan cost
+    for row in range(len(obs)):
+        want = _plan_cost(rack[row].tolist(), avail[row].tolist(), n)
+        assert min(plan.base[row], NO_PLAN) == pytest.approx(want, rel=1e-12)
+
+
+def test_planner_rejects_cards_out_of_range():
+    costs = exact_costs(40)
+    vals = np.array([[0, *range(1, 11), 41]])
+    prefix = np.zeros((1, 42), dtype=np.int64)
+    plan = Planner(vals, prefix, costs, np.zeros(1, dtype=np.int64))
+    with pytest.raises(ValueError, match="cards must be ints 0..40"):
+        plan.placements(np.array([[41]]))
+    with pytest.raises(ValueError, match="shape"):
+        rack_features(np.zeros((3, 170), np.float32), 40)

@@ -1,0 +1,178 @@
+"""racko grade: the documented points (docs/coursework.md) on the quick rubric, seed 0."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from test_sandbox import write_broken
+
+from racko_apps.grade import (
+    RubricError,
+    grade,
+    load_rubric,
+    main,
+    parse_rubric,
+    sample_positions,
+)
+from racko_env.actions import Phase
+
+# docs/coursework.md, "Points on the quick rubric": total points at seed 0.
+DOCUMENTED = {"random": 40, "heuristic": 75, "expert": 100}
+BROKEN = {"Illegal": 10, "Crash": 10, "Loop": 10, "Loud": 10}
+
+
+@pytest.mark.parametrize("bot", sorted(DOCUMENTED))
+def test_baselines_earn_the_documented_points(bot):
+    report = grade(bot, load_rubric("quick"), seed=0)
+    assert report["total"] == DOCUMENTED[bot], report["criteria"]
+    assert report["max_total"] == 100 and not report["failures"]
+
+
+@pytest.fixture
+def quick_with_short_kill(tmp_path):
+    """The quick rubric with a 2 s kill, so the endless loop costs seconds in CI."""
+    data = yaml.safe_load(load_rubric_text())
+    data["kill_after"] = 2.0
+    path = tmp_path / "rubric.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return load_rubric(path)
+
+
+def load_rubric_text() -> str:
+    from importlib import resources
+
+    return resources.files("racko_apps.rubrics").joinpath("quick.yaml").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_broken_bots_earn_the_documented_points(tmp_path, quick_with_short_kill, name, can_isolate):
+    write_broken(tmp_path)
+    report = grade(
+        f"broken:{name}", quick_with_short_kill, seed=0, folder=tmp_path, isolate=can_isolate
+    )
+    assert report["total"] == BROKEN[name], report["criteria"]
+    points = {c["name"]: c["points"] for c in report["criteria"]}
+    assert points["loads"] == 10 and points["legal moves"] == 0
+    assert report["failures"] and all("\n" not in line for line in report["failures"])
+    assert all(line.startswith(f"broken:{name}") for line in report["failures"])
+    expected = {
+        "Illegal": "illegal action 99",
+        "Crash": "RuntimeError: boom",
+        "Loop": "did not answer within 2 s",
+        "Loud": "printed 1000001 characters",
+    }[name]
+    assert expected in report["failures"][0]
+
+
+def test_a_bot_that_does_not_load_gets_nothing(tmp_path, capsys, monkeypatch, can_isolate):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.py").write_text("import nonexistent_module_xyz\nclass Bot: pass\n")
+    isolation = [] if can_isolate else ["--no-isolation"]
+    assert main(["bad:Bot", "--rubric", "quick", "--json", "out/g.json", *isolation]) == 0
+    report = json.loads((tmp_path / "out" / "g.json").read_text())
+    assert report["total"] == 0
+    assert "nonexistent_module_xyz" in report["criteria"][0]["result"]
+    assert "does not load" in capsys.readouterr().out
+
+
+def test_positions_cover_every_decision_and_follow_the_seed():
+    a = sample_positions(2, {}, seed=0, per_phase=4)
+    b = sample_positions(2, {}, seed=0, per_phase=4)
+    c = sample_positions(2, {}, seed=1, per_phase=4)
+    assert set(a) == {Phase.DRAW, Phase.KEEP_OR_DISCARD, Phase.PLACE}
+    assert all(len(v) == 4 for v in a.values())
+    same = all(
+        (x["observation"] == y["observation"]).all()
+        for p in a
+        for x, y in zip(a[p], b[p], strict=True)
+    )
+    differ = any(
+        (x["observation"] != y["observation"]).any()
+        for p in a
+        for x, y in zip(a[p], c[p], strict=True)
+    )
+    assert same and differ
+
+
+def test_seed_flag_overrides_the_rubric(tmp_path):
+    out = tmp_path / "g.json"
+    assert main(["heuristic", "--rubric", "quick", "--seed", "7", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["seed"] == 7
+
+
+GOOD = {
+    "players": 2,
+    "seed": 0,
+    "positions": 1,
+    "rounds": 1,
+    "time_limit": 1,
+    "kill_after": 5,
+    "memory_mb": 512,
+    "max_forfeits": 1,
+    "criteria": [{"name": "loads", "check": "loads", "points": 1}],
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"rounds": 0}, "rounds must be positive"),
+        ({"players": 7}, "players must be from 2 to 4"),
+        ({"colour": "red"}, "unknown key 'colour'"),
+        ({"rules": {"turn_limit": -3}}, "rules:"),
+        ({"criteria": []}, "criteria must be a non-empty list"),
+        ({"criteria": [{"name": "x", "check": "magic", "points": 1}]}, "check must be one of"),
+        (
+            {"criteria": [{"name": "w", "check": "win_rate", "opponent": "random"}]},
+            "thresholds must be a non-empty list",
+        ),
+        (
+            {
+                "criteria": [
+                    {
+                        "name": "w",
+                        "check": "win_rate",
+                        "opponent": "random",
+                        "thresholds": [{"win_rate": 1.5, "points": 1}],
+                    }
+                ]
+            },
+            "win_rate must be from 0 to 1",
+        ),
+        (
+            {
+                "criteria": [
+                    {
+                        "name": "w",
+                        "check": "win_rate",
+                        "opponent": "evil:Bot",
+                        "thresholds": [{"win_rate": 0.5, "points": 1}],
+                    }
+                ]
+            },
+            "not Python code",
+        ),
+    ],
+)
+def test_bad_rubrics_are_named_in_one_line(change, message):
+    with pytest.raises(RubricError, match=message) as info:
+        parse_rubric({**GOOD, **change}, "t.yaml")
+    assert "\n" not in str(info.value) and "t.yaml" in str(info.value)
+
+
+def test_rubric_file_errors_are_one_line_on_the_command_line(tmp_path, capsys):
+    bad = tmp_path / "r.yaml"
+    bad.write_text("players: [unclosed\n")
+    assert main(["random", "--rubric", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("racko grade: error: rubric") and "not valid YAML" in err
+    assert "\n" not in err
+    assert main(["random", "--rubric", str(tmp_path / "missing.yaml")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_shipped_rubrics_are_valid():
+    assert load_rubric().max_points == 100
+    assert load_rubric("quick").max_points == 100

@@ -1,0 +1,185 @@
+"""racko league: new bots play only their new pairings; a killed league loses no finished pairing."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from racko_apps.league import find_bots, main, run_league
+from racko_apps.new_bot import write_bot
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def rows(db: Path) -> dict[tuple[str, str], str]:
+    with sqlite3.connect(db) as conn:
+        return {
+            (a, b): t
+            for a, b, t in conn.execute("SELECT a_label, b_label, finished_at FROM pairings")
+        }
+
+
+def test_adding_a_bot_plays_only_its_new_pairings(tmp_path, can_isolate):
+    write_bot("alpha", tmp_path)
+    write_bot("beta", tmp_path)
+    (tmp_path / "notes.py").write_text("x = 1\n")  # no class Bot: not a bot
+    log: list[str] = []
+    report = run_league(tmp_path, rounds=1, log=log.append, isolate=can_isolate)
+    assert [b["name"] for b in report["bots"]] == sorted(["alpha", "beta"]) or len(
+        report["bots"]
+    ) == 2
+    assert "1 to play" in log[0]
+    first = rows(tmp_path / "league.sqlite")
+    assert list(first) == [("alpha", "beta")]
+    assert any("notes.py" in s for s in report["skipped"])
+    time.sleep(1.1)  # finished_at has one-second resolution: a replay would show
+    write_bot("gamma", tmp_path)
+    log.clear()
+    report = run_league(
+        tmp_path, rounds=1, log=log.append, baselines=["heuristic"], isolate=can_isolate
+    )
+    assert "1 pairing(s) on record, 5 to play" in log[0]
+    after = rows(tmp_path / "league.sqlite")
+    assert len(after) == 6 and after[("alpha", "beta")] == first[("alpha", "beta")]
+    assert {b["name"] for b in report["bots"]} == {"alpha", "beta", "gamma", "heuristic"}
+    for b in report["bots"]:
+        assert b["ci95"][0] < b["mu"] < b["ci95"][1] and b["rounds"] == 6
+    page = (tmp_path / "league.html").read_text()
+    assert "data:image/png;base64," in page and "<table>" in page
+    assert "| rank | bot |" in (tmp_path / "league.md").read_text()
+
+
+def test_a_changed_bot_is_a_new_bot(tmp_path, can_isolate):
+    write_bot("alpha", tmp_path)
+    write_bot("beta", tmp_path)
+    run_league(tmp_path, rounds=1, log=lambda _: None, isolate=can_isolate)
+    path = tmp_path / "beta.py"
+    path.write_text(path.read_text() + "\n# improved\n")
+    log: list[str] = []
+    run_league(tmp_path, rounds=1, log=log.append, isolate=can_isolate)
+    assert "0 pairing(s) on record, 1 to play" in log[0]
+
+
+def test_other_settings_need_another_db(tmp_path, capsys, can_isolate):
+    write_bot("alpha", tmp_path)
+    isolation = [] if can_isolate else ["--no-isolation"]
+    assert main([str(tmp_path), "--rounds", "1", *isolation]) == 0
+    capsys.readouterr()
+    assert main([str(tmp_path), "--rounds", "2", *isolation]) == 2
+    err = capsys.readouterr().err
+    assert "played with rounds 1" in err and err.count("\n") == 1
+
+
+SLOW = """
+import os
+import time
+from agents.obs import legal_actions
+
+class Bot:
+    def __init__(self):
+        try:  # unisolated: the test checks these pids
+            open(os.path.join("pids", str(os.getpid())), "w").close()
+        except OSError:  # isolated (a read-only folder): a sleeper the test looks for in /proc
+            if os.fork() == 0:
+                os.execv("/bin/sleep", ["TOKEN", "300"])
+
+    def act(self, obs):
+        time.sleep(0.05)
+        return legal_actions(obs)[0]
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
+def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
+    write_bot("a_fast", tmp_path)
+    write_bot("b_fast", tmp_path)
+    token = f"racko-sleeper-{os.getpid()}-{tmp_path.name}"
+    # its pairings take seconds: time to kill
+    (tmp_path / "z_slow.py").write_text(SLOW.replace("TOKEN", token))
+    (tmp_path / "pids").mkdir()
+    db = tmp_path / "league.sqlite"
+    code = "import sys; from racko_apps.league import main; sys.exit(main())"
+    isolation = [] if can_isolate else ["--no-isolation"]
+    proc = subprocess.Popen(
+        [sys.executable, "-P", "-c", code, str(tmp_path), "--rounds", "2", *isolation],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            if db.exists():
+                try:
+                    if rows(db):
+                        break
+                except sqlite3.OperationalError:  # tables not created yet, or locked
+                    pass
+            time.sleep(0.02)
+        assert proc.poll() is None, "the league finished before it could be killed"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    before = rows(db)
+    assert 1 <= len(before) < 3
+    # the sandboxed bots die with the league: none is left running (it may be mid-move), and
+    # isolated, nothing they started either
+    if can_isolate:
+        assert not list((tmp_path / "pids").iterdir())
+        deadline = time.monotonic() + 60
+        while leftovers(token, tmp_path) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert leftovers(token, tmp_path) == []
+    else:
+        pids = [int(p.name) for p in (tmp_path / "pids").iterdir()]
+        assert pids
+        deadline = time.monotonic() + 60
+        while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(pid) for pid in pids)
+    log: list[str] = []
+    run_league(tmp_path, rounds=2, log=log.append, isolate=can_isolate)
+    assert f"{len(before)} pairing(s) on record, {3 - len(before)} to play" in log[0]
+    after = rows(db)
+    assert len(after) == 3 and all(after[k] == v for k, v in before.items())
+
+
+def leftovers(token: str, folder: Path) -> list[int]:
+    """Live processes named ``token`` or whose command line names ``folder`` (bwrap's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if entry.name.isdigit() and alive(int(entry.name)):
+            if argv[0] == token.encode() or any(str(folder).encode() in a for a in argv):
+                found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    """A process that exists and is not a zombie (an orphan may wait a moment to be reaped)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_what_counts_as_a_bot(tmp_path):
+    write_bot("alpha", tmp_path)  # also writes test_alpha.py: a test, not a bot
+    (tmp_path / "_private.py").write_text("class Bot: pass\n")
+    (tmp_path / "broken_syntax.py").write_text("class Bot(:\n")
+    (tmp_path / "lonely.onnx").write_bytes(b"")
+    entries, skipped = find_bots(tmp_path, [])
+    assert [e.label for e in entries] == ["alpha"]
+    assert any("broken_syntax.py" in s for s in skipped)
+    assert any("lonely.onnx: no manifest" in s for s in skipped)

@@ -1,0 +1,121 @@
+"""The browser game's JS twins against Python, and the ``racko web`` server.
+
+``node --test`` replays Python traces (racko_apps/web_traces.py) through the JS engine, observation
+encoder, env rewards and built-in bots, and checks the JS manifest check against agents/onnx_bot.py.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from racko_apps import web
+from racko_apps.web_traces import LAYOUT_JS, layout_js, write_traces
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+
+
+def test_layout_js_is_generated_from_the_python_layout() -> None:
+    assert LAYOUT_JS.read_text() == layout_js(), (
+        "web/js/layout.js is stale: run python -m racko_apps.web_traces --layout"
+    )
+
+
+@pytest.mark.slow  # 2,000 Python episodes replayed by the JS twins
+def test_js_twins_replay_python_traces_and_manifest_checks(tmp_path: Path, require) -> None:
+    require(NODE is not None, "Node.js", "install Node.js (https://nodejs.org) and npm")
+    traces = tmp_path / "traces.jsonl"
+    steps = write_traces(traces, episodes=2000, seed=0)
+    assert steps > 50_000
+    cases = tmp_path / "manifests.json"
+    from racko_apps.web_traces import main
+
+    assert main(["--manifest-cases", str(cases)]) == 0
+    env = {**os.environ, "RACKO_WEB_TRACES": str(traces), "RACKO_MANIFEST_CASES": str(cases)}
+    tests = sorted(str(p) for p in (ROOT / "web" / "test").glob("*.test.js"))
+    assert len(tests) >= 2
+    run = subprocess.run(
+        [NODE, "--test", *tests], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert "# fail 0" in run.stdout
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../pyproject.toml",
+        "/%2e%2e/pyproject.toml",
+        "/js/../../pyproject.toml",
+        "/js/%2e%2e/%2e%2e/pyproject.toml",
+        "/node_modules/onnxruntime-web/package.json",
+        "/package.json",
+        "/test/engine.test.js",
+        "/bots/racko_2p.yaml",
+        "/bots/../../pyproject.toml",
+        "/vendor/ort/../../package.json",
+        "/vendor/ort/ort.node.min.mjs",
+        "//etc/passwd",
+    ],
+)
+def test_server_refuses_paths_outside_what_it_serves(path: str) -> None:
+    assert web.resolve(path) is None
+
+
+def test_server_serves_the_page_bots_and_onnxruntime() -> None:
+    assert web.resolve("/") == web.WEB_DIR / "index.html"
+    assert web.resolve("/js/app.js") == (web.WEB_DIR / "js" / "app.js").resolve()
+    assert web.resolve("/bots/racko_3p.onnx") == web.BOTS_DIR / "racko_3p.onnx"
+    assert web.resolve("/vendor/ort/ort-wasm-simd-threaded.wasm") == (
+        web.ORT_DIR / "ort-wasm-simd-threaded.wasm"
+    )
+
+
+def test_server_without_onnxruntime_web_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(web, "ort_dir", lambda: tmp_path)
+    assert web.main(["--port", "0"]) == 1
+    err = capsys.readouterr().err
+    assert "onnxruntime-web is not here" in err and "racko web --fetch-ort" in err
+    assert "npm ci --prefix web" in err and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_bad_port_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert web.main(["--port", "70000"]) == 2
+    assert "--port must be 0..65535" in capsys.readouterr().err
+
+
+def test_racko_web_prints_its_address_and_serves_only_its_files(require) -> None:
+    have = (web.ort_dir() / web.ORT_FILES[0]).is_file()
+    require(have, "onnxruntime-web", "npm ci --prefix web (or racko web --fetch-ort)")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "racko_apps.cli", "web", "--port", "0"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        assert "http://127.0.0.1:" in line, line + proc.stderr.read()
+        base = line.split("http://", 1)[1].split("/", 1)[0]
+        with urllib.request.urlopen(f"http://{base}/", timeout=30) as resp:
+            assert b"Rack-O" in resp.read()
+        with urllib.request.urlopen(f"http://{base}/bots/racko_2p.json", timeout=30) as resp:
+            assert b'"racko-bot"' in resp.read()
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"http://{base}/%2e%2e/pyproject.toml", timeout=30)
+        assert err.value.code == 404
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

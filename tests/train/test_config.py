@@ -1,0 +1,177 @@
+"""The training config schema (train/common/config.py): shipped configs, one line per bad key, bot
+specs, files, overrides."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from train.common.config import ConfigError, load_config, parse_config
+
+REPO = Path(__file__).resolve().parents[2]
+SMOKE = REPO / "configs" / "smoke.yaml"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "configs/smoke.yaml",
+        "configs/2p.yaml",
+        "configs/3p.yaml",
+        "configs/4p.yaml",
+        "experiments/configs/2p_dagger.yaml",
+        "experiments/configs/2p_finetune.yaml",
+    ],
+)
+def test_shipped_configs_validate(path: str) -> None:
+    cfg = load_config(REPO / path)
+    assert cfg.num_players in (2, 3, 4) and cfg.kind == "ppo"
+
+
+def test_the_main_configs_train_on_the_plain_win_reward() -> None:
+    for n in (2, 3, 4):
+        cfg = load_config(REPO / "configs" / f"{n}p.yaml")
+        assert (cfg.reward, cfg.shaping) == ("win", 0.0)
+
+
+@pytest.mark.parametrize(
+    ("data", "key"),
+    [
+        ({"bogus": 1}, "bogus: unknown key"),
+        ({"ppo": {"learning_rat": 0.1}}, "ppo.learning_rat: unknown key"),
+        ({"n_envs": 0}, "n_envs:"),
+        ({"vec_env": "threads"}, "vec_env:"),
+        ({"num_players": 5}, "num_players:"),
+        ({"opponents": {"heuristic": -1}}, "opponents"),
+        ({"opponents": {}}, "opponents"),
+        ({"rules": {"partners": True}}, "partners"),
+        ({"rules": {"empty_pile": "burn"}}, "rules.empty_pile:"),
+        ({"ppo": {"batch_size": 4096, "n_steps": 64}, "n_envs": 2}, "batch_size"),
+        ({"ppo": {"activation": "gelu"}}, "ppo.activation:"),
+        ({"shaping": -1}, "shaping:"),
+        ({"shaping_kind": "zone"}, "shaping_kind:"),
+        ({"init_from": "x.pt", "pretrain": {"decisions": 10}}, "init_from and pretrain"),
+        ({"init_from": "runs/a/final_model.zip"}, "init_from: init_from must be a run's final"),
+        # strict types: no silent coercion
+        ({"progress_bar": "yes"}, "progress_bar:"),
+        ({"n_envs": "2"}, "n_envs:"),
+        ({"n_envs": 2.0}, "n_envs:"),
+        ({"seed": True}, "seed:"),
+        ({"ppo": {"learning_rate": "0.001"}}, "ppo.learning_rate:"),
+        # seeds within 0..2**32-1
+        ({"seed": -1}, "seed:"),
+        ({"seed": 2**32}, "seed:"),
+        ({"eval": {"seed": 2**40}}, "eval.seed:"),
+        ({"final_eval": {"seed": -5}}, "final_eval.seed:"),
+        # finite positive weights
+        ({"opponents": {"heuristic": float("inf")}}, "opponents.heuristic:"),
+        ({"opponents": {"heuristic": float("nan")}}, "opponents.heuristic:"),
+        ({"opponents": {"heuristic": 0.0, "expert": 1.0}}, "must be finite and > 0"),
+        ({"ppo": {"gamma": float("nan")}}, "ppo.gamma:"),
+        # the run folder
+        ({"out": ""}, "out:"),
+        ({"out": "   "}, "out:"),
+        # every bot the run seats is resolved at load time
+        ({"opponents": {"heuristik": 1.0}}, "unknown bot 'heuristik'"),
+        ({"eval": {"opponents": ["expret"]}}, "eval.opponents:"),
+        ({"final_eval": {"opponents": ["heuristic", "nobody"]}}, "final_eval.opponents:"),
+        ({"pretrain": {"teacher": "expertt"}}, "pretrain.teacher:"),
+        ({"opponents": {"agents.heuristic:NoSuchBot": 1.0}}, "has no 'NoSuchBot'"),
+        ({"opponents": {"no_such_module_x:Bot": 1.0}}, "cannot import module"),
+        ({"opponents": {"bots/missing.onnx": 1.0}}, "does not exist"),
+        ({"kind": "value"}, "kind:"),
+    ],
+)
+def test_bad_configs_name_the_key(data: dict, key: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_config(data, "test.yaml")
+    assert key in str(err.value)
+    assert "test.yaml" in str(err.value)
+    assert "\n" not in str(err.value)  # one line
+
+
+def test_bot_specs_that_exist_are_accepted(tmp_path: Path) -> None:
+    bot = tmp_path / "bot.onnx"
+    bot.write_bytes(b"x")
+    with pytest.raises(ConfigError, match="no manifest"):
+        parse_config({"opponents": {str(bot): 1.0}})
+    bot.with_suffix(".json").write_text("{}")
+    cfg = parse_config(
+        {
+            "opponents": {str(bot): 1.0, "agents.heuristic:HeuristicBot": 1.0, "self": 1.0},
+            "final_eval": {"opponents": ["random", "expert"]},
+        }
+    )
+    assert cfg.opponents["self"] == 1.0
+
+
+def test_config_file_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="missing.yaml"):
+        load_config(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("ppo: [1, 2\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    bad.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (b"", "is empty"),
+        (b"# only a comment\n\n", "is empty"),
+        (b"null\n", "is empty"),
+        (b"~\n", "is empty"),
+        (b"seed: 1\nseed: 2\n", "duplicate key 'seed' (line 2)"),
+        (b"ppo: {n_steps: 64, n_steps: 32}\n", "duplicate key 'n_steps'"),
+        (b"seed: 1\nout: caf\xe9\n", "not UTF-8 text (byte 0xe9"),
+    ],
+)
+def test_empty_duplicate_and_non_utf8_config_files_are_refused(
+    tmp_path: Path, text: bytes, message: str
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(text)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_config(bad)
+
+
+@pytest.mark.parametrize(
+    ("script", "text"),
+    [
+        ("train/ppo.py", "seed: 1\nseed: 2\n"),
+        ("train/ppo.py", "# nothing\n"),
+        ("train/ppo.py", "final_eval: {opponents: [heuristc]}\n"),
+        ("train/value_iteration.py", "kind: value\nopponent: randm\n"),
+        ("train/value_iteration.py", "kind: value\nseed: '3'\n"),
+    ],
+)
+def test_cli_config_errors_are_one_line_without_a_traceback(
+    tmp_path: Path, script: str, text: str
+) -> None:
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    out = subprocess.run(
+        [sys.executable, script, "--config", str(bad), "--out", str(tmp_path / "run")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "error:" in lines[0] and "bad.yaml" in lines[0], out.stderr
+    assert not (tmp_path / "run").exists()  # nothing was started
+
+
+def test_overrides_apply() -> None:
+    cfg = load_config(SMOKE, seed=9, total_steps=100, out="x", n_envs=None)
+    assert (cfg.seed, cfg.total_steps, cfg.out) == (9, 100, "x")

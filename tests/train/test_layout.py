@@ -1,0 +1,134 @@
+"""``train/`` shows its architecture: front doors at the top, one folder per trainer plus
+``train/common/``, imports that point one way (issues 11 and 18)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FRONT_DOORS = [
+    "cleanrl_ppo",
+    "evaluate",
+    "export",
+    "plot_curve",
+    "ppo",
+    "rllib_ppo",
+    "sweep",
+    "value_iteration",
+]
+OLD_PATHS = ["rllib_env", "rllib_module"]  # re-exports, so old RLlib checkpoints keep loading
+FOLDERS = ["common", "rllib", "sb3", "value"]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = sorted(_module_name(p) for p in (REPO / "train").rglob("*.py"))
+
+
+def _path(module: str) -> Path:
+    base = REPO / module.replace(".", "/")
+    return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+
+
+def _imports(path: Path, package: str = "train") -> set[str]:
+    """Modules of ``package`` a file imports anywhere (top level or inside functions)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == package or node.module.startswith(package + "."):
+                found.add(node.module)
+                found |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith(package + ".")}
+    return found
+
+
+def _train_imports(path: Path) -> set[str]:
+    return (_imports(path) & set(MODULES)) - {_module_name(path)}
+
+
+def test_no_import_cycles_inside_train() -> None:
+    """Not even through imports inside functions: the module graph is acyclic."""
+    graph = {m: _train_imports(_path(m)) for m in MODULES}
+    state: dict[str, int] = {}
+
+    def visit(m: str, path: list[str]) -> None:
+        if state.get(m) == 1:
+            raise AssertionError("import cycle: " + " -> ".join([*path, m]))
+        if state.get(m) == 2:
+            return
+        state[m] = 1
+        for dep in sorted(graph[m]):
+            visit(dep, [*path, m])
+        state[m] = 2
+
+    for m in MODULES:
+        visit(m, [])
+    assert "train.ppo" in graph["train.export"] and "train.value.run" in graph["train.export"]
+
+
+def test_the_top_of_train_holds_the_front_doors_and_the_folders() -> None:
+    top = sorted(p.stem for p in (REPO / "train").glob("*.py") if p.stem != "__init__")
+    assert top == sorted(FRONT_DOORS + OLD_PATHS)
+    assert sorted(p.name for p in (REPO / "train").iterdir() if (p / "__init__.py").exists()) == (
+        FOLDERS
+    )
+
+
+def test_the_parts_never_import_a_front_door() -> None:
+    """A folder's modules are what the front doors are built from, never the other way round
+    (``export`` dispatches to the trainers' front doors, which is why it sits beside them)."""
+    doors = {f"train.{m}" for m in FRONT_DOORS + OLD_PATHS}
+    hits = {m: sorted(_train_imports(_path(m)) & doors) for m in MODULES if m.count(".") == 2}
+    assert {m: h for m, h in hits.items() if h} == {}
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_each_train_module_imports_alone(module: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", f"import {module}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+
+
+def test_the_front_door_holds_only_what_ships() -> None:
+    configs = sorted(p.name for p in (REPO / "configs").glob("*.yaml"))
+    assert configs == [
+        "2p.yaml",
+        "2p_rllib.yaml",
+        "2p_value.yaml",
+        "3p.yaml",
+        "3p_value.yaml",
+        "4p.yaml",
+        "4p_value.yaml",
+        "smoke.yaml",
+        "smoke_rllib.yaml",
+        "smoke_structured.yaml",
+        "smoke_value.yaml",
+        "sweep_2p.yaml",
+    ]
+    for path in (REPO / "configs").glob("*.yaml"):  # no config points at a run folder
+        assert "runs/" not in path.read_text().replace(f"out: runs/{path.stem}", "")
+    import train.sb3.pretrain as pretrain
+
+    assert not hasattr(pretrain, "dagger_run") and callable(pretrain.collect_teacher_data)
+
+
+def test_every_trainer_uses_the_one_quick_check() -> None:
+    for path in ("train/sb3/evaluation.py", "train/value/run.py"):
+        assert "racko_eval" in _imports(REPO / path, "racko_eval")
+    text = "\n".join(_path(m).read_text() for m in MODULES)
+    assert "def evaluate_vs" not in text and "def win_rate(" not in text
+    assert "def wilson_interval" not in text and "def deal_seeds" not in text

@@ -1,0 +1,96 @@
+"""The structured policy: its features against a plain-Python reference, its export, its cache."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gymnasium import spaces  # noqa: E402
+
+from racko_env.observation import (  # noqa: E402
+    OBS_SIZE,
+)
+from train.export import sample_observations  # noqa: E402
+from train.sb3.policy import (  # noqa: E402
+    PolicyGraph,
+    RackFeatures,
+    StructuredPolicy,
+)
+
+
+def test_draw_rows_only_gives_the_same_features():
+    obs, _ = sample_observations(2, {}, 300, seed=5)
+    o = torch.as_tensor(obs)
+    full = RackFeatures(40)(o)
+    rows = RackFeatures(40, draw_rows_only=True)(o)
+    for a, b in zip(full, rows, strict=True):
+        assert torch.equal(a, b)
+
+
+def _policy(num_cards: int = 40, seed: int = 0) -> StructuredPolicy:
+    torch.manual_seed(seed)
+    space = spaces.Box(0, 1, (OBS_SIZE,), np.float32)
+    return StructuredPolicy(space, spaces.Discrete(14), lambda _: 1e-3, num_cards=num_cards)
+
+
+def test_graph_plays_the_policys_masked_argmax():
+    policy = _policy()
+    obs, masks = sample_observations(2, {}, 200, seed=1)
+    action, logits = PolicyGraph(policy)(torch.as_tensor(obs), torch.as_tensor(masks))
+    with torch.no_grad():
+        dist = policy.get_distribution(torch.as_tensor(obs), action_masks=masks)
+    expected = dist.distribution.probs.argmax(1)
+    assert torch.equal(action, expected)
+    assert masks[np.arange(200), action.numpy()].all()
+    assert (logits[~torch.as_tensor(masks)] < -1e7).all()
+
+
+def test_cached_features_give_the_same_policy():
+    from train.sb3.feature_cache import FeatureCache
+    from train.sb3.vec_env import RackoVecEnv
+
+    env = FeatureCache(RackoVecEnv(8, num_players=2, opponents=["heuristic"], seed=3), 40)
+    cached = env.reset()
+    assert cached.shape == (8, env.observation_space.shape[0])
+    policy = _policy()
+    with torch.no_grad():
+        a = policy.extract_features(torch.as_tensor(cached), policy.features_extractor)
+        b = policy.extract_features(
+            torch.as_tensor(cached[:, :OBS_SIZE]), policy.features_extractor
+        )
+    assert torch.equal(a, b)
+    masks = env.action_masks()
+    for _ in range(30):  # terminal observations are cached too (SB3 bootstraps from them)
+        actions = np.array([np.flatnonzero(m)[0] for m in masks])
+        cached, _, dones, infos = env.step(actions)
+        masks = env.action_masks()
+        for done, info in zip(dones, infos, strict=True):
+            if done:
+                assert info["terminal_observation"].shape == cached.shape[1:]
+
+
+def test_snapshot_fed_kernel_features_plays_what_the_exported_onnx_bot_plays(tmp_path):
+    """Training's snapshots read the kernel's features; the exported graph computes its own."""
+    pytest.importorskip("onnxruntime")
+    from agents.features import flat_features, rack_features
+    from train.common.onnx_export import export_module, onnx_actions
+    from train.sb3.policy import FrozenPolicy
+
+    policy = _policy(seed=3)
+    onnx_path, _ = export_module(PolicyGraph(policy), tmp_path, 2, {}, check=20)
+    obs, masks = sample_observations(2, {}, 300, seed=11)
+    snapshot = FrozenPolicy(policy, "snap")
+    features = flat_features(*rack_features(obs, 40))
+    owner = np.zeros(len(obs), dtype=np.intp)
+    from_features = FrozenPolicy.act_group([snapshot], owner, features, masks)
+    exported = onnx_actions(onnx_path.read_bytes(), obs, masks)
+    assert np.array_equal(from_features, exported)
+    assert np.array_equal(snapshot.act_batch(obs, masks), exported)
+    # two snapshots in one call: each row is played by its own
+    other = FrozenPolicy(_policy(seed=4), "other")
+    owner[::2] = 1
+    mixed = FrozenPolicy.act_group([snapshot, other], owner, features, masks)
+    assert np.array_equal(mixed[1::2], exported[1::2])
+    assert np.array_equal(mixed[::2], other.act_batch(obs[::2], masks[::2]))

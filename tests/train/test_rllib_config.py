@@ -1,0 +1,49 @@
+"""The RLlib trainer's config schema (train/rllib/config.py): the shipped configs, one line per bad
+key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from train.rllib.config import ConfigError, load_rllib_config
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("name", ["smoke_rllib", "2p_rllib"])
+def test_shipped_configs_validate(name: str) -> None:
+    cfg = load_rllib_config(REPO / "configs" / f"{name}.yaml")
+    assert cfg.num_players == 2
+
+
+@pytest.mark.parametrize(
+    ("data", "key"),
+    [
+        ({"bogus": 1}, "bogus: unknown key"),
+        ({"ppo": {"lr": -1}}, "ppo.lr:"),
+        ({"ppo": {"minibatch_size": 512, "train_batch_size": 256}}, "minibatch_size"),
+        ({"resources": {"env_runners": -1}}, "resources.env_runners:"),
+        ({"resources": {"env_runner_resources": {"x": 0}}}, "env_runner_resources"),
+        ({"opponents": {"grandmaster": 1.0}}, "grandmaster"),
+        ({"opponents": {"self": 0.0}}, "positive sum"),
+        ({"model": {"encoder": "nocolon"}}, "model.encoder:"),
+        ({"model": {"activation": "gelu"}}, "model.activation:"),
+        ({"eval": {"opponents": ["self"]}}, "eval"),
+        ({"rules": {"empty_pile": "burn"}}, "rules.empty_pile:"),
+        ({"seed": -1}, "seed:"),  # seeds in range, as in every trainer's config
+        ({"iterations": "3"}, "iterations:"),  # strict: no coercion of '3' to 3
+        ({"eval": {"seed": 2**40}}, "eval.seed:"),
+        ({"final_eval": {"opponents": ["nobody"]}}, "final_eval.opponents:"),
+        ({"kind": "ppo"}, "kind:"),
+    ],
+)
+def test_bad_configs_name_the_key(tmp_path: Path, data: dict, key: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(ConfigError) as err:
+        load_rllib_config(path)
+    assert key in str(err.value)
+    assert "bad.yaml" in str(err.value)

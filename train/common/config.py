@@ -1,0 +1,437 @@
+"""The training config schema: YAML files in ``configs/`` are validated against it, up front.
+
+Everything a run will need is checked when the file is loaded, before any training: unknown keys,
+types (pydantic strict mode: ``'yes'`` is not ``True`` and ``'2'`` is not ``2``), ranges (seeds
+within 0..2**32-1, finite positive weights), duplicate YAML keys, an empty file, and every bot the
+run will seat (``opponents``, ``eval.opponents``, ``final_eval.opponents``, ``pretrain.teacher``,
+the value config's ``opponent`` and ``eval.opponents``): a typo fails here and not hours later.
+Each problem is reported as one line that names the file and the key (``ConfigError``).
+
+Bot specs are resolved the way ``agents.load`` resolves them, without loading heavy files: a
+built-in name, a bot file that exists beside its ``.json`` manifest, or a ``module:Class`` whose
+module is imported to find the class. Importing a ``module:Class`` runs that module's code: such
+specs are code by design (docs/training.md), the same as running a script.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from racko_env.config import RulesConfig
+
+MAX_SEED = 2**32 - 1
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
+SELF = "self"  # the opponents key that stands for the self-play snapshot pool
+
+
+class Strict(BaseModel):
+    """Every section of every trainer's config: unknown keys, coercions ('2' for 2) and NaN/inf
+    are refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+def check_bot_spec(spec: str) -> str:
+    """Raise ValueError unless ``spec`` names a bot ``agents.load`` can build (cheaply checked)."""
+    from agents.loader import BOT_FILE_SUFFIXES, BUILTIN_BOTS
+
+    if not spec:
+        raise ValueError("a bot spec must not be empty")
+    if spec in BUILTIN_BOTS:
+        return spec
+    if spec.lower().endswith(BOT_FILE_SUFFIXES) or "/" in spec or "\\" in spec:
+        path = Path(spec)
+        if not path.is_file():
+            raise ValueError(f"bot file {spec!r} does not exist")
+        if path.suffix.lower() not in BOT_FILE_SUFFIXES:
+            raise ValueError(f"bot file {spec!r} is not one of {list(BOT_FILE_SUFFIXES)}")
+        if not path.with_suffix(".json").is_file():
+            raise ValueError(f"bot file {spec!r} has no manifest {path.with_suffix('.json')}")
+        return spec
+    if ":" in spec:
+        module_name, _, attr = spec.partition(":")
+        if not module_name or not attr:
+            raise ValueError(f"bot class path {spec!r} must look like 'module:Class'")
+        try:
+            target: Any = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ValueError(
+                f"bot {spec!r}: cannot import module {module_name!r} ({exc})"
+            ) from None
+        for part in attr.split("."):
+            if not hasattr(target, part):
+                raise ValueError(f"bot {spec!r}: module {module_name!r} has no {attr!r}")
+            target = getattr(target, part)
+        if not callable(target):
+            raise ValueError(f"bot {spec!r} is not a class or factory")
+        return spec
+    raise ValueError(
+        f"unknown bot {spec!r}; known bots are {sorted(BUILTIN_BOTS)}, a 'module:Class' path or "
+        f"a bot file ({', '.join(BOT_FILE_SUFFIXES)})"
+    )
+
+
+def _bots(v: list[str]) -> list[str]:
+    for spec in v:
+        check_bot_spec(spec)
+    return v
+
+
+def _layer_sizes(name: str, v: list[int]) -> list[int]:
+    if not v or any(n < 1 for n in v):
+        raise ValueError(f"{name} must be a non-empty list of positive layer sizes")
+    return v
+
+
+class RulesSection(Strict):
+    """Rules options other than the player count (see ``racko_env.RulesConfig``)."""
+
+    empty_pile: Literal["shuffle", "flip"] = "shuffle"
+    turn_limit: int = Field(400, ge=1)
+    min_run: int = Field(0, ge=0, le=10)
+    bonus: bool = False
+    partners: bool = False
+    target_score: int = Field(500, ge=1)
+
+
+class PPOSection(Strict):
+    """MaskablePPO hyperparameters (names as in sb3-contrib)."""
+
+    learning_rate: float = Field(3e-4, gt=0)
+    n_steps: int = Field(512, ge=8)  # per env, per rollout
+    batch_size: int = Field(256, ge=8)
+    n_epochs: int = Field(4, ge=1)
+    gamma: float = Field(0.995, gt=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0)
+    ent_coef: float = Field(0.01, ge=0)
+    vf_coef: float = Field(0.5, ge=0)
+    max_grad_norm: float = Field(0.5, gt=0)
+    target_kl: float | None = Field(None, gt=0)  # stop an update's epochs past this KL
+    # "flat": an MLP over the raw observation (the baseline); "structured": train/sb3/policy.py
+    policy: Literal["flat", "structured"] = "flat"
+    net_arch: list[int] = Field(default_factory=lambda: [128, 128])  # structured: the trunk
+    slot_hidden: list[int] = Field(default_factory=lambda: [64, 64])  # structured: per slot
+    activation: Literal["tanh", "relu"] = "tanh"  # flat only (structured uses ReLU)
+
+    @field_validator("net_arch", "slot_hidden")
+    @classmethod
+    def _layers_positive(cls, v: list[int], info: Any) -> list[int]:
+        return _layer_sizes(info.field_name, v)
+
+
+class SelfPlaySection(Strict):
+    """Self-play snapshots: a frozen copy of the learner joins the pool every ``every_updates``."""
+
+    every_updates: int = Field(10, ge=1)  # PPO updates (rollouts) between snapshots
+    pool_size: int = Field(10, ge=1)  # newest snapshots kept; older ones drop out
+    latest_weight: float = Field(0.5, ge=0, le=1)  # share of the self-play weight for the newest
+
+
+class PretrainSection(Strict):
+    """The warm start before PPO (train/sb3/warmstart.py): clone the teacher's moves (actor only),
+    then fit the critic alone to the returns the clone gets against the training opponents."""
+
+    teacher: str = "expert"
+    decisions: int = Field(0, ge=0)  # teacher decisions to imitate; 0: no cloning
+    epochs: int = Field(30, ge=1)
+    batch_size: int = Field(256, ge=1)
+    learning_rate: float = Field(1e-3, gt=0)
+    critic_steps: int = Field(0, ge=0)  # env steps played for the critic warm-up; 0: none
+    critic_epochs: int = Field(5, ge=1)
+
+    @field_validator("teacher")
+    @classmethod
+    def _teacher_exists(cls, v: str) -> str:
+        return check_bot_spec(v)
+
+
+class Evaluation(Strict):
+    """What every evaluation section has: the bots to evaluate against, checked at load."""
+
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponents_exist(cls, v: list[str]) -> list[str]:
+        return _bots(v)
+
+
+class EvalSection(Evaluation):
+    """Periodic evaluation: duplicate rounds of the deterministic policy against fixed bots
+    (``racko_eval.quick_eval``; 1,000 rounds give about +-3 points, 300 about +-5.5)."""
+
+    every_steps: int = Field(50_000, ge=1)
+    rounds: int = Field(1000, ge=1)
+    seed: Seed = 12345
+
+
+class FinalEvalSection(Evaluation):
+    """The evaluation written into the exported manifest (duplicate rounds, batched engine)."""
+
+    rounds: int = Field(0, ge=0)  # 0: skip
+    seed: Seed = 0
+    workers: int = Field(1, ge=1)
+
+
+class GameConfig(Strict):
+    """What every run config starts with: the game it trains for (its bot plays only that)."""
+
+    num_players: int = Field(2, ge=2, le=4)
+    rules: RulesSection = RulesSection()
+
+    @model_validator(mode="after")
+    def _rules_valid(self) -> GameConfig:
+        try:
+            self.rules_config()
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"rules: {exc}") from exc
+        return self
+
+    def rules_config(self) -> RulesConfig:
+        return RulesConfig(num_players=self.num_players, **self.rules.model_dump())
+
+    def rules_options(self) -> dict[str, Any]:
+        """Rules options as keyword arguments for envs and bots (without ``num_players``)."""
+        return self.rules.model_dump()
+
+
+class TrainConfig(GameConfig):
+    """One training run (``python train/ppo.py --config FILE``)."""
+
+    kind: Literal["ppo"] = "ppo"  # which trainer wrote a run folder (train/export.py reads it)
+    reward: Literal["win", "score"] = "win"
+    episode: Literal["round", "game"] = "round"
+    # potential-based shaping (train/sb3/shaping.py): shaping * (gamma * phi(s') - phi(s)); 0 = off
+    shaping: float = Field(0.0, ge=0)
+    shaping_kind: Literal["ascending"] = "ascending"
+    seed: Seed = 0
+    total_steps: int = Field(1_000_000, ge=1)
+    n_envs: int = Field(8, ge=1)
+    vec_env: Literal["batched", "subproc", "dummy"] = "subproc"
+    # opponents: spec -> weight; the special spec "self" is the self-play snapshot pool
+    opponents: dict[str, float] = Field(default_factory=lambda: {"heuristic": 1.0})
+    selfplay: SelfPlaySection = SelfPlaySection()
+    ppo: PPOSection = PPOSection()
+    pretrain: PretrainSection = PretrainSection()
+    # warm start: a run's final_model.pt (weights only) whose policy the fresh model starts from
+    init_from: str | None = None
+    eval: EvalSection = EvalSection()
+    final_eval: FinalEvalSection = FinalEvalSection()
+    checkpoint_every: int = Field(100_000, ge=1)
+    out: str = Field("runs/default", min_length=1)
+    torch_threads: int = Field(1, ge=1)
+    progress_bar: bool = True
+
+    @field_validator("opponents")
+    @classmethod
+    def _weights_ok(cls, v: dict[str, float]) -> dict[str, float]:
+        if not v:
+            raise ValueError("opponents must name at least one opponent")
+        for spec, w in v.items():
+            if not (math.isfinite(w) and w > 0):
+                raise ValueError(f"opponents[{spec!r}]: weight must be finite and > 0, got {w}")
+            if spec != SELF:
+                check_bot_spec(spec)
+        return v
+
+    @field_validator("out")
+    @classmethod
+    def _out_ok(cls, v: str) -> str:
+        return _out_folder(v)
+
+    @field_validator("init_from")
+    @classmethod
+    def _init_from_ok(cls, v: str | None) -> str | None:
+        if v is not None and not v.endswith(".pt"):
+            raise ValueError(
+                f"init_from must be a run's final_model.pt (weights only), got {v!r}; "
+                "pickled .zip models are not loaded"
+            )
+        return v
+
+    @model_validator(mode="after")
+    def _run_valid(self) -> TrainConfig:
+        if self.init_from is not None and self.pretrain.decisions > 0:
+            raise ValueError(
+                "init_from and pretrain.decisions are both set: warm start from one or the other"
+            )
+        if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
+            raise ValueError(
+                f"ppo.batch_size ({self.ppo.batch_size}) exceeds one rollout "
+                f"(ppo.n_steps * n_envs = {self.ppo.n_steps * self.n_envs})"
+            )
+        return self
+
+
+class ValueNetSection(Strict):
+    """The rack value network (``train.value.network.RackValueNet``): hidden layer sizes, and the
+    planner settings (gap power, width power) whose plan costs are input features."""
+
+    hidden: list[int] = Field(default_factory=lambda: [128, 128])
+    plans: list[list[float]] = Field(default_factory=lambda: [[2.0, 1.1]])
+
+    @field_validator("hidden")
+    @classmethod
+    def _hidden_positive(cls, v: list[int]) -> list[int]:
+        return _layer_sizes("hidden", v)
+
+    @field_validator("plans")
+    @classmethod
+    def _plans_ok(cls, v: list[list[float]]) -> list[list[float]]:
+        if not v or any(len(p) != 2 or p[0] <= 0 or p[1] < 0 for p in v):
+            raise ValueError(
+                "plans must list at least one [gap_power, width_power] pair, gap_power > 0 and "
+                "width_power >= 0"
+            )
+        return v
+
+
+class ValueFitSection(Strict):
+    """Least-squares fit of the value net to the recorded turn counts (each iteration)."""
+
+    epochs: int = Field(10, ge=1)
+    batch_size: int = Field(2048, ge=1)
+    learning_rate: float = Field(1e-3, gt=0)
+
+
+class ValueEvalSection(Evaluation):
+    """Win rates of each iteration's policy (batched, quick; the bot file records them)."""
+
+    rounds: int = Field(1000, ge=0)  # 0: skip
+    seed: Seed = 7
+
+
+class ValueConfig(GameConfig):
+    """One value-iteration run (``python train/value_iteration.py --config FILE``)."""
+
+    kind: Literal["value"] = "value"  # which trainer wrote a run folder (train/export.py reads it)
+    seed: Seed = 0
+    teacher: Literal["random", "heuristic", "expert"] = "expert"  # plays iteration 0
+    iterations: int = Field(1, ge=1)
+    states: int = Field(300_000, ge=1)  # start-of-turn racks recorded per iteration
+    opponent: str = "random"  # the other seats while recording (rarely end the round first)
+    td_steps: int = Field(0, ge=0)  # 0: fit whole-round turn counts; n: n turns + previous value
+    n_envs: int = Field(512, ge=1)
+    net: ValueNetSection = ValueNetSection()
+    fit: ValueFitSection = ValueFitSection()
+    eval: ValueEvalSection = ValueEvalSection()
+    export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
+    out: str = Field("runs/value", min_length=1)
+    torch_threads: int = Field(1, ge=1)
+
+    @field_validator("opponent")
+    @classmethod
+    def _opponent_exists(cls, v: str) -> str:
+        return check_bot_spec(v)
+
+    @field_validator("out")
+    @classmethod
+    def _out_ok(cls, v: str) -> str:
+        return _out_folder(v)
+
+
+def _out_folder(v: str) -> str:
+    if not v.strip():
+        raise ValueError("out must name a run folder, got an empty string")
+    return v
+
+
+class ConfigError(ValueError):
+    """A config file that does not match the schema; the one-line message names every bad key."""
+
+
+def _format(exc: ValidationError, source: str) -> str:
+    problems = []
+    for err in exc.errors():
+        key = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        problems.append(f"{key}: {msg}")
+    return f"invalid config {source}: " + "; ".join(problems)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """``yaml.safe_load`` that refuses a mapping with the same key twice (YAML keeps the last)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                line = key_node.start_mark.line + 1
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (line {line})", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    """A config file as a dict: UTF-8, valid YAML, no duplicate keys, a non-empty mapping."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"config file not found: {path}")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"config file {path} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
+            f"offset {exc.start})"
+        ) from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        raise ConfigError(f"config file {path} is not valid YAML: {detail}") from None
+    if data is None:
+        raise ConfigError(
+            f"config file {path} is empty (no keys, only comments, or null): write the settings "
+            "out, e.g. start from configs/smoke.yaml"
+        )
+    if not isinstance(data, dict):
+        raise ConfigError(f"invalid config {path}: expected a mapping at the top level")
+    return data
+
+
+def parse_config(
+    data: dict[str, Any], source: str = "<dict>", schema: type[BaseModel] = TrainConfig
+) -> Any:
+    """Validate a config dict against ``schema``; raise ``ConfigError`` naming every bad key."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"invalid config {source}: expected a mapping at the top level")
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format(exc, source)) from None
+
+
+def load_config(path: str | Path, schema: type[BaseModel] = TrainConfig, **overrides: Any) -> Any:
+    """Read a YAML config, apply top-level overrides (those not None), and validate."""
+    data = read_yaml(path)
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return parse_config(data, str(path), schema)
+
+
+def config_data(cfg: BaseModel) -> dict[str, Any]:
+    """A validated config as plain data (what ``config.yaml`` and checkpoints store)."""
+    return cfg.model_dump(mode="json")
+
+
+def config_differences(a: dict[str, Any], b: dict[str, Any], prefix: str = "") -> list[str]:
+    """Dotted keys whose values differ between two config dicts (for resume checks)."""
+    keys = []
+    for k in sorted(set(a) | set(b)):
+        va, vb = a.get(k), b.get(k)
+        if isinstance(va, dict) and isinstance(vb, dict):
+            keys += config_differences(va, vb, f"{prefix}{k}.")
+        elif va != vb:
+            keys.append(f"{prefix}{k}")
+    return keys

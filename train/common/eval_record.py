@@ -1,0 +1,101 @@
+"""The evaluation record, one schema whatever trainer wrote it (``docs/training.md``).
+
+A run folder holds
+
+- ``eval_history.json``: the learning curve, a list of rows in order, one per evaluation::
+
+      {"timesteps": 262144, "iteration": 3, "minutes": 5.1, "rounds": 1000,
+       "heuristic": 0.741, "heuristic_ci95": [0.721, 0.760], "expert": ..., "expert_ci95": ...,
+       "final": true}
+
+  ``timesteps`` (env steps so far) or ``iteration`` (training iterations so far) or both;
+  ``minutes`` of wall time since the run started; ``rounds``: duplicate deals per opponent; per
+  opponent the learner's win rate and its 95% Wilson interval. At a table of 3-4 players every
+  opponent sits at one table: the opponents' keys then hold *their* win rates, and ``learner``,
+  ``learner_ci95`` the learner's. ``final`` marks the row of the final evaluation.
+- ``final_eval.json``: the final evaluation, per opponent
+  ``{"opponent", "rounds", "win_rate", "ci95", "seed"}`` and what the evaluator adds (``table``,
+  ``opponent_win_rate``, ``opponent_ci95``, ``seats``, ``played``, ``mean_round_score``, ...).
+
+``train/plot_curve.py`` plots any run's ``eval_history.json`` (``timesteps`` on the x axis where
+the rows have it, else ``iteration``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from train.common.files import write_json_atomic
+
+EVAL_HISTORY = "eval_history.json"
+FINAL_EVAL = "final_eval.json"
+
+
+def opponent_result(
+    opponent: str, rounds: int, win_rate: float, ci95: Any, seed: int, **extra: Any
+) -> dict[str, Any]:
+    """One opponent's entry of an evaluation (``final_eval.json``'s values)."""
+    return {
+        "opponent": opponent,
+        "rounds": int(rounds),
+        "win_rate": float(win_rate),
+        "ci95": [float(ci95[0]), float(ci95[1])],
+        "seed": int(seed),
+        **extra,
+    }
+
+
+def history_row(
+    results: dict[str, dict[str, Any]],
+    minutes: float,
+    rounds: int,
+    *,
+    timesteps: int | None = None,
+    iteration: int | None = None,
+    final: bool = False,
+) -> dict[str, Any]:
+    """The ``eval_history.json`` row of one evaluation (``results``: opponent -> its entry)."""
+    row: dict[str, Any] = {}
+    if timesteps is not None:
+        row["timesteps"] = int(timesteps)
+    if iteration is not None:
+        row["iteration"] = int(iteration)
+    row["minutes"] = round(float(minutes), 2)
+    row["rounds"] = int(rounds)
+    if final:
+        row["final"] = True
+    for opp, res in results.items():
+        if len(res.get("table", ())) > 2:  # one table of every bot: each one's own rate
+            row["learner"], row["learner_ci95"] = res["win_rate"], res["ci95"]
+            row[opp], row[f"{opp}_ci95"] = res["opponent_win_rate"], res["opponent_ci95"]
+        else:
+            row[opp], row[f"{opp}_ci95"] = res["win_rate"], res["ci95"]
+    return row
+
+
+def read_history(run_dir: Path) -> list[dict[str, Any]]:
+    path = Path(run_dir) / EVAL_HISTORY
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
+
+
+def write_history(run_dir: Path, rows: list[dict[str, Any]]) -> Path:
+    return write_json_atomic(Path(run_dir) / EVAL_HISTORY, rows)
+
+
+def append_history(run_dir: Path, row: dict[str, Any]) -> list[dict[str, Any]]:
+    """Add one row to the run's ``eval_history.json``; return the whole history."""
+    rows = [*read_history(run_dir), row]
+    write_history(run_dir, rows)
+    return rows
+
+
+def write_final(run_dir: Path, results: dict[str, dict[str, Any]]) -> Path:
+    return write_json_atomic(Path(run_dir) / FINAL_EVAL, results)
+
+
+def opponents_of(rows: list[dict[str, Any]]) -> list[str]:
+    """The curves an ``eval_history.json`` holds: every key with a ``_ci95`` partner."""
+    keys = {k for row in rows for k in row}
+    return sorted(k for k in keys if f"{k}_ci95" in keys)

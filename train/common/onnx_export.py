@@ -1,0 +1,223 @@
+"""Bot files from policies: ``bot.onnx`` + ``bot.json`` (format: docs/bot-format.md).
+
+The building blocks every trainer exports with (``train/export.py`` exports whole run folders):
+an MLP policy's graph is written from its weights with ``onnx.helper`` (no tracing), so it holds
+only Gemm, Tanh/Relu, Where and ArgMax; other torch policies go through torch's exporter. Every
+graph is checked action for action against the policy it came from before it is written, and both
+files are written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from racko_env.actions import ACTION_NAMES, NUM_ACTIONS
+from racko_env.config import RulesConfig
+from racko_env.observation import OBS_SIZE, OBS_VERSION
+from train.common.files import write_bytes_atomic, write_text_atomic
+from train.common.snapshot import MASKED_LOGIT, SnapshotPolicy
+
+FORMAT = "racko-bot"
+FORMAT_VERSION = 1
+OPSET = 17
+INPUT_OBS, INPUT_MASK = "observation", "action_mask"
+OUTPUT_ACTION, OUTPUT_LOGITS = "action", "masked_logits"
+
+
+def build_onnx(policy: SnapshotPolicy) -> Any:
+    """The ONNX graph of a policy: (observation, action_mask) -> (action, masked_logits)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    inits, nodes = [], []
+    h = INPUT_OBS
+    for i, (w, b) in enumerate(policy.layers):
+        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
+        out = "logits" if i == len(policy.layers) - 1 else f"z{i}"
+        nodes.append(helper.make_node("Gemm", [h, f"w{i}", f"b{i}"], [out], transB=1))
+        if i < len(policy.layers) - 1:
+            act = "Tanh" if policy.activation == "tanh" else "Relu"
+            nodes.append(helper.make_node(act, [out], [f"h{i}"]))
+            h = f"h{i}"
+    inits.append(numpy_helper.from_array(np.array(MASKED_LOGIT, dtype=np.float32), "masked"))
+    nodes.append(helper.make_node("Where", [INPUT_MASK, "logits", "masked"], [OUTPUT_LOGITS]))
+    nodes.append(helper.make_node("ArgMax", [OUTPUT_LOGITS], [OUTPUT_ACTION], axis=1, keepdims=0))
+    graph = helper.make_graph(
+        nodes,
+        "racko_policy",
+        [
+            helper.make_tensor_value_info(INPUT_OBS, TensorProto.FLOAT, ["batch", OBS_SIZE]),
+            helper.make_tensor_value_info(INPUT_MASK, TensorProto.BOOL, ["batch", NUM_ACTIONS]),
+        ],
+        [
+            helper.make_tensor_value_info(OUTPUT_ACTION, TensorProto.INT64, ["batch"]),
+            helper.make_tensor_value_info(OUTPUT_LOGITS, TensorProto.FLOAT, ["batch", NUM_ACTIONS]),
+        ],
+        inits,
+    )
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="racko"
+    )
+    model.ir_version = 8  # readable by onnxruntime releases of the last few years
+    onnx.checker.check_model(model)
+    return model
+
+
+def make_manifest(
+    num_players: int,
+    rules: dict[str, Any],
+    onnx_bytes: bytes,
+    evaluation: dict[str, Any] | None = None,
+    training: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full."""
+    full = RulesConfig.from_dict({**rules, "num_players": num_players}).to_dict()
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "observation_version": OBS_VERSION,
+        "observation_size": OBS_SIZE,
+        "num_players": num_players,
+        "rules": {k: v for k, v in full.items() if k != "num_players"},
+        "inputs": {
+            INPUT_OBS: {"dtype": "float32", "shape": ["batch", OBS_SIZE]},
+            INPUT_MASK: {"dtype": "bool", "shape": ["batch", NUM_ACTIONS]},
+        },
+        "outputs": {
+            OUTPUT_ACTION: {"dtype": "int64", "shape": ["batch"]},
+            OUTPUT_LOGITS: {"dtype": "float32", "shape": ["batch", NUM_ACTIONS]},
+        },
+        "actions": {str(i): name for i, name in enumerate(ACTION_NAMES)},
+        "onnx_sha256": hashlib.sha256(onnx_bytes).hexdigest(),
+        "evaluation": evaluation or {},
+        "training": training or {},
+    }
+
+
+def sample_observations(
+    num_players: int, rules: dict[str, Any], count: int, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks met in real play (learner seat, random legal moves vs heuristic)."""
+    from racko_env.gym_env import RackoGymEnv
+
+    env = RackoGymEnv(num_players=num_players, opponents=["heuristic"], **rules)
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    all_obs, all_masks = [], []
+    while len(all_obs) < count:
+        mask = env.action_masks()
+        all_obs.append(obs)
+        all_masks.append(mask)
+        obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+        if term or trunc:
+            obs, _ = env.reset()
+    return np.stack(all_obs), np.stack(all_masks)
+
+
+def onnx_actions(onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The actions a bot graph returns for a batch (onnxruntime, CPU)."""
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(onnx_bytes, providers=["CPUExecutionProvider"])
+    return session.run([OUTPUT_ACTION], {INPUT_OBS: obs, INPUT_MASK: masks})[0]
+
+
+def verify_export(
+    onnx_bytes: bytes,
+    reference: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    num_players: int,
+    rules: dict[str, Any],
+    check: int,
+    what: str,
+) -> None:
+    """Raise unless the graph picks ``reference``'s action on ``check`` observations of real play."""
+    if not check:
+        return
+    obs, masks = sample_observations(num_players, rules, check)
+    bad = int(np.sum(onnx_actions(onnx_bytes, obs, masks) != reference(obs, masks)))
+    if bad:
+        raise RuntimeError(f"ONNX export disagrees with the {what} on {bad}/{check} obs")
+
+
+def write_bot(
+    onnx_bytes: bytes,
+    out_dir: Path,
+    num_players: int,
+    rules: dict[str, Any],
+    evaluation: dict[str, Any] | None,
+    training: dict[str, Any] | None,
+    checked: int,
+    stem: str = "bot",
+) -> tuple[Path, Path]:
+    """Write ``stem.onnx`` and its manifest ``stem.json`` (``checked``: observations verified)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_path, json_path = out_dir / f"{stem}.onnx", out_dir / f"{stem}.json"
+    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training)
+    if checked:
+        manifest["export_check"] = {"observations": checked, "disagreements": 0}
+    # the graph first: a manifest never names a graph that is not there (its sha256 checks it)
+    write_bytes_atomic(onnx_path, onnx_bytes)
+    write_text_atomic(json_path, json.dumps(manifest, indent=2, sort_keys=False) + "\n")
+    return onnx_path, json_path
+
+
+def export_module(
+    module: Any,
+    out_dir: Path,
+    num_players: int,
+    rules: dict[str, Any],
+    evaluation: dict[str, Any] | None = None,
+    training: dict[str, Any] | None = None,
+    check: int = 300,
+    stem: str = "bot",
+) -> tuple[Path, Path]:
+    """Write ``stem.onnx`` + ``stem.json`` for a torch module ``(obs, mask) -> (action, logits)``.
+
+    For networks that are not a plain MLP (``train.value.network.OnePlyPolicy``): the graph is traced
+    by torch's TorchScript exporter, then checked action for action against the module itself.
+    """
+    import io
+    import warnings
+
+    import torch
+
+    module = module.eval()
+    buf = io.BytesIO()
+    example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
+    batch = {0: "batch"}
+    with warnings.catch_warnings():  # the TorchScript exporter warns that it is the older one
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module,
+            example,
+            buf,
+            dynamo=False,
+            input_names=[INPUT_OBS, INPUT_MASK],
+            output_names=[OUTPUT_ACTION, OUTPUT_LOGITS],
+            dynamic_axes={
+                INPUT_OBS: batch,
+                INPUT_MASK: batch,
+                OUTPUT_ACTION: batch,
+                OUTPUT_LOGITS: batch,
+            },
+            opset_version=OPSET,
+        )
+    import onnx
+
+    proto = onnx.load_from_string(buf.getvalue())
+    proto.producer_name = "racko"
+    onnx.checker.check_model(proto)
+    onnx_bytes = proto.SerializeToString()
+
+    def module_actions(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return module(torch.as_tensor(obs), torch.as_tensor(masks))[0].numpy()
+
+    verify_export(onnx_bytes, module_actions, num_players, rules, check, "torch policy")
+    return write_bot(onnx_bytes, out_dir, num_players, rules, evaluation, training, check, stem)

@@ -1,0 +1,192 @@
+"""The config schema of the RLlib trainer (``python train/rllib_ppo.py --config FILE``).
+
+The same dialect as every trainer's (``train.common.config``): strict sections, the game
+(``num_players``, ``rules``), seeds in range, the evaluation sections' bot check and the loader
+that names every bad key in one line are declared there once; here only RLlib's own sections.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from train.common.config import (
+    ConfigError,
+    Evaluation,
+    FinalEvalSection,
+    GameConfig,
+    Seed,
+    Strict,
+    load_config,
+)
+
+__all__ = ["ConfigError", "RLlibConfig", "load_rllib_config"]
+
+BOT_OPPONENTS = ("random", "heuristic", "expert")  # bots that play inside the env
+LEAGUE_OPPONENTS = ("self", "league")
+ENCODERS = ("structured", "mlp")
+
+
+class RLlibPPOSection(Strict):
+    """PPO hyperparameters (names as in RLlib's ``PPOConfig.training``)."""
+
+    lr: float = Field(3e-4, gt=0)
+    gamma: float = Field(0.99, gt=0, le=1)
+    lambda_: float = Field(0.95, ge=0, le=1)
+    clip_param: float = Field(0.2, gt=0)
+    entropy_coeff: float = Field(0.005, ge=0)
+    vf_loss_coeff: float = Field(0.5, ge=0)
+    grad_clip: float = Field(0.5, gt=0)
+    num_epochs: int = Field(4, ge=1)
+    train_batch_size: int = Field(8192, ge=8)  # env steps per iteration (per learner)
+    minibatch_size: int = Field(1024, ge=8)
+
+    @model_validator(mode="after")
+    def _minibatch_fits(self) -> RLlibPPOSection:
+        if self.minibatch_size > self.train_batch_size:
+            raise ValueError(
+                f"minibatch_size ({self.minibatch_size}) exceeds train_batch_size "
+                f"({self.train_batch_size})"
+            )
+        return self
+
+
+class ModelSection(Strict):
+    """The policy network. ``encoder``:
+
+    - ``structured`` (the default): the SB3 trainer's ``ppo.policy: structured`` network, the
+      same classes (``train.sb3.policy.RackFeatures`` + ``StructuredHeads``): ``hidden`` is its
+      trunk (``ppo.net_arch``), ``slot_hidden`` the per-slot network (``ppo.slot_hidden``), ReLU
+      as there (``activation`` is not used);
+    - ``mlp``: the flat MLP over the raw observation (hidden layers as the SB3 trainer's
+      ``net_arch``, separate policy and value networks, ``activation``);
+    - ``package.module:factory``: a callable ``factory(obs_size, hidden, activation)`` returning a
+      torch module with an ``out_features`` attribute (the policy and the value function each get
+      their own instance, as in SB3's default ``MlpPolicy``).
+    """
+
+    encoder: str = "structured"
+    hidden: list[int] = Field(default_factory=lambda: [128, 128])
+    slot_hidden: list[int] = Field(default_factory=lambda: [64, 64])
+    activation: Literal["tanh", "relu"] = "tanh"
+
+    @field_validator("hidden", "slot_hidden")
+    @classmethod
+    def _hidden_positive(cls, v: list[int]) -> list[int]:
+        if not v or any(n < 1 for n in v):
+            raise ValueError("must be a non-empty list of positive layer sizes")
+        return v
+
+    @field_validator("encoder")
+    @classmethod
+    def _encoder_form(cls, v: str) -> str:
+        if v not in ENCODERS and (v.count(":") != 1 or not all(v.split(":"))):
+            raise ValueError(
+                f"encoder must be one of {ENCODERS} or 'package.module:factory', got {v!r}"
+            )
+        return v
+
+
+class LeagueSection(Strict):
+    """Frozen snapshots of the learner: ``size`` slots, refreshed round robin."""
+
+    size: int = Field(4, ge=1)  # snapshot slots ("league_0" ...), all start as the initial net
+    snapshot_every: int = Field(5, ge=1)  # training iterations between snapshots
+
+
+class ResourcesSection(Strict):
+    """Where the work runs. ``env_runners: 0`` samples in the driver process."""
+
+    env_runners: int = Field(1, ge=0)
+    envs_per_runner: int = Field(4, ge=1)
+    cpus_per_env_runner: float = Field(1.0, gt=0)
+    # extra Ray resources each env runner requires, e.g. {rollout_node: 1} pins runners to the
+    # nodes started with `ray start --resources='{"rollout_node": 8}'`
+    env_runner_resources: dict[str, float] = Field(default_factory=dict)
+    learners: int = Field(0, ge=0)  # 0: learn in the driver process
+    gpus_per_learner: float = Field(0.0, ge=0)
+    rollout_fragment_length: int | Literal["auto"] = "auto"
+
+    @field_validator("env_runner_resources")
+    @classmethod
+    def _resources_positive(cls, v: dict[str, float]) -> dict[str, float]:
+        for name, amount in v.items():
+            if not amount > 0:
+                raise ValueError(f"env_runner_resources[{name!r}]: must be > 0, got {amount}")
+        return v
+
+
+class RLlibEvalSection(Evaluation):
+    """Duplicate tournaments of the exported bot (``racko_eval.tournament``, as ``train/evaluate.py``)."""
+
+    every_iterations: int = Field(10, ge=1)
+    rounds: int = Field(200, ge=0)  # per opponent; 0: no periodic evaluation
+    seed: Seed = 12345
+
+
+class RLlibFinalEvalSection(FinalEvalSection):
+    """The final duplicate tournament, written to ``final_eval.json`` and the bot manifest."""
+
+    rounds: int = Field(1000, ge=0)  # 0: skip
+
+
+class RLlibConfig(GameConfig):
+    """One RLlib run (``python train/rllib_ppo.py --config FILE``): the game (``num_players``,
+    ``rules``, checked as in every trainer's config) and RLlib's own sections."""
+
+    kind: Literal["rllib"] = "rllib"  # which trainer wrote a run folder
+    reward: Literal["win", "score"] = "win"
+    episode: Literal["round", "game"] = "round"
+    seed: Seed = 0
+    iterations: int = Field(100, ge=1)  # training iterations (each ~train_batch_size env steps)
+    # who sits across from the learner, by weight: "self" (the learner in every seat, all
+    # trained), "league" (a frozen snapshot), or a baseline bot name played inside the env
+    opponents: dict[str, float] = Field(default_factory=lambda: {"self": 0.4, "league": 0.4})
+    league: LeagueSection = LeagueSection()
+    ppo: RLlibPPOSection = RLlibPPOSection()
+    model: ModelSection = ModelSection()
+    resources: ResourcesSection = ResourcesSection()
+    eval: RLlibEvalSection = RLlibEvalSection()
+    final_eval: RLlibFinalEvalSection = RLlibFinalEvalSection()
+    checkpoint_every: int = Field(10, ge=1)  # iterations
+    keep_checkpoints: int = Field(3, ge=1)
+    export_check: int = Field(300, ge=1)  # observations the ONNX file is checked on
+    out: str = "runs/2p_rllib"
+    torch_threads: int = Field(1, ge=1)
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponents_ok(cls, v: dict[str, float]) -> dict[str, float]:
+        if not v:
+            raise ValueError("opponents must name at least one opponent")
+        for name, w in v.items():
+            if name not in LEAGUE_OPPONENTS + BOT_OPPONENTS:
+                raise ValueError(
+                    f"opponents[{name!r}]: unknown; use one of {LEAGUE_OPPONENTS + BOT_OPPONENTS}"
+                )
+            if not w >= 0:
+                raise ValueError(f"opponents[{name!r}]: weight must be >= 0, got {w}")
+        if sum(v.values()) <= 0:
+            raise ValueError("opponents: the weights must have a positive sum")
+        return v
+
+    def env_config(self, salt: int = 0) -> dict[str, Any]:
+        """What every env copy is built from (plain data: it travels to the env runners)."""
+        return {
+            "num_players": self.num_players,
+            "rules": self.rules_options(),
+            "reward": self.reward,
+            "episode": self.episode,
+            "opponents": dict(self.opponents),
+            "league_size": self.league.size,
+            "salt": salt,
+            # the structured network's features, computed once per observation in the env
+            "features": self.model.encoder == "structured",
+        }
+
+
+def load_rllib_config(path: str | Path, **overrides: Any) -> RLlibConfig:
+    """Read and validate a YAML config; ``ConfigError`` / ``FileNotFoundError`` name the problem."""
+    return load_config(path, RLlibConfig, **overrides)

@@ -1,0 +1,239 @@
+"""The RLModule the RLlib trainer learns: a masked actor-critic for PPO, with a pluggable encoder.
+
+Vendored rather than taken from RLlib's ``examples/`` (whose masking module reads
+``obs["observations"]`` and has changed across releases). The observation is the env's dict
+``{"observation": (177,), "action_mask": (14,)}``; illegal actions get the logit
+``MASKED_LOGIT`` (-1e8, as in the exported bot graphs) so sampling, log-probabilities and the
+entropy see only legal moves, and the inference argmax is the bot's move.
+
+``model.encoder: structured`` (the default) is the SB3 trainer's structured policy, the same
+classes imported from ``train/sb3/policy.py``: ``RackFeatures`` (no weights) then
+``StructuredHeads`` (actor and critic towers, the 14 logits) and a linear value head, laid out as
+SB3's ``StructuredPolicy`` lays them out (``heads`` is its ``mlp_extractor``, ``vf_head`` its
+``value_net``), so weights copy across one to one (``sb3_state_dict`` / ``load_sb3_state_dict``)
+and the bot is exported through SB3's own ``PolicyGraph`` (``export_graph``). The features come
+with the observation when the env computed them (``features``: the compiled kernel
+``agents.features.rack_features``, once per observation); otherwise the module computes them with
+``RackFeatures`` (the same numbers).
+
+``model.encoder: mlp`` is an MLP, the same shape as the SB3 trainer's ``MlpPolicy`` (separate
+policy and value networks, ``hidden`` layers, tanh). ``model.encoder: "package.module:factory"``
+plugs in any torch module ``factory(obs_size, hidden, activation)`` with an ``out_features``
+attribute.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.torch import TorchRLModule
+from torch import nn
+
+from train.common.snapshot import MASKED_LOGIT
+
+
+class MLPEncoder(nn.Module):
+    """``obs_size -> hidden[0] -> ... -> hidden[-1]``, each layer followed by the activation."""
+
+    def __init__(self, obs_size: int, hidden: list[int], activation: str = "tanh") -> None:
+        super().__init__()
+        act = nn.Tanh if activation == "tanh" else nn.ReLU
+        layers: list[nn.Module] = []
+        size = obs_size
+        for width in hidden:
+            layers += [nn.Linear(size, width), act()]
+            size = width
+        self.net = nn.Sequential(*layers)
+        self.out_features = size
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net(obs)
+
+
+def build_encoder(spec: str, obs_size: int, hidden: list[int], activation: str) -> nn.Module:
+    """``"mlp"`` or ``"package.module:factory"`` -> an encoder with ``out_features``."""
+    if spec == "mlp":
+        return MLPEncoder(obs_size, hidden, activation)
+    module_name, _, attr = spec.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"model.encoder: cannot import {spec!r}: {exc}") from None
+    encoder = factory(obs_size, list(hidden), activation)
+    if not isinstance(encoder, nn.Module) or not isinstance(
+        getattr(encoder, "out_features", None), int
+    ):
+        raise ValueError(
+            f"model.encoder: {spec!r} must return a torch module with an int out_features"
+        )
+    return encoder
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Illegal actions (mask 0) get ``MASKED_LOGIT``; legal logits are left as they are."""
+    return torch.where(mask > 0.5, logits, torch.full_like(logits, MASKED_LOGIT))
+
+
+class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
+    """PPO's module: ``forward`` gives masked logits, ``compute_values`` the value estimate.
+
+    ``model_config``: ``{"encoder": "structured", "hidden": [128, 128], "slot_hidden": [64, 64],
+    "num_cards": 40}`` or ``{"encoder": "mlp", "hidden": [128, 128], "activation": "tanh"}``.
+    """
+
+    def setup(self) -> None:
+        cfg = dict(self.model_config or {})
+        spec = cfg.get("encoder", "mlp")
+        hidden = list(cfg.get("hidden", [128, 128]))
+        activation = cfg.get("activation", "tanh")
+        obs_size = int(self.observation_space["observation"].shape[0])
+        n_actions = int(self.action_space.n)
+        self.structured = spec == "structured"
+        if self.structured:
+            from train.sb3.policy import RackFeatures, StructuredHeads
+
+            self.num_cards = int(cfg.get("num_cards", 40))
+            self.slot_hidden = tuple(int(x) for x in cfg.get("slot_hidden", [64, 64]))
+            self.trunk_hidden = tuple(int(x) for x in hidden)
+            self.rack = RackFeatures(self.num_cards)
+            self.heads = StructuredHeads(self.slot_hidden, self.trunk_hidden)
+            self.vf_head = nn.Linear(self.heads.latent_dim_vf, 1)
+            return
+        self.pi_encoder = build_encoder(spec, obs_size, hidden, activation)
+        self.pi_head = nn.Linear(self.pi_encoder.out_features, n_actions)
+        self.vf_encoder = build_encoder(spec, obs_size, hidden, activation)
+        self.vf_head = nn.Linear(self.vf_encoder.out_features, 1)
+
+    def features(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The structured network's input (B, 291): the env's, or computed here."""
+        if "features" in obs:
+            return obs["features"]
+        from train.sb3.policy import flat_features
+
+        with torch.no_grad():
+            return flat_features(*self.rack(obs["observation"]))
+
+    def _logits(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:
+        if self.structured:
+            return self.heads.forward_actor(self.features(obs))
+        return self.pi_head(self.pi_encoder(obs["observation"]))
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        return {Columns.ACTION_DIST_INPUTS: masked_logits(self._logits(obs), obs["action_mask"])}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
+        obs = batch[Columns.OBS]
+        if self.structured:
+            return self.vf_head(self.heads.forward_critic(self.features(obs))).squeeze(-1)
+        return self.vf_head(self.vf_encoder(obs["observation"])).squeeze(-1)
+
+
+# SB3's StructuredPolicy names of the structured module's parts (its features extractor has none)
+_SB3_NAMES = {"heads.": "mlp_extractor.", "vf_head.": "value_net."}
+
+
+def sb3_state_dict(module: MaskedActorCritic) -> dict[str, torch.Tensor]:
+    """The structured module's weights under SB3 ``StructuredPolicy``'s names."""
+    out = {}
+    for key, value in module.state_dict().items():
+        for ours, theirs in _SB3_NAMES.items():
+            if key.startswith(ours):
+                out[theirs + key[len(ours) :]] = value
+    return out
+
+
+def load_sb3_state_dict(module: MaskedActorCritic, state: dict[str, torch.Tensor]) -> None:
+    """Copy SB3 ``StructuredPolicy`` weights (its ``state_dict()``) into the structured module."""
+    ours = {}
+    for key, value in state.items():
+        for mine, theirs in _SB3_NAMES.items():
+            if key.startswith(theirs):
+                ours[mine + key[len(theirs) :]] = value
+    module.load_state_dict(ours, strict=True)
+
+
+def to_sb3_policy(module: MaskedActorCritic) -> Any:
+    """The structured module as SB3's ``StructuredPolicy`` with the same weights (eval mode)."""
+    from gymnasium import spaces
+
+    from racko_env.actions import NUM_ACTIONS
+    from racko_env.observation import OBS_SIZE
+    from train.sb3.policy import StructuredPolicy
+
+    policy = StructuredPolicy(
+        spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+        spaces.Discrete(NUM_ACTIONS),
+        lambda _: 0.0,
+        num_cards=module.num_cards,
+        slot_hidden=module.slot_hidden,
+        trunk_hidden=module.trunk_hidden,
+    )
+    policy.load_state_dict(sb3_state_dict(module), strict=True)
+    return policy.eval()
+
+
+def export_graph(module: MaskedActorCritic) -> nn.Module:
+    """The module's deterministic policy as the bot graph ``(obs, bool mask) -> (action,
+    masked_logits)``: SB3's ``PolicyGraph`` for the structured network (the graph
+    ``train/ppo.py`` exports: features and heads in one self-contained file), else
+    ``ExportPolicy``."""
+    if getattr(module, "structured", False):
+        from train.sb3.policy import PolicyGraph
+
+        return PolicyGraph(to_sb3_policy(module))
+    return ExportPolicy(module)
+
+
+class ExportPolicy(nn.Module):
+    """The MLP module's deterministic policy as the bot graph wants it: ``(obs, mask) -> (action,
+    masked_logits)``, with a boolean mask (docs/bot-format.md)."""
+
+    def __init__(self, module: MaskedActorCritic) -> None:
+        super().__init__()
+        self.encoder = module.pi_encoder
+        self.head = module.pi_head
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = self.head(self.encoder(obs))
+        masked = torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+        return masked.argmax(dim=1), masked
+
+
+def module_actions(module: MaskedActorCritic, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The RLModule's own inference path (``forward_inference``), argmax of its masked logits:
+    what an exported graph must reproduce."""
+    batch = {
+        Columns.OBS: {
+            "observation": torch.as_tensor(obs, dtype=torch.float32),
+            "action_mask": torch.as_tensor(masks, dtype=torch.float32),
+        }
+    }
+    with torch.no_grad():
+        out = module.forward_inference(batch)
+    return out[Columns.ACTION_DIST_INPUTS].argmax(dim=1).numpy().astype(np.int64)
+
+
+class ModuleBot:
+    """A trained module as an ``agents`` bot (deterministic, masked argmax) for quick checks."""
+
+    name = "rllib-module"
+
+    def __init__(self, module: MaskedActorCritic) -> None:
+        self.module = module
+
+    def reset(self) -> None:
+        pass
+
+    def act(self, observation: dict[str, Any]) -> int:
+        obs = np.asarray(observation["observation"], dtype=np.float32)[None]
+        mask = np.asarray(observation["action_mask"], dtype=np.float32)[None]
+        return int(module_actions(self.module, obs, mask)[0])
+
+    def explain(self, observation: dict[str, Any]) -> str:
+        return f"masked argmax of the RLModule: action {self.act(observation)}"

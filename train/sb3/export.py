@@ -1,0 +1,76 @@
+"""An SB3 MaskablePPO model as a bot file: its graph is checked against ``model.predict`` (the
+policy's own masked, deterministic actions) before ``train.common.onnx_export`` writes it; and a
+whole PPO run folder exported again (``export_ppo_run``, what ``train/export.py`` runs)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from train.common.config import config_data
+from train.common.onnx_export import build_onnx, onnx_actions, verify_export, write_bot
+from train.sb3.model import load_trained_model
+
+
+def sb3_actions(model: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The SB3 policy's own masked, deterministic actions: what an export must reproduce."""
+    return model.predict(obs, action_masks=masks, deterministic=True)[0]
+
+
+def check_against_model(model: Any, onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> int:
+    """Number of observations where the ONNX action differs from ``model.predict`` (should be 0)."""
+    return int(np.sum(onnx_actions(onnx_bytes, obs, masks) != sb3_actions(model, obs, masks)))
+
+
+def export_model(
+    model: Any,
+    out_dir: Path,
+    num_players: int,
+    rules: dict[str, Any],
+    evaluation: dict[str, Any] | None = None,
+    training: dict[str, Any] | None = None,
+    check: int = 300,
+    stem: str = "bot",
+) -> tuple[Path, Path]:
+    """Write ``stem.onnx`` + ``stem.json`` for an SB3 MaskablePPO model; verify on ``check`` obs."""
+    from train.sb3.selfplay import snapshot_from_model
+
+    model_proto = build_onnx(snapshot_from_model(model, "exported"))
+    onnx_bytes = model_proto.SerializeToString()
+    verify_export(
+        onnx_bytes, functools.partial(sb3_actions, model), num_players, rules, check, "SB3 policy"
+    )
+    return write_bot(onnx_bytes, out_dir, num_players, rules, evaluation, training, check, stem)
+
+
+def export_ppo_run(run_dir: Path, check: int = 300) -> tuple[Path, Path]:
+    """Write ``RUN_DIR/bot.onnx`` + ``bot.json`` from a PPO run folder (checked on ``check`` obs)."""
+    import json
+
+    from train.common.onnx_export import export_module
+    from train.sb3.policy import PolicyGraph, StructuredPolicy
+
+    cfg, model = load_trained_model(run_dir)
+    evaluation: dict[str, Any] = {}
+    for name in ("final_eval.json", "eval_history.json", "warmstart.json"):
+        path = run_dir / name
+        if path.is_file():
+            evaluation[name.removesuffix(".json")] = json.loads(path.read_text(encoding="utf-8"))
+    training = {
+        "config": config_data(cfg),
+        "seed": cfg.seed,
+        "timesteps": int(model.num_timesteps),
+        "algorithm": "MaskablePPO (sb3-contrib)",
+        "policy": cfg.ppo.policy,
+    }
+    if isinstance(model.policy, StructuredPolicy):  # features and heads in one traced graph
+        graph = PolicyGraph(model.policy)
+        return export_module(
+            graph, run_dir, cfg.num_players, cfg.rules_options(), evaluation, training, check
+        )
+    return export_model(
+        model, run_dir, cfg.num_players, cfg.rules_options(), evaluation, training, check
+    )

@@ -1,0 +1,55 @@
+"""Compute the structured policy's features once per observation, where the env hands it out.
+
+The features (``train.sb3.policy.RackFeatures``) have no weights, but the planner inside them is
+the costliest part of the forward pass: here they come from the compiled kernel
+``agents.features.rack_features`` (the same numbers, tested), tens of times faster than the torch
+module. PPO looks at each observation once to act and then
+``n_epochs`` more times to learn; computing the features when the env returns the observation and
+keeping them beside it in the rollout buffer does that work once instead of ``1 + n_epochs`` times.
+
+``FeatureCache`` is a ``VecEnvWrapper`` whose observations are ``[observation (177) | features]``;
+``train.sb3.policy.StructuredExtractor`` reads the features when they are there and computes them when
+handed a bare observation (the exported graph and frozen opponents). Nothing else changes: the
+policy learns from exactly the numbers it would compute itself (tested).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from sb3_contrib.common.maskable.utils import get_action_masks
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
+
+from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, rack_features
+from racko_env.observation import OBS_SIZE
+
+
+class FeatureCache(VecEnvWrapper):
+    """Observations ``[obs | RackFeatures(obs) flattened]`` (float32); masks pass through."""
+
+    def __init__(self, venv: VecEnv, num_cards: int) -> None:
+        self.num_cards = int(num_cards)
+        width = OBS_SIZE + RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
+        space = spaces.Box(-np.inf, np.inf, (width,), np.float32)
+        super().__init__(venv, observation_space=space)
+
+    def augment(self, obs: np.ndarray) -> np.ndarray:
+        obs = np.asarray(obs, dtype=np.float32)
+        slots, glob = rack_features(obs, self.num_cards)
+        return np.concatenate([obs, slots.reshape(len(obs), -1), glob], axis=1)
+
+    def reset(self) -> np.ndarray:
+        return self.augment(self.venv.reset())
+
+    def step_wait(self) -> VecEnvStepReturn:
+        obs, rewards, dones, infos = self.venv.step_wait()
+        ended = [i for i, info in enumerate(infos) if "terminal_observation" in info]
+        if ended:
+            terminal = self.augment(np.stack([infos[i]["terminal_observation"] for i in ended]))
+            for row, i in enumerate(ended):
+                infos[i]["terminal_observation"] = terminal[row]
+        return self.augment(obs), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        return get_action_masks(self.venv)

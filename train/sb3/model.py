@@ -1,0 +1,131 @@
+"""The PPO model of a run: built from its validated config (``build_model``: the flat MLP or the
+structured policy, with the feature cache in front of the VecEnv where the policy needs it),
+started from another run's weights (``init_policy_from``), or loaded from a finished or stopped
+run folder (``load_trained_model``); and the numpy snapshot of its policy that self-play and the
+evaluations play (``make_snapshot``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from train.common.config import TrainConfig, load_config
+from train.common.files import RunFolderError
+from train.common.runs import FINAL_MODEL
+
+
+def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
+    """The policy class (or SB3 name) and its keyword arguments for the config's network:
+    ``ppo.policy: structured`` (train/sb3/policy.py) or ``flat`` (an MLP, the baseline)."""
+    import torch
+
+    from train.sb3.policy import policy_kwargs
+
+    p = cfg.ppo
+    if p.policy == "structured":
+        return policy_kwargs(
+            "structured", cfg.num_players, slot_hidden=p.slot_hidden, trunk_hidden=p.net_arch
+        )
+    act = torch.nn.Tanh if p.activation == "tanh" else torch.nn.ReLU
+    return policy_kwargs("flat", cfg.num_players, net_arch=list(p.net_arch), activation_fn=act)
+
+
+def wrap_features(cfg: TrainConfig, vec_env: Any) -> Any:
+    """The structured policy's features computed once per observation (``train.sb3.feature_cache``)."""
+    if cfg.ppo.policy != "structured":
+        return vec_env
+    from racko_env.rules import deck_size
+    from train.sb3.feature_cache import FeatureCache
+
+    return FeatureCache(vec_env, deck_size(cfg.num_players))
+
+
+def make_snapshot(model: Any, name: str = "snapshot") -> Any:
+    """A frozen copy of the learner that plays batches: a self-play opponent, the evaluated bot."""
+    from train.sb3.policy import FrozenPolicy, StructuredPolicy
+    from train.sb3.selfplay import snapshot_from_model
+
+    if isinstance(model.policy, StructuredPolicy):
+        return FrozenPolicy(model.policy, name)
+    return snapshot_from_model(model, name)
+
+
+def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None = None) -> Any:
+    """A fresh MaskablePPO with the config's hyperparameters and policy (CPU, seeded).
+
+    Every model of a run is built here, also when loading: weights files hold data only, so a
+    saved model is this model with its weights copied in (``train.sb3.checkpoint``). ``env=None``
+    builds on a one-game batched env (for loading and exporting, where no training happens).
+    """
+    from sb3_contrib import MaskablePPO
+
+    if env is None:
+        from train.sb3.vec_env import RackoVecEnv
+
+        env = wrap_features(
+            cfg, RackoVecEnv(1, cfg.num_players, seed=cfg.seed, **cfg.rules_options())
+        )
+    p = cfg.ppo
+    policy, policy_kwargs = policy_spec(cfg)
+    return MaskablePPO(
+        policy,
+        env,
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        target_kl=p.target_kl,
+        policy_kwargs=policy_kwargs,
+        tensorboard_log=tensorboard_log,
+        seed=cfg.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def init_policy_from(model: Any, path: str | Path) -> None:
+    """Copy a run's saved policy weights (actor and critic, ``final_model.pt``) into ``model``.
+
+    The file is read as data only (a pickle inside is refused, never run); a network of another
+    shape is refused naming both shapes.
+    """
+    from train.sb3.checkpoint import copy_policy_weights, load_weights
+
+    data = load_weights(path, "init_from")
+    copy_policy_weights(model, data["policy"], f"init_from {path}")
+
+
+def load_trained_model(run_dir: Path) -> tuple[TrainConfig, Any]:
+    """A PPO run's config and model: ``final_model.pt``, else the newest checkpoint's policy."""
+    from train.sb3.checkpoint import CHECKPOINTS, copy_policy_weights, load_torch_data, load_weights
+
+    cfg = load_config(run_dir / "config.yaml")
+    model = build_model(cfg)
+    final = run_dir / FINAL_MODEL
+    if final.is_file():
+        data = load_weights(final, "final model")
+        copy_policy_weights(model, data["policy"], str(final))
+        model.num_timesteps = int(data["timesteps"])
+        return cfg, model
+    ckpt = CHECKPOINTS.latest(run_dir)
+    if ckpt is None:
+        raise RunFolderError(f"no {FINAL_MODEL} and no complete checkpoint in {run_dir}")
+    tensors = load_torch_data(ckpt / "model.pt", f"checkpoint {ckpt}")
+    if not isinstance(tensors, dict) or "policy" not in tensors:
+        raise RunFolderError(f"checkpoint {ckpt}: model.pt holds no policy")
+    copy_policy_weights(model, tensors["policy"], f"checkpoint {ckpt}")
+    model.num_timesteps = int(ckpt.name.removeprefix("step_"))
+    return cfg, model
+
+
+def load_policy_state(run_dir: Path) -> dict[str, Any]:
+    """The trained policy's weights (actor and critic) of a finished run, by name."""
+    from train.sb3.checkpoint import load_weights
+
+    return dict(load_weights(Path(run_dir) / FINAL_MODEL, "final model")["policy"])

@@ -1,0 +1,118 @@
+"""Behaviour cloning warm start: teach the fresh policy to imitate a teacher bot before PPO.
+
+PPO from a random policy against strong bots sees almost no wins, so it learns slowly. Cloning a
+teacher (e.g. ``expert``) first gives PPO a competent starting point that self-play and the
+baselines then improve. Data: every decision of every seat in games where all seats are the
+teacher (played through ``racko_v0.raw_env`` with seeded deals, so it is reproducible).
+
+``collect_teacher_data`` is the public piece: ``train/ppo.py`` clones what it collects with the
+project's fitting loop (``train.sb3.warmstart.clone_actor``) for the config's ``pretrain``
+section. The clone-plus-DAgger trainer without PPO lost to PPO's warm start and lives in
+``experiments/dagger.py`` (experiments/README.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from racko_env import racko_v0
+
+BATCHED_TEACHERS = ("random", "heuristic", "expert")  # have vectorized twins in agents.batched
+
+
+def collect_teacher_data(
+    teacher: str,
+    num_players: int,
+    rules: dict[str, Any],
+    decisions: int,
+    seed: int,
+    episode: str = "round",
+    batched: bool = False,
+    n_envs: int = 256,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``decisions`` (observation, mask, action) triples from teacher-vs-teacher games.
+
+    Default: every seat's decisions in ``racko_v0`` games, one game at a time (the data the
+    shipped bots were trained on). ``batched=True`` plays ``n_envs`` games at once in
+    ``racko_env.vector`` with the teacher's ``agents.batched`` twin (the same decisions, ~3.4x
+    more decisions per second here) and records one seat per game (rotating); other data, so
+    it is opt-in to keep earlier configs reproducible.
+    """
+    import agents
+
+    if decisions < 1:
+        raise ValueError(f"decisions must be at least 1, got {decisions}")
+    if batched:
+        return _collect_batched(teacher, num_players, rules, decisions, seed, episode, n_envs)
+    bots = [agents.load(teacher, num_players=num_players, **rules) for _ in range(num_players)]
+    env = racko_v0.raw_env(num_players=num_players, episode=episode, **rules)
+    obs_buf = np.zeros((decisions, 177), dtype=np.float32)
+    mask_buf = np.zeros((decisions, 14), dtype=bool)
+    act_buf = np.zeros(decisions, dtype=np.int64)
+    n, game = 0, 0
+    rng = np.random.default_rng(seed)
+    while n < decisions:
+        env.reset(seed=int(rng.integers(2**63)))
+        for bot in bots:
+            bot.reset()
+        round_number = env.game.round_number
+        game += 1
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            if env.game.round_number != round_number:
+                round_number = env.game.round_number
+                for bot in bots:
+                    bot.reset()
+            seat = env.agent_name_mapping[agent]
+            action = int(bots[seat].act(obs))
+            obs_buf[n] = obs["observation"]
+            mask_buf[n] = obs["action_mask"].astype(bool)
+            act_buf[n] = action
+            n += 1
+            if n == decisions:
+                break
+            env.step(action)
+    return obs_buf, mask_buf, act_buf
+
+
+def _collect_batched(
+    teacher: str,
+    num_players: int,
+    rules: dict[str, Any],
+    decisions: int,
+    seed: int,
+    episode: str,
+    n_envs: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Teacher-vs-teacher games in ``RackoVecEnv``: the learner seat is played by the teacher too."""
+    from agents.batched import load_batch
+    from train.sb3.vec_env import RackoVecEnv
+
+    if teacher not in BATCHED_TEACHERS:
+        raise ValueError(f"batched collection needs one of {BATCHED_TEACHERS}, got {teacher!r}")
+    env = RackoVecEnv(
+        n_envs, num_players=num_players, opponents=[teacher], seed=seed, episode=episode, **rules
+    )
+    policy = load_batch(teacher, num_players, seed=seed + 1, **rules)
+    obs_buf = np.zeros((decisions, 177), dtype=np.float32)
+    mask_buf = np.zeros((decisions, 14), dtype=bool)
+    act_buf = np.zeros(decisions, dtype=np.int64)
+    obs, n = env.reset(), 0
+    while n < decisions:
+        masks = env.action_masks()
+        actions = np.asarray(policy.act_batch(obs, masks), dtype=np.int64)
+        k = min(len(obs), decisions - n)
+        obs_buf[n : n + k], mask_buf[n : n + k], act_buf[n : n + k] = (
+            obs[:k],
+            masks[:k],
+            actions[:k],
+        )
+        n += k
+        obs, _, _, _ = env.step(actions)
+    env.close()
+    return obs_buf, mask_buf, act_buf

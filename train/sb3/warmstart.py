@@ -1,0 +1,219 @@
+"""The warm start PPO fine-tunes from: clone the teacher's moves, then teach the critic what they win.
+
+Why both halves. PPO from a random policy against strong bots sees almost no wins and learns
+slowly; cloning a teacher (``expert``) gives it a competent actor. But the advantages PPO follows
+are ``return - V(s)``: with a critic that knows nothing, the first updates push the cloned actor
+around with noise. So after cloning the actor (critic untouched), the critic is fitted alone
+(actor frozen) to the returns the cloned actor actually gets against the training opponents,
+and PPO starts with both halves trained.
+
+Both work on the policy's *inputs* as the training env hands them out (with the structured
+policy: observation and cached features, ``train.sb3.feature_cache``), so the features are computed
+once per observation here too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from train.common.fitting import fit_minibatches
+from train.common.snapshot import MASKED_LOGIT
+
+Progress = Callable[[int, int, str], None]  # (done, total, message)
+
+CRITIC_PREFIXES = ("value_net.", "mlp_extractor.value_net.", "mlp_extractor.critic.")
+
+
+def critic_parameters(policy: nn.Module) -> list[nn.Parameter]:
+    """The critic's own weights: SB3's ``value_net`` and the value tower of the extractor."""
+    return [p for name, p in policy.named_parameters() if name.startswith(CRITIC_PREFIXES)]
+
+
+def actor_parameters(policy: nn.Module) -> list[nn.Parameter]:
+    """Everything that shapes the action distribution (all weights but the critic's)."""
+    return [p for name, p in policy.named_parameters() if not name.startswith(CRITIC_PREFIXES)]
+
+
+def policy_logits(policy: Any, inputs: torch.Tensor) -> torch.Tensor:
+    """The 14 unmasked logits of an SB3 actor-critic policy for a batch of its inputs."""
+    features = policy.extract_features(inputs, policy.pi_features_extractor)
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+def policy_values(policy: Any, inputs: torch.Tensor) -> torch.Tensor:
+    """V(s) (B,) of an SB3 actor-critic policy."""
+    features = policy.extract_features(inputs, policy.vf_features_extractor)
+    return policy.value_net(policy.mlp_extractor.forward_critic(features)).squeeze(-1)
+
+
+def _masked(logits: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    return torch.where(masks, logits, torch.full_like(logits, MASKED_LOGIT))
+
+
+def agreement(policy: Any, inputs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> float:
+    """Share of decisions where the policy's masked argmax is the teacher's action."""
+    hits = 0
+    with torch.no_grad():
+        for i in range(0, len(inputs), 4096):
+            x = torch.as_tensor(inputs[i : i + 4096])
+            m = torch.as_tensor(masks[i : i + 4096])
+            pred = _masked(policy_logits(policy, x), m).argmax(1).numpy()
+            hits += int((pred == actions[i : i + 4096]).sum())
+    return hits / max(len(inputs), 1)
+
+
+def _fit(
+    policy: Any,
+    params: list[nn.Parameter],
+    loss_of: Callable[[torch.Tensor], torch.Tensor],
+    rows: int,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    progress: Progress | None,
+) -> list[float]:
+    """The project's fitting loop (``train.common.fitting``) on ``params`` only, the policy in
+    training mode; mean loss per epoch."""
+
+    def report(epoch: int, loss: float) -> None:
+        if progress is not None:
+            progress(epoch, epochs, f"epoch {epoch}/{epochs}, loss {round(loss, 5):.4f}")
+
+    policy.set_training_mode(True)
+    losses = fit_minibatches(
+        params, loss_of, rows, epochs, batch_size, learning_rate, seed, on_epoch=report
+    )
+    policy.set_training_mode(False)
+    return [round(v, 5) for v in losses]
+
+
+def clone_actor(
+    policy: Any,
+    inputs: np.ndarray,
+    masks: np.ndarray,
+    actions: np.ndarray,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    holdout: float = 0.1,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Behaviour cloning of the actor only (masked cross-entropy); the critic is left alone.
+
+    The first ``holdout`` of the rows (whole games of the teacher's play, in collection order) is
+    held out: the returned ``agreement`` is measured there, so it says how well the clone
+    generalises, not how well it memorised.
+    """
+    n_val = int(len(inputs) * holdout)
+    x = torch.as_tensor(inputs[n_val:])
+    m = torch.as_tensor(masks[n_val:])
+    a = torch.as_tensor(actions[n_val:], dtype=torch.long)
+    losses = _fit(
+        policy,
+        actor_parameters(policy),
+        lambda idx: nn.functional.cross_entropy(
+            _masked(policy_logits(policy, x[idx]), m[idx]), a[idx]
+        ),
+        len(x),
+        epochs,
+        batch_size,
+        learning_rate,
+        seed,
+        progress,
+    )
+    held = slice(0, n_val) if n_val else slice(0, len(inputs))
+    return {
+        "losses": losses,
+        "agreement": agreement(policy, inputs[held], masks[held], actions[held]),
+        "holdout": n_val,
+    }
+
+
+def rollout_returns(
+    policy: Any,
+    vec_env: Any,
+    steps: int,
+    gamma: float,
+    seed: int,
+    progress: Progress | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(inputs, discounted returns) of every decision in whole episodes the policy plays.
+
+    The policy samples its moves as PPO will; ``steps`` counts env steps, and only episodes that
+    ended are kept (their returns are exact, nothing is bootstrapped).
+    """
+    gen = torch.Generator().manual_seed(seed)
+    obs = vec_env.reset()
+    n_envs = vec_env.num_envs
+    open_obs: list[list[np.ndarray]] = [[] for _ in range(n_envs)]
+    open_rew: list[list[float]] = [[] for _ in range(n_envs)]
+    xs, gs = [], []
+    done_steps = 0
+    while done_steps < steps:
+        masks = torch.as_tensor(vec_env.action_masks())
+        with torch.no_grad():
+            logits = _masked(policy_logits(policy, torch.as_tensor(obs)), masks)
+            actions = torch.multinomial(torch.softmax(logits, dim=1), 1, generator=gen).squeeze(1)
+        new_obs, rewards, dones, _ = vec_env.step(actions.numpy())
+        for i in range(n_envs):
+            open_obs[i].append(obs[i])
+            open_rew[i].append(float(rewards[i]))
+            if dones[i]:
+                g, returns = 0.0, []
+                for r in reversed(open_rew[i]):
+                    g = r + gamma * g
+                    returns.append(g)
+                xs.extend(open_obs[i])
+                gs.extend(reversed(returns))
+                open_obs[i], open_rew[i] = [], []
+        obs = new_obs
+        done_steps += n_envs
+        if progress is not None:
+            progress(min(done_steps, steps), steps, "critic warm-up: playing")
+    return np.stack(xs).astype(np.float32), np.asarray(gs, dtype=np.float32)
+
+
+def warm_critic(
+    policy: Any,
+    inputs: np.ndarray,
+    returns: np.ndarray,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    seed: int,
+    holdout: float = 0.1,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Fit the critic alone (value loss, actor frozen) to observed returns.
+
+    Returns the held-out value loss before and after (the last ``holdout`` of the rows, whole
+    episodes), so a warm-up that did not help shows it.
+    """
+    n_val = max(1, int(len(inputs) * holdout))
+    x_fit, g_fit = torch.as_tensor(inputs[:-n_val]), torch.as_tensor(returns[:-n_val])
+    x_val, g_val = torch.as_tensor(inputs[-n_val:]), torch.as_tensor(returns[-n_val:])
+
+    def held_out_loss() -> float:
+        with torch.no_grad():
+            return float(nn.functional.mse_loss(policy_values(policy, x_val), g_val))
+
+    before = held_out_loss()
+    _fit(
+        policy,
+        critic_parameters(policy),
+        lambda idx: nn.functional.mse_loss(policy_values(policy, x_fit[idx]), g_fit[idx]),
+        len(x_fit),
+        epochs,
+        batch_size,
+        learning_rate,
+        seed,
+        progress,
+    )
+    return {"value_loss_before": before, "value_loss_after": held_out_loss(), "rows": len(inputs)}

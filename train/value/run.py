@@ -1,0 +1,249 @@
+"""A value-iteration run: its run folder (create, resume with the same config), the iterations
+(collect, fit, evaluate) and the export of the bot (``python train/value_iteration.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from racko_env.rules import deck_size
+from racko_eval import quick_win_rate
+from train.common.config import ValueConfig, config_data, load_config
+from train.common.eval_record import history_row, opponent_result, write_final, write_history
+from train.common.files import (
+    RunFolderError,
+    write_bytes_atomic,
+    write_json_atomic,
+)
+from train.common.progress import RunLog
+from train.common.runs import RunKind, prepare_run
+from train.value.data import bootstrap_targets, collect
+from train.value.fit import fit
+from train.value.network import OnePlyPolicy, RackValueNet, TorchOnePly, describe
+
+ITERATIONS = "iterations"
+
+
+def _save_net(net: RackValueNet, path: Path) -> None:
+    buf = io.BytesIO()
+    torch.save(net.state_dict(), buf)
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def new_net(cfg: ValueConfig, iteration: int) -> RackValueNet:
+    torch.manual_seed(cfg.seed * 1000 + iteration)
+    return RackValueNet(tuple(cfg.net.hidden), tuple(tuple(p) for p in cfg.net.plans))
+
+
+def policy_of(cfg: ValueConfig, net: RackValueNet) -> OnePlyPolicy:
+    return OnePlyPolicy(net, deck_size(cfg.num_players))
+
+
+def load_net(cfg: ValueConfig, path: Path) -> RackValueNet:
+    """The value net from a data-only state dict (``weights_only``: a pickle is refused)."""
+    from train.sb3.checkpoint import load_torch_data
+
+    net = new_net(cfg, 0)
+    state = load_torch_data(path, "value net")
+    try:
+        net.load_state_dict(state)
+    except (RuntimeError, TypeError, AttributeError) as exc:
+        first = str(exc).splitlines()[0][:200]
+        raise RunFolderError(f"value net {path} does not fit the config's net: {first}") from None
+    return net.eval()
+
+
+def completed_iterations(run_dir: Path) -> list[int]:
+    folder = run_dir / ITERATIONS
+    if not folder.is_dir():
+        return []
+    return sorted(int(p.stem.removeprefix("iter_")) for p in folder.glob("iter_*.pt"))
+
+
+def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
+    """Run (or continue) value iteration in ``run_dir``; export the bot; return its ONNX path."""
+    from agents.batched import load_batch
+
+    torch.set_num_threads(cfg.torch_threads)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    history_path = run_dir / "history.json"
+    done = completed_iterations(run_dir) if resume else []
+    if resume and not done:
+        raise RunFolderError(
+            f"--resume: no finished iteration in {run_dir / ITERATIONS}; start the run over "
+            f"without --resume"
+        )
+    if not resume and done:
+        raise RunFolderError(f"{run_dir} already holds a run: pass --resume or another --out")
+    log = RunLog(run_dir / "train.log")
+    try:
+        return _iterate(cfg, run_dir, done, history_path, log, load_batch)
+    finally:
+        log.close()
+
+
+def _iterate(
+    cfg: ValueConfig,
+    run_dir: Path,
+    done: list[int],
+    history_path: Path,
+    log: RunLog,
+    load_batch: Any,
+) -> Path:
+    log.info(
+        f"value iteration in {run_dir}: {cfg.iterations} iteration(s) of {cfg.states:,} states, "
+        f"{cfg.fit.epochs} fitting epochs, {cfg.eval.rounds:,} evaluation rounds per opponent"
+        + (f"; resuming after iteration {done[-1]}" if done else "")
+    )
+    history = json.loads(history_path.read_text(encoding="utf-8")) if done else []
+    history = history[: len(done)]
+    net = load_net(cfg, run_dir / ITERATIONS / f"iter_{done[-1]}.pt") if done else None
+    (run_dir / ITERATIONS).mkdir(exist_ok=True)
+    rules = cfg.rules_options()
+    for it in range(len(done), cfg.iterations):
+        t0 = time.time()
+        if net is None:
+            learner: Any = load_batch(cfg.teacher, cfg.num_players, seed=cfg.seed, **rules)
+        else:
+            learner = TorchOnePly(policy_of(cfg, net))
+        with log.phase(f"iteration {it}: collecting", cfg.states, "states") as phase:
+            x, t, info = collect(
+                learner,
+                cfg.states,
+                cfg.seed * 1000 + it,
+                cfg.num_players,
+                rules,
+                cfg.opponent,
+                cfg.n_envs,
+                tuple(tuple(p) for p in cfg.net.plans),
+                progress=phase,
+            )
+        if cfg.td_steps and net is not None:
+            t = bootstrap_targets(x, t, net, cfg.td_steps)
+        t1 = time.time()
+        net = new_net(cfg, it)
+        f = cfg.fit
+        with log.phase(f"iteration {it}: fitting", f.epochs, "epochs", every_s=0.0) as phase:
+            losses = fit(
+                net, x, t, f.epochs, f.batch_size, f.learning_rate, cfg.seed * 1000 + it, phase
+            )
+        t2 = time.time()
+        row: dict[str, Any] = {
+            "iteration": it,
+            "player": cfg.teacher if it == 0 else f"one-ply over iteration {it - 1}",
+            "states": len(x),
+            **info,
+            "losses": [round(v, 4) for v in losses],
+            "collect_seconds": round(t1 - t0, 1),
+            "fit_seconds": round(t2 - t1, 1),
+        }
+        if cfg.eval.rounds:
+            policy = TorchOnePly(policy_of(cfg, net))
+            row["win_rate"], row["win_rate_ci95"] = {}, {}
+            n_opp = len(cfg.eval.opponents)
+            with log.phase(f"iteration {it}: evaluating", n_opp, "opponents", 0.0) as phase:
+                for opp in cfg.eval.opponents:
+                    res = quick_win_rate(
+                        policy, opp, cfg.eval.rounds, cfg.eval.seed, cfg.num_players, rules
+                    )
+                    row["win_rate"][opp] = res["win_rate"]
+                    row["win_rate_ci95"][opp] = list(res["ci95"])
+                    lo, hi = res["ci95"]
+                    phase.advance(1, f"vs {opp}: {res['win_rate']:.3f} (95% CI {lo:.3f}-{hi:.3f})")
+                    log.info(
+                        f"iteration {it}: vs {opp} won {res['win_rate']:.3f} of "
+                        f"{res['rounds']:,} rounds (95% CI {lo:.3f}-{hi:.3f})"
+                    )
+            row["eval_seconds"] = round(time.time() - t2, 1)
+        # history first: a crash between the two leaves an extra row that --resume drops
+        history.append(row)
+        write_json_atomic(history_path, history)
+        write_eval_record(cfg, run_dir, history)
+        _save_net(net, run_dir / ITERATIONS / f"iter_{it}.pt")
+        log.info(f"iteration {it}: {json.dumps({k: v for k, v in row.items() if k != 'losses'})}")
+    if net is None:  # iterations >= 1 by the schema; kept for a clear message
+        raise ValueError("no iteration to export: iterations must be at least 1")
+    _save_net(net, run_dir / "value_net.pt")
+    log.info(f"exporting (checked on {cfg.export_check} observations)")
+    onnx_path, _ = export_value_run(run_dir, cfg.export_check)
+    log.info(f"exported {onnx_path}")
+    return onnx_path
+
+
+def write_eval_record(cfg: ValueConfig, run_dir: Path, history: list[dict[str, Any]]) -> None:
+    """``eval_history.json`` (and, once the last iteration is done, ``final_eval.json``) in the
+    schema every trainer writes (``train.common.eval_record``), from ``history.json``'s rows:
+    one row per evaluated iteration, ``iteration`` counting the iterations done."""
+    rows, results, seconds = [], {}, 0.0
+    for row in history:
+        seconds += sum(row.get(k, 0.0) for k in ("collect_seconds", "fit_seconds", "eval_seconds"))
+        intervals = row.get("win_rate_ci95", {})
+        results = {
+            opp: opponent_result(opp, cfg.eval.rounds, rate, intervals[opp], cfg.eval.seed)
+            for opp, rate in row.get("win_rate", {}).items()
+            if opp in intervals
+        }
+        if results:
+            it = row["iteration"] + 1
+            rows.append(history_row(results, seconds / 60, cfg.eval.rounds, iteration=it))
+    if results and len(history) == cfg.iterations:  # the last iteration's is the final one
+        rows[-1]["final"] = True
+        write_final(run_dir, results)
+    write_history(run_dir, rows)
+
+
+def export_value_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
+    """Export a value-iteration run folder to ``RUN_DIR/bot.onnx`` + ``bot.json``."""
+    from train.common.onnx_export import export_module
+
+    run_dir = Path(run_dir)
+    cfg = load_config(run_dir / "config.yaml", ValueConfig)
+    net = load_net(cfg, run_dir / "value_net.pt")
+    history_path = run_dir / "history.json"
+    history = json.loads(history_path.read_text(encoding="utf-8")) if history_path.is_file() else []
+    policy = policy_of(cfg, net)
+    evaluation = {"win_rate": history[-1].get("win_rate", {})} if history else {}
+    if evaluation:
+        evaluation["rounds"] = cfg.eval.rounds
+    training = {
+        "algorithm": (
+            f"approximate policy iteration on a learned rack value, one-ply policy "
+            f"(train/value_iteration.py; iteration 0 plays {cfg.teacher!r})"
+        ),
+        "network": describe(policy),
+        "config": config_data(cfg),
+        "seed": cfg.seed,
+        "iterations": [{k: v for k, v in row.items() if k != "losses"} for row in history],
+    }
+    return export_module(
+        policy, run_dir, cfg.num_players, cfg.rules_options(), evaluation, training, check
+    )
+
+
+def _holds_a_run(run_dir: Path) -> bool:
+    return bool(completed_iterations(run_dir))
+
+
+VALUE_RUN = RunKind(
+    kind="value",
+    command="python train/value_iteration.py",
+    schema=ValueConfig,
+    length="iterations",
+    holds_a_run=_holds_a_run,
+    example="configs/2p_value.yaml",
+    temp_folders=(ITERATIONS,),
+)
+
+
+def prepare_value_run(args: argparse.Namespace) -> tuple[ValueConfig, Path]:
+    """The config and run folder of the CLI call (``train.common.runs.prepare_run``): a resumed
+    run may only change ``iterations`` (more iterations continue the same run)."""
+    return prepare_run(
+        VALUE_RUN, args.config, args.out, args.resume, seed=args.seed, iterations=args.iterations
+    )
