@@ -48,6 +48,14 @@ BUILTIN_BOTS: dict[str, Callable[..., Bot]] = {
 }
 BOT_FILE_SUFFIXES = (".onnx",)
 # Trained bots shipped in agents/pretrained/, loaded by name (each plays one player count).
+SEARCH_WITH_OPTIONS = "search:"  # the search bot with options, e.g. search:worlds=32
+
+
+def is_builtin_spec(spec: str) -> bool:
+    """A built-in bot's name, or the search bot with options: never a student's ``module:Class``."""
+    return spec in BUILTIN_BOTS or spec.startswith(SEARCH_WITH_OPTIONS)
+
+
 SHIPPED_BOTS: dict[str, Path] = {
     f"racko_{n}p": Path(__file__).with_name("pretrained") / f"racko_{n}p.onnx" for n in (2, 3, 4)
 }
@@ -92,11 +100,12 @@ def load(
         return factory(
             **_accepted(factory, {"num_players": num_players, "seed": seed, **rules_options})
         )
-    if spec.startswith("search:"):  # the search bot with options, e.g. search:worlds=32
+    if spec.startswith(SEARCH_WITH_OPTIONS):
         from agents.search import parse_options
 
         offered = {"num_players": num_players, "seed": seed, **rules_options}
-        return _search(**{**_accepted(_search, offered), **parse_options(spec[len("search:") :])})
+        options = parse_options(spec[len(SEARCH_WITH_OPTIONS) :])
+        return _search(**{**_accepted(_search, offered), **options})
     if spec in SHIPPED_BOTS:
         return _load_file(SHIPPED_BOTS[spec], num_players, rules_options)
     if spec.lower().endswith(BOT_FILE_SUFFIXES) or "/" in spec or "\\" in spec:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agents import BUILTIN_BOTS
 from agents.base import Bot
+from agents.loader import is_builtin_spec
 from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
 from racko_eval import (
     WIN_POINTS,
@@ -37,7 +37,7 @@ def is_python_spec(spec: str) -> bool:
     """A ``module:Class`` spec (student code, to be sandboxed), not a name or a bot file."""
     return (
         ":" in spec
-        and spec not in BUILTIN_BOTS
+        and not is_builtin_spec(spec)
         and not spec.lower().endswith(".onnx")
         and "/" not in spec
         and "\\" not in spec

@@ -128,3 +128,15 @@ def test_leaf_value_fit_says_a_lower_plan_cost_wins_more() -> None:
 
     scale, turn = fit_leaf_value(2, games=40, seed=1)
     assert 0.5 <= scale <= 4.0 and 0.0 <= turn <= 1.5
+
+
+def test_search_with_options_is_a_builtin_everywhere_not_a_students_class() -> None:
+    """The league, the grader and the training configs read ``search:...`` as the search bot."""
+    from racko_apps.referee import is_python_spec
+    from train.common.config import check_bot_spec
+
+    assert not is_python_spec("search:worlds=8,depth=1")
+    assert is_python_spec("my_bot:Bot")
+    assert check_bot_spec("search:worlds=8") == "search:worlds=8"
+    with pytest.raises(ValueError, match="unknown search option 'bogus'"):
+        check_bot_spec("search:bogus=1")

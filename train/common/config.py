@@ -39,11 +39,16 @@ class Strict(BaseModel):
 
 def check_bot_spec(spec: str) -> str:
     """Raise ValueError unless ``spec`` names a bot ``agents.load`` can build (cheaply checked)."""
-    from agents.loader import BOT_FILE_SUFFIXES, BUILTIN_BOTS
+    from agents.loader import BOT_FILE_SUFFIXES, BUILTIN_BOTS, SEARCH_WITH_OPTIONS
 
     if not spec:
         raise ValueError("a bot spec must not be empty")
     if spec in BUILTIN_BOTS:
+        return spec
+    if spec.startswith(SEARCH_WITH_OPTIONS):
+        from agents.search import parse_options
+
+        parse_options(spec[len(SEARCH_WITH_OPTIONS) :])  # a bad option is one line naming it
         return spec
     if spec.lower().endswith(BOT_FILE_SUFFIXES) or "/" in spec or "\\" in spec:
         path = Path(spec)
