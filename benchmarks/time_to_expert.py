@@ -94,8 +94,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
 
     from train import ppo
+    from train.sb3.evaluation import EvalHistory
     from train.sb3.feature_cache import FeatureCache
-    from train.sb3.trainer import Trainer
     from train.sb3.vec_env import RackoVecEnv
 
     watch = Stopwatches(time.process_time if args.cpu else time.perf_counter)
@@ -104,8 +104,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     watch.wrap(RackoVecEnv, "_advance", "opponents", within="rollout")
     watch.wrap(RackoVecEnv, "_act_grouped", "snapshots", within="rollout")
     watch.wrap(MaskablePPO, "train", "update")
-    watch.wrap(Trainer, "_evaluate", "evaluation")
-    watch.wrap(Trainer, "_final_eval", "evaluation")
+    watch.wrap(EvalHistory, "evaluate", "evaluation")
+    watch.wrap(EvalHistory, "final", "evaluation")
 
     out = Path(args.out)
     if out.exists():

@@ -20,7 +20,6 @@ import argparse
 import json
 import math
 import os
-import shutil
 import signal
 import socket
 import sys
@@ -38,22 +37,34 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no prompt, no ~/.ray/config.json
 
 
-from train.common.eval_record import (  # noqa: E402
-    append_history,
-    history_row,
-    opponent_result,
-    read_history,
-    write_final,
-    write_history,
-)
-from train.common.files import RunFolderError, write_bytes_atomic, write_text_atomic  # noqa: E402
+from train.common.files import RunFolderError, write_text_atomic  # noqa: E402
 from train.common.progress import RunLog  # noqa: E402
-from train.common.runs import Checkpoints, RunKind  # noqa: E402
+from train.common.runs import RunKind  # noqa: E402
 from train.common.runs import prepare_run as prepare_run_folder  # noqa: E402
+from train.rllib.checkpoint import CHECKPOINTS, STATE_FILE, read_state, save_checkpoint  # noqa: E402
 from train.rllib.config import ConfigError, RLlibConfig  # noqa: E402
+from train.rllib.evaluation import EvalHistory, duplicate_eval  # noqa: E402
+from train.rllib.export import export_bot  # noqa: E402
 
-STATE_FILE = "trainer.json"  # the trainer's counters, in every checkpoint beside RLlib's own files
-CHECKPOINTS = Checkpoints("iter_", (STATE_FILE,), digits=6)
+# the pieces moved to train/rllib/, still importable from here (tests, docs, older scripts)
+__all__ = [
+    "CHECKPOINTS",
+    "STATE_FILE",
+    "Trainer",
+    "UserError",
+    "build_algo_config",
+    "duplicate_eval",
+    "export_bot",
+    "init_ray",
+    "join_cluster",
+    "keep_home_clean",
+    "keep_logs_in",
+    "main",
+    "prepare_run",
+    "record_placement",
+    "use_this_checkout",
+]
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -228,81 +239,23 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     )
 
 
-# --------------------------------------------------------------------------- export + eval
+def record_placement(algo: Any, run_dir: Path, address: str | None) -> None:
+    """``cluster.json``: the node of the driver and of every env runner (checked by tests)."""
+    import ray
 
+    def node_of(runner: Any) -> str:
+        import ray as _ray
 
-def export_bot(
-    module: Any,
-    out_dir: Path,
-    cfg: RLlibConfig,
-    evaluation: dict[str, Any] | None = None,
-    training: dict[str, Any] | None = None,
-) -> tuple[Path, Path]:
-    """``bot.onnx`` + ``bot.json`` from the ``main`` RLModule, checked on ``export_check``
-    observations against the module's own inference path (masked argmax), written atomically.
-    The structured network goes out through SB3's ``PolicyGraph``, as ``train/ppo.py`` exports it."""
-    import functools
+        return _ray.get_runtime_context().get_node_id()
 
-    from train.export import export_module, verify_export
-    from train.rllib.module import export_graph, module_actions
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out_dir, prefix=".export_"))
-    try:
-        onnx_path, json_path = export_module(
-            export_graph(module),
-            tmp,
-            cfg.num_players,
-            cfg.rules_options(),
-            evaluation,
-            training,
-            check=cfg.export_check,
-        )
-        verify_export(
-            onnx_path.read_bytes(),
-            functools.partial(module_actions, module),
-            cfg.num_players,
-            cfg.rules_options(),
-            cfg.export_check,
-            "RLlib module",
-        )
-        # checked: now into place, the graph first (a manifest never names a missing graph)
-        final_onnx, final_json = out_dir / onnx_path.name, out_dir / json_path.name
-        write_bytes_atomic(final_onnx, onnx_path.read_bytes())
-        write_bytes_atomic(final_json, json_path.read_bytes())
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return final_onnx, final_json
-
-
-def duplicate_eval(
-    bot_path: Path, cfg: RLlibConfig, opponents: list[str], rounds: int, seed: int, workers: int
-) -> dict[str, Any]:
-    """The SB3 trainer's evaluation: a duplicate tournament of the bot file against each
-    opponent (``racko_eval.tournament``, as ``train/evaluate.py`` runs it)."""
-    from racko_eval import run_tournament
-
-    results = {}
-    for opp in opponents:
-        report = run_tournament(
-            [str(bot_path), opp],
-            num_players=cfg.num_players,
-            rounds=rounds,
-            seed=seed,
-            workers=workers,
-            **cfg.rules_options(),
-        )
-        bot = report["bots"][0]
-        results[opp] = opponent_result(
-            opp,
-            rounds,
-            bot["win_rate"],
-            bot["win_rate_ci95"],
-            seed,
-            played=bot["played"],
-            mean_round_score=bot["mean_round_score"],
-        )
-    return results
+    runners = algo.env_runner_group.foreach_env_runner(node_of, local_env_runner=False)
+    info = {
+        "driver_node": ray.get_runtime_context().get_node_id(),
+        "env_runner_nodes": list(runners),
+        "nodes": len([n for n in ray.nodes() if n.get("Alive")]),
+        "address": address or "local",
+    }
+    write_text_atomic(run_dir / "cluster.json", json.dumps(info, indent=1) + "\n")
 
 
 # --------------------------------------------------------------------------- training
@@ -351,8 +304,7 @@ class Trainer:
 
     def run(self) -> Path:
         self.log = RunLog(self.run_dir / "train.log")
-        self.t0 = time.monotonic()
-        self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
+        self.evals = EvalHistory(self.cfg, self.run_dir, self.log)
         try:
             return self._run()
         finally:
@@ -362,21 +314,16 @@ class Trainer:
         import torch
         from torch.utils.tensorboard import SummaryWriter
 
+        from train.rllib.finish import finish_run
+
         torch.set_num_threads(self.cfg.torch_threads)
         cfg, run_dir = self.cfg, self.run_dir
         ckpt = CHECKPOINTS.latest(run_dir) if self.resume else None
         if self.resume and ckpt is None:  # prepare_run checked it; the folder changed since
             raise UserError(f"--resume: no complete checkpoint in {run_dir}")
         if ckpt is not None:
-            self.state.update(json.loads((ckpt / STATE_FILE).read_text()))
-            # the curve as the checkpoint left it: later rows (and a final one) are redone
-            kept = [
-                r
-                for r in read_history(run_dir)
-                if r["iteration"] <= self.state["iteration"] and not r.get("final")
-            ]
-            write_history(run_dir, kept)
-            self.minutes_before = max((r["minutes"] for r in kept), default=0.0)
+            self.state.update(read_state(ckpt))
+            self.evals.resume(self.state["iteration"])
         keep_home_clean(
             run_dir, joining=bool(self.address)
         )  # before Ray is imported: it reads the auth mode then
@@ -392,12 +339,12 @@ class Trainer:
             if ckpt is not None:
                 algo.restore_from_path(str(ckpt.resolve()))
                 self.log.info(f"resumed from {ckpt} (iteration {self.state['iteration']})")
-            self._record_placement(algo)
+            record_placement(algo, run_dir, self.address)
             writer = SummaryWriter(str(run_dir / "tb"))
             try:
                 self._loop(algo, writer)
                 self._checkpoint(algo)
-                self._finish(algo, writer)
+                finish_run(algo, writer, cfg, self.state, self.evals, self.log)
             finally:
                 writer.close()
                 algo.stop()
@@ -432,7 +379,7 @@ class Trainer:
             if it % cfg.league.snapshot_every == 0:
                 self._snapshot(algo)
             if cfg.eval.rounds and it % cfg.eval.every_iterations == 0:
-                self._evaluate(algo, writer)
+                self.evals.evaluate(algo, writer, self.state)
             if it % cfg.checkpoint_every == 0 and it < cfg.iterations:
                 self._checkpoint(algo)
 
@@ -447,98 +394,9 @@ class Trainer:
         )
         self.state["next_slot"] = (slot + 1) % self.cfg.league.size
 
-    def _evaluate(self, algo: Any, writer: Any) -> None:
-        from train.rllib.env import MAIN
-
-        cfg = self.cfg
-        with tempfile.TemporaryDirectory(dir=self.run_dir, prefix=".eval_") as tmp:
-            onnx_path, _ = export_bot(algo.get_module(MAIN), Path(tmp), cfg)
-            results = duplicate_eval(
-                onnx_path, cfg, cfg.eval.opponents, cfg.eval.rounds, cfg.eval.seed, 1
-            )
-        self._record_eval(results, cfg.eval.rounds)
-        for opp, res in results.items():
-            writer.add_scalar(f"eval/win_rate_vs_{opp}", res["win_rate"], self.state["env_steps"])
-        line = ", ".join(f"{o} {r['win_rate']:.1%}" for o, r in results.items())
-        self.log.info(f"eval ({cfg.eval.rounds} duplicate rounds each): {line}")
-
-    def _record_eval(self, results: dict[str, Any], rounds: int, final: bool = False) -> None:
-        """A row of ``eval_history.json`` (``train.common.eval_record``)."""
-        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
-        row = history_row(
-            results,
-            minutes,
-            rounds,
-            timesteps=self.state["env_steps"],
-            iteration=self.state["iteration"],
-            final=final,
-        )
-        append_history(self.run_dir, row)
-
     def _checkpoint(self, algo: Any) -> Path:
         """``checkpoints/iter_NNNNNN``: written under a temp name, renamed when complete."""
-        number = self.state["iteration"]
-        with CHECKPOINTS.write(self.run_dir, number, self.cfg.keep_checkpoints) as tmp:
-            algo.save_to_path(str(tmp.resolve()))
-            (tmp / STATE_FILE).write_text(json.dumps(self.state, indent=1) + "\n")
-        final = CHECKPOINTS.path(self.run_dir, number)
-        self.log.info(f"checkpoint {final}")
-        return final
-
-    def _record_placement(self, algo: Any) -> None:
-        """``cluster.json``: the node of the driver and of every env runner (checked by tests)."""
-        import ray
-
-        def node_of(runner: Any) -> str:
-            import ray as _ray
-
-            return _ray.get_runtime_context().get_node_id()
-
-        runners = algo.env_runner_group.foreach_env_runner(node_of, local_env_runner=False)
-        info = {
-            "driver_node": ray.get_runtime_context().get_node_id(),
-            "env_runner_nodes": list(runners),
-            "nodes": len([n for n in ray.nodes() if n.get("Alive")]),
-            "address": self.address or "local",
-        }
-        write_text_atomic(self.run_dir / "cluster.json", json.dumps(info, indent=1) + "\n")
-
-    def _finish(self, algo: Any, writer: Any) -> None:
-        """Export the bot, run the final duplicate evaluation, record it in the manifest."""
-        from train.rllib.env import MAIN
-
-        cfg, run_dir = self.cfg, self.run_dir
-        module = algo.get_module(MAIN)
-        training = {
-            "algorithm": "PPO (Ray RLlib, train/rllib_ppo.py)",
-            "ray_version": __import__("ray").__version__,
-            "config": cfg.model_dump(),
-            "seed": cfg.seed,
-            "iterations": self.state["iteration"],
-            "timesteps": self.state["env_steps"],
-        }
-        onnx_path, json_path = export_bot(module, run_dir, cfg, None, training)
-        evaluation: dict[str, Any] = {}
-        if cfg.final_eval.rounds:  # also after Ctrl-C, as train/ppo.py (a second one aborts)
-            fe = cfg.final_eval
-            results = duplicate_eval(onnx_path, cfg, fe.opponents, fe.rounds, fe.seed, fe.workers)
-            write_final(run_dir, results)
-            self._record_eval(results, fe.rounds, final=True)  # the curve ends with it
-            evaluation["final_eval"] = results
-            for opp, res in results.items():
-                writer.add_scalar(f"final/win_rate_vs_{opp}", res["win_rate"], 0)
-            line = ", ".join(f"{o} {r['win_rate']:.1%}" for o, r in results.items())
-            self.log.info(f"final eval ({fe.rounds} duplicate rounds each): {line}")
-        history = read_history(run_dir)
-        if history:
-            evaluation["eval_history"] = history
-        if evaluation:
-            onnx_path, json_path = export_bot(module, run_dir, cfg, evaluation, training)
-        rate = self.state["env_steps"] / max(self.state["seconds"], 1e-9)
-        self.log.info(
-            f"trained {self.state['env_steps']} env steps in {self.state['seconds']:.0f} s "
-            f"({rate:.0f}/s); wrote {onnx_path} and {json_path}"
-        )
+        return save_checkpoint(algo, self.run_dir, self.state, self.cfg.keep_checkpoints, self.log)
 
 
 # --------------------------------------------------------------------------- CLI

@@ -241,3 +241,23 @@ def restore_rngs(state: dict[str, Any]) -> None:
     )
     py = state["python_rng"]
     random.setstate((py["version"], tuple(py["internal"]), py["gauss"]))
+
+
+def resume_run(
+    ckpt: Path, cfg: Any, model: Any, pool: SnapshotPool, vec_env: Any
+) -> dict[str, Any]:
+    """The resume phase of a run (``train.sb3.trainer``): model, optimizer, pool, games and random
+    streams as the checkpoint left them; the checkpoint's state (``load_checkpoint``)."""
+    from train.sb3.envs import restore_env_states
+    from train.sb3.selfplay import push_pool
+
+    state = load_checkpoint(ckpt, model, pool)
+    push_pool(vec_env, *pool.mix(cfg.opponents))
+    if restore_env_states(vec_env, state["env_state"]):
+        if hasattr(vec_env, "last_obs"):  # the shaping wrapper's view of the last step
+            vec_env.last_obs = model._last_obs.copy()
+    else:  # no saved games (Dummy/Subproc VecEnv): deal afresh, seeded by the step
+        vec_env.seed(cfg.seed + model.num_timesteps)
+        model._last_obs = None
+    restore_rngs(state)
+    return state

@@ -99,3 +99,76 @@ def describe_eval(results: dict[str, Any]) -> str:
         f"vs {opp} {r['win_rate']:.1%} ({r['ci95'][0]:.1%}-{r['ci95'][1]:.1%})"
         for opp, r in results.items()
     )
+
+
+class EvalHistory:
+    """A run's evaluation record as it grows (eval_history.json): the periodic checks against
+    ``eval.opponents`` and the final evaluation, each a row with steps, wall-clock minutes (the
+    earlier sessions' too, on resume) and win rates with 95% intervals."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, log: Any) -> None:
+        import time
+
+        self.cfg, self.run_dir, self.log = cfg, run_dir, log
+        self.rows: list[dict[str, Any]] = []
+        self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
+        self.t0 = time.monotonic()
+
+    def resume(self, rows: list[dict[str, Any]]) -> None:
+        """Continue the record a checkpoint holds."""
+        self.rows = rows
+        self.minutes_before = max((r.get("minutes", 0.0) for r in rows), default=0)
+
+    def evaluate(self, model: Any, cb: Any) -> None:
+        """Duplicate rounds against ``eval.opponents``: a line, a history row, TensorBoard."""
+        import time
+
+        cfg = self.cfg
+        t0 = time.time()
+        results = evaluate_against(
+            make_snapshot(model, "eval"),
+            cfg,
+            cfg.eval.opponents,
+            cfg.eval.rounds,
+            cfg.eval.seed,
+            self.log,
+        )
+        steps = int(model.num_timesteps)
+        self.record(model, results, cfg.eval.rounds)
+        if cb is not None:
+            for opp, res in results.items():
+                cb.logger.record(f"eval/win_rate_vs_{opp}", res["win_rate"])
+        self.log.info(
+            f"eval at {steps:,} env steps ({cfg.eval.rounds:,} duplicate rounds, "
+            f"{time.time() - t0:.0f} s): {describe_eval(results)}"
+        )
+
+    def record(self, model: Any, results: dict[str, Any], rounds: int, final: bool = False) -> None:
+        """A row of eval_history.json.
+
+        2 players: the learner's win rate against each opponent, under the opponent's name. 3-4
+        players (one table): ``learner`` and each opponent's own win rate at that table.
+        """
+        import time
+
+        from train.common.eval_record import history_row, write_history
+
+        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
+        timesteps = int(model.num_timesteps)
+        row = history_row(results, minutes, rounds, timesteps=timesteps, final=final)
+        self.rows.append(row)
+        write_history(self.run_dir, self.rows)
+
+    def final(self, model: Any) -> None:
+        """The final evaluation (final_eval.json), also the last row of the learning curve."""
+        cfg = self.cfg
+        if cfg.final_eval.rounds == 0:
+            return
+        self.log.info(
+            f"final evaluation: {cfg.final_eval.rounds:,} duplicate rounds against "
+            f"{', '.join(cfg.final_eval.opponents)}"
+        )
+        results = final_evaluation(model, cfg, self.run_dir, self.log)
+        self.log.info(f"final evaluation: {describe_eval(results)}")
+        # the learning curve ends with it (eval_history.json: the run's whole evaluation record)
+        self.record(model, results, cfg.final_eval.rounds, final=True)

@@ -217,3 +217,113 @@ def warm_critic(
         progress,
     )
     return {"value_loss_before": before, "value_loss_after": held_out_loss(), "rows": len(inputs)}
+
+
+# ----------------------------------------------------------------- the run's warm-start phase
+
+
+def clone_teacher(cfg: Any, model: Any, vec_env: Any, log: Any, run_dir: Any) -> dict[str, Any]:
+    """Behaviour cloning of the actor from the teacher bot (config ``pretrain``), the first half
+    of a new run's warm start (``train.sb3.trainer``); its record, also written to warmstart.json
+    (empty when ``pretrain.decisions`` is 0).
+
+    The teacher's decisions are collected in chunks of 10,000 (each its own seeded batch of
+    games) so that progress shows.
+    """
+    import time
+
+    from train.common.files import write_json_atomic
+    from train.sb3.pretrain import BATCHED_TEACHERS, collect_teacher_data
+
+    pre = cfg.pretrain
+    if pre.decisions == 0:
+        return {}
+    t0 = time.time()
+    parts, chunk = [], 10_000
+    with log.phase(f"teacher decisions ({pre.teacher})", pre.decisions, "decisions") as ph:
+        while ph.done < pre.decisions:
+            k = min(chunk, pre.decisions - ph.done)
+            parts.append(
+                collect_teacher_data(
+                    pre.teacher,
+                    cfg.num_players,
+                    cfg.rules_options(),
+                    k,
+                    cfg.seed + ph.done // chunk,
+                    cfg.episode,
+                    batched=pre.teacher in BATCHED_TEACHERS,
+                )
+            )
+            ph.advance(k)
+    obs, masks, actions = (np.concatenate(x) for x in zip(*parts, strict=True))
+    augment = getattr(vec_env, "augment", None)
+    inputs = obs
+    if augment is not None:  # the structured policy's features, once per decision
+        parts = []
+        with log.phase("features of the decisions", len(obs), "decisions") as ph:
+            for i in range(0, len(obs), 8192):
+                parts.append(augment(obs[i : i + 8192]))
+                ph.advance(len(parts[-1]))
+        inputs = np.concatenate(parts)
+    t1 = time.time()
+    with log.phase("cloning the actor", pre.epochs, "epochs", every_s=0.0) as ph:
+        info = clone_actor(
+            model.policy,
+            inputs,
+            masks,
+            actions,
+            pre.epochs,
+            pre.batch_size,
+            pre.learning_rate,
+            cfg.seed,
+            progress=ph.hook,
+        )
+    record = {
+        "teacher": pre.teacher,
+        "decisions": pre.decisions,
+        "collect_seconds": round(t1 - t0, 1),
+        "fit_seconds": round(time.time() - t1, 1),
+        **info,
+    }
+    write_json_atomic(run_dir / "warmstart.json", record)
+    log.info(
+        f"cloned {pre.teacher}: agreement {info['agreement']:.1%} on {info['holdout']:,} "
+        "held-out decisions"
+    )
+    return record
+
+
+def warm_up_critic(
+    cfg: Any, model: Any, vec_env: Any, log: Any, run_dir: Any, record: dict[str, Any]
+) -> None:
+    """Fit the critic alone to the returns the (cloned) actor gets in the training env, the
+    second half of a new run's warm start; adds ``critic`` to ``record`` (warmstart.json)."""
+    import time
+
+    from train.common.files import write_json_atomic
+
+    pre = cfg.pretrain
+    if pre.critic_steps == 0:
+        return
+    t0 = time.time()
+    with log.phase("critic warm-up: playing", pre.critic_steps, "env steps") as ph:
+        inputs, returns = rollout_returns(
+            model.policy, vec_env, pre.critic_steps, cfg.ppo.gamma, cfg.seed, ph.hook
+        )
+    with log.phase("critic warm-up: fitting", pre.critic_epochs, "epochs", 0.0) as ph:
+        info = warm_critic(
+            model.policy,
+            inputs,
+            returns,
+            pre.critic_epochs,
+            1024,
+            1e-3,
+            cfg.seed,
+            progress=ph.hook,
+        )
+    record["critic"] = {**info, "seconds": round(time.time() - t0, 1)}
+    write_json_atomic(run_dir / "warmstart.json", record)
+    log.info(
+        f"critic warm-up: held-out value loss {info['value_loss_before']:.3f} -> "
+        f"{info['value_loss_after']:.3f} ({info['rows']:,} decisions)"
+    )
