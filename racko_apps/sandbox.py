@@ -491,6 +491,9 @@ class SandboxedBot(Bot):
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        # What runs inside (bwrap's init, the bot, all it started) dies with the sandbox, but
+        # asynchronously: it is waited for below, so that nothing of the bot outlives close().
+        inside = _process_tree().descendants(proc.pid)[1:] if proc.poll() is None else []
         if proc.returncode is None:  # not reaped yet, so its group id is still its own
             try:  # the whole group: grandchildren the bot started go too (killing bwrap ends
                 os.killpg(proc.pid, signal.SIGKILL)  # its PID namespace and all it holds)
@@ -499,6 +502,7 @@ class SandboxedBot(Bot):
         if proc.poll() is None:
             proc.kill()
         proc.wait()
+        _wait_gone(inside)
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
@@ -642,6 +646,20 @@ def _below(pid: int) -> list[int]:
             found += nxt
         level = nxt
     return found
+
+
+def _wait_gone(pids: list[int], timeout: float = 2.0) -> None:
+    """Wait (at most ``timeout`` s) until none of ``pids`` is alive (gone, or a zombie)."""
+    deadline = time.monotonic() + timeout
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                        break
+            except OSError:
+                break
+            time.sleep(0.005)
 
 
 def _process_tree() -> _Tree:

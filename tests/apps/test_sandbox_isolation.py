@@ -430,8 +430,13 @@ class Bot(Weak):
         if not self.started:  # CPU burners left running for the other bot's turns
             self.started = True
             for _ in range(4):
+                r, w = os.pipe()  # close-on-exec: EOF on r once the child has exec'd
                 if os.fork() == 0:
+                    os.close(r)
                     os.execv("/bin/sh", ["TOKEN", "-c", "while :; do :; done"])
+                os.close(w)
+                os.read(r, 1)  # answer only once every burner runs under its own name
+                os.close(r)
         return super().act(obs)
 """
 )
@@ -457,8 +462,16 @@ def test_a_bot_runs_only_during_its_own_turn(arena):
         bot.act(obs)
         burners = [s.split(":")[0] for s in survivors(token, course) if "bwrap" not in s]
         assert len(burners) == 4
-        states = {Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] for p in burners}
-        assert states == {"T"}, states  # stopped
+
+        def states() -> set[str]:
+            return {
+                Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0] for p in burners
+            }
+
+        deadline = time.monotonic() + 2.0  # SIGSTOP is delivered asynchronously: allow for that
+        while states() != {"T"} and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert states() == {"T"}, states()  # stopped
         before = [cpu_ticks(p) for p in burners]
         time.sleep(0.5)
         assert [cpu_ticks(p) for p in burners] == before
