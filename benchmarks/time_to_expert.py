@@ -33,6 +33,10 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# OpenMP threads sleep instead of spinning between parallel regions: with update_threads > 1
+# spinning threads took the cores from each other (and from the rollout) whenever the machine
+# was busy (docs/training.md).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 REPO = Path(__file__).resolve().parent.parent

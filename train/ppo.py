@@ -25,6 +25,10 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# OpenMP threads sleep instead of spinning between parallel regions: with update_threads > 1
+# spinning threads took the cores from each other (and from the rollout) whenever the machine
+# was busy (docs/training.md).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 from train.common.config import ConfigError, TrainConfig, config_data, parse_config

@@ -39,6 +39,10 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 
 REPO = Path(__file__).resolve().parent.parent
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# OpenMP threads sleep instead of spinning between parallel regions: with update_threads > 1
+# spinning threads took the cores from each other (and from the rollout) whenever the machine
+# was busy (docs/training.md).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no prompt, no ~/.ray/config.json
 

@@ -175,3 +175,28 @@ def test_cli_config_errors_are_one_line_without_a_traceback(
 def test_overrides_apply() -> None:
     cfg = load_config(SMOKE, seed=9, total_steps=100, out="x", n_envs=None)
     assert (cfg.seed, cfg.total_steps, cfg.out) == (9, 100, "x")
+
+
+def test_update_threads_apply_to_the_gradient_steps_only(monkeypatch) -> None:
+    """``update_threads``: PPO's update runs on that many torch threads, the rollout on its own."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from train.sb3.model import build_model
+
+    seen: list[int] = []
+    monkeypatch.setattr(MaskablePPO, "train", lambda self: seen.append(torch.get_num_threads()))
+    before = torch.get_num_threads()
+    cfg = parse_config({**_smoke_dict(), "update_threads": 2}, "test")
+    model = build_model(cfg)
+    model.train()
+    assert seen == [2] and torch.get_num_threads() == before
+    assert type(build_model(parse_config(_smoke_dict(), "test"))) is MaskablePPO
+    with pytest.raises(ConfigError, match="update_threads"):
+        parse_config({**_smoke_dict(), "update_threads": 0}, "test")
+
+
+def _smoke_dict() -> dict:
+    import yaml
+
+    return yaml.safe_load(SMOKE.read_text())

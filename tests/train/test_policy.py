@@ -94,3 +94,19 @@ def test_snapshot_fed_kernel_features_plays_what_the_exported_onnx_bot_plays(tmp
     mixed = FrozenPolicy.act_group([snapshot, other], owner, features, masks)
     assert np.array_equal(mixed[1::2], exported[1::2])
     assert np.array_equal(mixed[::2], other.act_batch(obs[::2], masks[::2]))
+
+
+def test_snapshots_in_one_stacked_call_play_what_each_plays_alone():
+    """``act_group`` with several snapshots is one stacked forward over uneven, shuffled groups."""
+    from agents.features import flat_features, rack_features
+    from train.sb3.policy import FrozenPolicy
+
+    obs, masks = sample_observations(2, {}, 200, seed=5)
+    features = flat_features(*rack_features(obs, 40))
+    pool = [FrozenPolicy(_policy(seed=s), f"s{s}") for s in (1, 2, 3)]
+    owner = np.random.default_rng(0).choice(3, size=len(obs), p=[0.6, 0.3, 0.1])
+    together = FrozenPolicy.act_group(pool, owner, features, masks)
+    for k, snap in enumerate(pool):
+        rows = owner == k
+        assert np.array_equal(together[rows], snap.act_batch(obs[rows], masks[rows]))
+    assert masks[np.arange(len(obs)), together].all()

@@ -232,6 +232,10 @@ class TrainConfig(GameConfig):
     checkpoint_every: int = Field(100_000, ge=1)
     out: str = Field("runs/default", min_length=1)
     torch_threads: int = Field(1, ge=1)
+    # torch threads for PPO's gradient steps only (None: torch_threads). The update is large
+    # matrix products that two threads share well on a quiet machine; the rollout's forwards
+    # are small and stay on torch_threads.
+    update_threads: int | None = Field(None, ge=1)
     progress_bar: bool = True
 
     @field_validator("opponents")

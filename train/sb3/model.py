@@ -50,6 +50,28 @@ def make_snapshot(model: Any, name: str = "snapshot") -> Any:
     return snapshot_from_model(model, name)
 
 
+def _update_threads_class(threads: int | None) -> Any:
+    """MaskablePPO, or a subclass whose update (``train()``, the gradient steps) runs on
+    ``threads`` torch threads and then restores the rollout's."""
+    from sb3_contrib import MaskablePPO
+
+    if threads is None:
+        return MaskablePPO
+
+    class ThreadedUpdatePPO(MaskablePPO):
+        def train(self) -> None:
+            import torch
+
+            before = torch.get_num_threads()
+            torch.set_num_threads(threads)
+            try:
+                super().train()
+            finally:
+                torch.set_num_threads(before)
+
+    return ThreadedUpdatePPO
+
+
 def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None = None) -> Any:
     """A fresh MaskablePPO with the config's hyperparameters and policy (CPU, seeded).
 
@@ -57,8 +79,6 @@ def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None =
     saved model is this model with its weights copied in (``train.sb3.checkpoint``). ``env=None``
     builds on a one-game batched env (for loading and exporting, where no training happens).
     """
-    from sb3_contrib import MaskablePPO
-
     if env is None:
         from train.sb3.vec_env import RackoVecEnv
 
@@ -67,7 +87,7 @@ def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None =
         )
     p = cfg.ppo
     policy, policy_kwargs = policy_spec(cfg)
-    return MaskablePPO(
+    return _update_threads_class(cfg.update_threads)(
         policy,
         env,
         learning_rate=p.learning_rate,
