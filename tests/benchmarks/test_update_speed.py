@@ -1,0 +1,40 @@
+"""benchmarks/update_speed.py times the structured policy's gradient steps and counts their work."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location(
+        "update_speed", REPO / "benchmarks" / "update_speed.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_multiply_adds_follow_the_layer_shapes():
+    mod = _module()
+    one = mod.forward_macs(26, 31, [64, 64], [128, 128])
+    # both towers: ten slots through 26->64->64 plus the global half once, the trunk 159->128->128
+    tower = 10 * 26 * 64 + 31 * 64 + 10 * 64 * 64 + 159 * 128 + 128 * 128
+    assert one == 2 * tower + 10 * (64 + 128) + 128 * 5
+    assert mod.forward_macs(26, 31, [32, 32], [64, 64]) < one
+
+
+def test_it_times_a_small_update_and_derives_the_ceilings(capsys):
+    rows = _module().main(
+        ["--batch", "64", "--repeats", "1", "--threads", "1", "--rollout-us", "50"]
+    )
+    (row,) = rows
+    assert row["threads"] == 1 and row["ms_per_minibatch"] > 0
+    assert row["steps_per_s_with_rollout"] < row["steps_per_s_update_only"]
+    assert "env steps/s" in capsys.readouterr().out
