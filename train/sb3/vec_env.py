@@ -33,15 +33,9 @@ register_state_policy("snapshot", SnapshotPolicy)
 
 
 class RackoVecEnv(LearnerGames, VecEnv):
-    """``num_envs`` games of Rack-O seen from one learner seat each (``LearnerGames``), as SB3's
-    ``VecEnv``.
-
-    ``opponents``: one spec or a list of specs (``"random"``, ``"heuristic"``, ``"expert"``, a
-    ``"module:Class"``, a ``.onnx`` bot file, or any ``BatchPolicy`` object such as
-    ``agents.batched.ModelPolicy(snapshot)``), or a mapping spec -> weight; ``opponent_weights``
-    gives the weights of a list. ``seed`` fixes deals, seats, opponent draws and random opponents.
-    ``reward``, ``episode`` and the rules options are those of ``racko_v0``.
-    """
+    """``num_envs`` games of Rack-O seen from one learner seat each, as SB3's ``VecEnv``; the
+    arguments are ``LearnerGames``'s (opponent specs or ``BatchPolicy`` objects and their weights,
+    ``seed``, and ``racko_v0``'s ``reward``, ``episode`` and rules options)."""
 
     def __init__(
         self,
