@@ -385,7 +385,8 @@ class LearnerGames:
         game.chance.rng.bit_generator.state = meta["chance_rng"]
 
     def close(self) -> None:
-        self._policies.clear()
+        # also on an object whose __init__ failed (Gymnasium's VectorEnv closes in __del__)
+        getattr(self, "_policies", {}).clear()
 
 
 def _state_kind(policy: Any) -> str | None:
