@@ -292,18 +292,20 @@ def _scalars(result: dict[str, Any], module_id: str = "main") -> dict[str, float
 def _env_steps(result: dict[str, Any], lifetime_before: float | None) -> tuple[int, float | None]:
     """Env steps sampled in this iteration, and the lifetime count to compare the next one with.
 
-    The difference of RLlib's lifetime counter; its per-iteration count as a fallback (on the
-    multi-agent path that one can read 0 or NaN in early iterations)."""
+    The difference of RLlib's lifetime counter from ``lifetime_before`` (0 for a fresh algorithm;
+    None after a restore, whose counter is RLlib's own). An iteration whose results lack the
+    counter (early iterations, runners' metrics arriving late) counts 0 and keeps the baseline, so
+    the next difference includes its steps; without a baseline, RLlib's per-iteration count."""
     er = result.get("env_runners", {})
     lifetime = er.get("num_env_steps_sampled_lifetime")
-    if isinstance(lifetime, int | float) and math.isfinite(lifetime):
-        if lifetime_before is not None:
-            return max(int(lifetime - lifetime_before), 0), float(lifetime)
-    else:
-        lifetime = None
+    finite = isinstance(lifetime, int | float) and math.isfinite(lifetime)
+    if finite and lifetime_before is not None:
+        return max(int(lifetime - lifetime_before), 0), float(lifetime)
+    if lifetime_before is not None:
+        return 0, lifetime_before
     value = er.get("num_env_steps_sampled", 0) or 0
     steps = int(value) if isinstance(value, int | float) and math.isfinite(value) else 0
-    return steps, lifetime
+    return steps, float(lifetime) if finite else None
 
 
 class Trainer:
@@ -370,6 +372,7 @@ class Trainer:
             signal.signal(s, self._on_signal)
         try:
             algo = build_algo_config(cfg, salt=self.state["iteration"]).build_algo()
+            self._lifetime = 0.0 if ckpt is None else None  # RLlib's counter starts at 0
             if ckpt is not None:
                 algo.restore_from_path(str(ckpt.resolve()))
                 if cfg.env == "vector":

@@ -299,3 +299,21 @@ def test_a_new_run_records_its_kind_and_refuses_a_folder_holding_a_run(tmp_path:
     (run / "checkpoints" / "iter_000001" / rllib_ppo.STATE_FILE).write_text("{}")
     with pytest.raises(RunFolderError, match="already holds a run"):
         rllib_ppo.prepare_run(str(SMOKE), str(run), None, False)
+
+
+def test_env_steps_follow_rllibs_lifetime_counter() -> None:
+    """Iterations whose results lack the counter count 0 and the next one catches up; after a
+    restore (no baseline) the per-iteration count stands in."""
+    from train.rllib_ppo import _env_steps
+
+    def result(lifetime: float | None, sampled: float) -> dict:
+        er = {"num_env_steps_sampled": sampled}
+        if lifetime is not None:
+            er["num_env_steps_sampled_lifetime"] = lifetime
+        return {"env_runners": er}
+
+    assert _env_steps(result(None, float("nan")), 0.0) == (0, 0.0)
+    assert _env_steps(result(33000.0, 16500), 0.0) == (33000, 33000.0)
+    assert _env_steps(result(49000.0, 16000), 33000.0) == (16000, 49000.0)
+    assert _env_steps(result(70000.0, 16400), None) == (16400, 70000.0)
+    assert _env_steps(result(None, 16400), None) == (16400, None)
