@@ -1,23 +1,27 @@
 """Training speed of the RLlib trainer beside the SB3 trainer, in one run (docs/cluster.md).
 
-    nice python benchmarks/rllib_speed.py                    # ~6 min on a 2-core machine
-    nice python benchmarks/rllib_speed.py --quick            # ~2 min
+    nice python benchmarks/rllib_speed.py                    # ~10 min on a 2-core machine
+    nice python benchmarks/rllib_speed.py --quick            # ~4 min
+    nice python benchmarks/rllib_speed.py --quick --no-sb3 --runners 1   # the two RLlib paths
     nice python benchmarks/rllib_speed.py --runners 0 1 2 4  # more env runners than cores
 
-Both sides train 2-player PPO with the same network (two 128x128 tanh MLPs) and the same update
-(8,192 env steps per update, minibatches of 1,024, 8 epochs; ``--quick``: 2,048, 512, 2):
+Every side trains 2-player PPO with the same update (8,192 env steps per update, minibatches of
+1,024, 8 epochs; ``--quick``: 2,048, 512, 2). The SB3 lines use two 128x128 tanh MLPs; the RLlib
+lines the structured network (``--encoder mlp``: the MLPs):
 
 1. SB3 MaskablePPO over ``RackoVecEnv`` (the batched numpy engine, 128 games, heuristic
    opponents): the SB3 trainer's default (``configs/2p.yaml``).
 2. SB3 MaskablePPO over 8 copies of the Gymnasium view of the AEC env (``DummyVecEnv``): SB3 on the
    same env code RLlib steps.
-3. RLlib PPO (``train/rllib_ppo.py``'s algorithm, ``configs/2p_rllib.yaml``'s opponents) with
-   0, 1, 2, ... env runners of 8 envs each: env steps/s of whole iterations (sample + learn), of
-   sampling alone, and the iteration's sample / learn times (RLlib's timers), which give the
-   scaling model in docs/cluster.md.
+3. RLlib PPO (``train/rllib_ppo.py``'s algorithm, ``configs/2p_rllib.yaml``'s opponents) on
+   both env paths, side by side: ``env: vector`` (``RackoVectorEnv`` through gymnasium's vector
+   API, ``--vector-envs`` games per runner) and ``env: multi_agent`` (``racko_v0`` one decision
+   at a time, 8 envs per runner), with 0, 1, 2, ... env runners: env steps/s of whole iterations
+   (sample + learn), of sampling alone (in total and per env runner), and the iteration's sample /
+   learn times (RLlib's timers), which give the scaling model in docs/cluster.md.
 
-Env steps count every decision of every seat that a policy makes (for RLlib also the learner's
-self-play opponents); bot seats inside the env are not counted. One torch thread per process.
+Env steps count every decision of every seat that a policy makes (on RLlib's multi-agent path also the
+league seats' moves, RLModules there); seats played inside the env are not counted. One torch thread per process.
 """
 
 from __future__ import annotations
@@ -73,8 +77,18 @@ def bench_sb3(kind: str, steps: int, batch: int, minibatch: int, epochs: int) ->
 
 
 def bench_rllib(
-    runners: int, iterations: int, batch: int, minibatch: int, epochs: int, run_dir: Path
+    path: str,
+    runners: int,
+    envs: int,
+    iterations: int,
+    batch: int,
+    minibatch: int,
+    epochs: int,
+    encoder: str,
+    run_dir: Path,
 ) -> dict:
+    """RLlib PPO on ``configs/2p_rllib.yaml``'s opponents (heuristic .5, expert .3, league .2) on
+    one env path (``vector`` or ``multi_agent``) with ``runners`` env runners of ``envs`` envs."""
     import ray
 
     from train.rllib.config import load_rllib_config
@@ -82,10 +96,14 @@ def bench_rllib(
 
     repo = Path(__file__).resolve().parent.parent
     base = load_rllib_config(repo / "configs" / "2p_rllib.yaml")
+    opponents = dict(base.opponents)
+    if encoder != "structured":  # league seats on the vector path are the structured network
+        opponents.pop("league", None)
     cfg = base.model_copy(
         update={
-            # the flat MLP, the network the SB3 side of this benchmark trains
-            "model": base.model.model_copy(update={"encoder": "mlp"}),
+            "env": path,
+            "opponents": opponents,
+            "model": base.model.model_copy(update={"encoder": encoder}),
             "ppo": base.ppo.model_copy(
                 update={
                     "train_batch_size": batch,
@@ -94,7 +112,7 @@ def bench_rllib(
                 }
             ),
             "resources": base.resources.model_copy(
-                update={"env_runners": runners, "envs_per_runner": 8}
+                update={"env_runners": runners, "envs_per_runner": envs}
             ),
         }
     )
@@ -120,20 +138,26 @@ def bench_rllib(
             learn_s += timers.get("learner_update_timer", 0.0)
         per_runner = batch // max(runners, 1)
 
-        def sample(runner: object) -> int:
-            return sum(len(e) for e in runner.sample(num_timesteps=per_runner))  # type: ignore[attr-defined]
+        def sample(runner: object) -> tuple[int, float]:
+            t = time.perf_counter()
+            n = sum(len(e) for e in runner.sample(num_timesteps=per_runner))  # type: ignore[attr-defined]
+            return n, time.perf_counter() - t
 
         t0 = time.perf_counter()
         counts = algo.env_runner_group.foreach_env_runner(sample, local_env_runner=runners == 0)
-        sample_only = sum(counts) / (time.perf_counter() - t0)
+        sample_only = sum(n for n, _ in counts) / (time.perf_counter() - t0)
+        per_runner_rate = [n / t for n, t in counts]
         algo.stop()
     finally:
         ray.shutdown()
     return {
+        "path": path,
+        "encoder": encoder,
         "env_runners": runners,
-        "envs_per_runner": 8,
+        "envs_per_runner": envs,
         "train_env_steps_per_s": steps / seconds,
         "sample_only_env_steps_per_s": sample_only,
+        "sample_env_steps_per_s_per_runner": per_runner_rate,
         "sample_s_per_iteration": sample_s / iterations,
         "learn_s_per_iteration": learn_s / iterations,
         "env_steps_per_iteration": steps / iterations,
@@ -144,28 +168,47 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller batches (~2 min)")
     parser.add_argument("--runners", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--paths",
+        nargs="+",
+        default=["vector", "multi_agent"],
+        choices=["vector", "multi_agent"],
+        help="the RLlib env paths to time (config key env)",
+    )
+    parser.add_argument("--vector-envs", type=int, default=128, help="games per vector runner")
+    parser.add_argument("--encoder", default="structured", choices=["structured", "mlp"])
+    parser.add_argument("--no-sb3", action="store_true", help="skip the SB3 lines")
     parser.add_argument("--iterations", type=int, default=2, help="timed RLlib iterations")
     parser.add_argument("--json", type=Path, help="write the results here")
     args = parser.parse_args(argv)
     batch, minibatch, epochs = (2048, 512, 2) if args.quick else (8192, 1024, 8)
     out: dict = {"batch": batch, "minibatch": minibatch, "epochs": epochs, "cpus": os.cpu_count()}
-    out["sb3_batched"] = bench_sb3("batched", 2 * batch, batch, minibatch, epochs)
-    print(f"SB3 MaskablePPO, batched engine (128 games): {out['sb3_batched']:,.0f} env steps/s")
-    out["sb3_aec"] = bench_sb3("aec", 2 * batch, batch, minibatch, epochs)
-    print(f"SB3 MaskablePPO, 8 AEC-env copies (DummyVecEnv): {out['sb3_aec']:,.0f} env steps/s")
+    if not args.no_sb3:
+        out["sb3_batched"] = bench_sb3("batched", 2 * batch, batch, minibatch, epochs)
+        print(f"SB3 MaskablePPO, batched engine (128 games): {out['sb3_batched']:,.0f} env steps/s")
+        out["sb3_aec"] = bench_sb3("aec", 2 * batch, batch, minibatch, epochs)
+        print(f"SB3 MaskablePPO, 8 AEC-env copies (DummyVecEnv): {out['sb3_aec']:,.0f} env steps/s")
     out["rllib"] = []
     from train.rllib_ppo import keep_home_clean
 
     run_dir = Path(tempfile.mkdtemp(prefix="rllib_speed_"))
     keep_home_clean(run_dir, joining=False)  # before Ray is imported
     for n in args.runners:
-        r = bench_rllib(n, args.iterations, batch, minibatch, epochs, run_dir)
-        out["rllib"].append(r)
-        print(
-            f"RLlib PPO, {n} env runners x 8 envs: {r['train_env_steps_per_s']:,.0f} env steps/s "
-            f"training, {r['sample_only_env_steps_per_s']:,.0f} sampling alone; per iteration "
-            f"sample {r['sample_s_per_iteration']:.1f} s + learn {r['learn_s_per_iteration']:.1f} s"
-        )
+        for path in args.paths:
+            envs = args.vector_envs if path == "vector" else 8
+            r = bench_rllib(
+                path, n, envs, args.iterations, batch, minibatch, epochs, args.encoder, run_dir
+            )
+            out["rllib"].append(r)
+            per = ", ".join(f"{x:,.0f}" for x in r["sample_env_steps_per_s_per_runner"])
+            print(
+                f"RLlib PPO ({args.encoder}), env: {path}, {n} env runners x {envs} envs: "
+                f"{r['train_env_steps_per_s']:,.0f} env steps/s training, "
+                f"{r['sample_only_env_steps_per_s']:,.0f} sampling alone (per runner: {per}); "
+                f"per iteration sample {r['sample_s_per_iteration']:.1f} s + learn "
+                f"{r['learn_s_per_iteration']:.1f} s",
+                flush=True,
+            )
     shutil.rmtree(run_dir, ignore_errors=True)
     if args.json:
         args.json.write_text(json.dumps(out, indent=1) + "\n")

@@ -2,7 +2,11 @@
 
 The rules engine (``RackoGame``, ``RulesConfig``, ``rules``) needs only the standard library; the
 environments need numpy, gymnasium and pettingzoo, and are registered on import:
-``pettingzoo.make("aec", "racko/racko-v0")``.
+``pettingzoo.make("aec", "racko/racko-v0")``, ``gymnasium.make("racko/Racko-v0")`` (the
+single-agent view, ``racko_env.gym_env``) and ``gymnasium.make_vec("racko/Racko-v0", num_envs=N,
+vectorization_mode="vector_entry_point")`` (the batched engine with its opponents inside,
+``agents.vector_env.RackoVectorEnv``: named by a string, imported only when asked for, because its
+bots live in ``agents``, the layer above).
 """
 
 from racko_env import rules
@@ -36,7 +40,11 @@ def _register() -> None:
     import gymnasium
 
     if "racko/Racko-v0" not in gymnasium.registry:
-        gymnasium.register(id="racko/Racko-v0", entry_point="racko_env.gym_env:make_env")
+        gymnasium.register(
+            id="racko/Racko-v0",
+            entry_point="racko_env.gym_env:make_env",
+            vector_entry_point="agents.vector_env:RackoVectorEnv",
+        )
 
 
 def __getattr__(name: str):

@@ -5,14 +5,17 @@ Top two: the evaluation win rates with their 95% intervals (duplicate rounds of 
 policy against each evaluation bot on fixed deals), by env steps (by iterations for a run that
 counts no env steps: value iteration) and by wall-clock minutes since the run started (a PPO
 run's first point is its warm start, before PPO). Bottom: the training episodes' mean reward from
-TensorBoard where the run logged it (``rollout/ep_rew_mean``; with ``reward: win`` that is
-2 * win rate - 1 in 2-player games).
+TensorBoard where the run logged it (SB3's ``rollout/ep_rew_mean``, RLlib's
+``env_runners/episode_return_mean``; with ``reward: win`` that is 2 * win rate - 1 in 2-player
+games).
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+REWARD_TAGS = ("rollout/ep_rew_mean", "env_runners/episode_return_mean")  # SB3's, RLlib's
 
 
 def load_curves(run_dir: Path) -> tuple[list[dict], list[tuple[int, float]]]:
@@ -24,11 +27,13 @@ def load_curves(run_dir: Path) -> tuple[list[dict], list[tuple[int, float]]]:
     if tb.is_dir():
         from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-        for sub in sorted(p for p in tb.iterdir() if p.is_dir()):
+        # SB3 logs into sub-folders of tb/, the RLlib trainer into tb/ itself
+        for sub in [tb, *sorted(p for p in tb.iterdir() if p.is_dir())]:
             acc = EventAccumulator(str(sub))
             acc.Reload()
-            if "rollout/ep_rew_mean" in acc.Tags()["scalars"]:
-                rewards += [(e.step, e.value) for e in acc.Scalars("rollout/ep_rew_mean")]
+            for tag in REWARD_TAGS:
+                if tag in acc.Tags()["scalars"]:
+                    rewards += [(e.step, e.value) for e in acc.Scalars(tag)]
     return history, sorted(rewards)
 
 

@@ -2,10 +2,13 @@
 configs/2p_rllib.yaml``.
 
 The scale-out path (docs/cluster.md); ``train/ppo.py`` (SB3 + the batched numpy engine) stays the
-fast default on one machine. RLlib steps the PettingZoo env ``racko_v0`` itself
-(``train.rllib.env``), masks illegal actions in its own module (``train.rllib.module``), trains the
-``main`` module against itself, a league of frozen snapshots and baseline bots, and exports the
-same bot files as the SB3 trainer (``bot.onnx`` + ``bot.json``, docs/bot-format.md).
+fast default on one machine. RLlib's env runners step either the batched engine with its
+opponents inside through Gymnasium's vector API (``env: vector``, the default:
+``agents.vector_env.RackoVectorEnv`` via ``train.rllib.vector``) or the PettingZoo env
+``racko_v0`` one decision at a time (``env: multi_agent``, ``train.rllib.env``); the module masks
+illegal actions itself (``train.rllib.module``) and trains against baseline bots and frozen
+snapshots of itself (on ``multi_agent`` also against itself in every seat), and the trainer
+exports the same bot files as the SB3 trainer (``bot.onnx`` + ``bot.json``, docs/bot-format.md).
 
 The run folder (``out``, ``--out``) receives ``config.yaml``, ``tb/`` (TensorBoard),
 ``checkpoints/iter_NNNNNN/`` (RLlib's checkpoint + ``trainer.json``), ``eval_history.json``,
@@ -66,6 +69,7 @@ __all__ = [
 ]
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+VECTOR_ENV = "racko_vector"  # the name the vector path's env creator is registered under
 
 
 class UserError(Exception):
@@ -170,7 +174,7 @@ def keep_logs_in(run_dir: Path) -> None:
 
 
 def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
-    """The PPOConfig of a run: env, league modules, resources, hyperparameters."""
+    """The PPOConfig of a run: env, modules, resources, hyperparameters."""
     import gymnasium as gym
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -186,27 +190,45 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
         policy_mapping_fn,
     )
     from train.rllib.module import MaskedActorCritic
+    from train.rllib.vector import make_vector_env
 
     model = {**cfg.model.model_dump(), "num_cards": deck_size(cfg.num_players)}
-    module_ids = [MAIN] + [league_module(s) for s in range(cfg.league.size)]
-    spec = MultiRLModuleSpec(
-        rl_module_specs={
-            m: RLModuleSpec(
-                module_class=MaskedActorCritic,
-                observation_space=observation_space(cfg.model.encoder == "structured"),
-                action_space=gym.spaces.Discrete(NUM_ACTIONS),
-                model_config=model,
-            )
-            for m in module_ids
-        }
-    )
+
+    def module_spec() -> RLModuleSpec:
+        return RLModuleSpec(
+            module_class=MaskedActorCritic,
+            observation_space=observation_space(cfg.model.encoder == "structured"),
+            action_space=gym.spaces.Discrete(NUM_ACTIONS),
+            model_config=model,
+        )
+
     r, p = cfg.resources, cfg.ppo
+    config = PPOConfig()
+    if cfg.env == "vector":  # one module; bots and snapshots inside the VectorEnv
+        from ray.tune.registry import register_env
+
+        register_env(VECTOR_ENV, make_vector_env)  # RLlib takes a creator by registered name
+        config = config.environment(
+            VECTOR_ENV, env_config=cfg.env_config(salt), disable_env_checking=True
+        ).rl_module(rl_module_spec=module_spec())
+    else:
+        module_ids = [MAIN] + [league_module(s) for s in range(cfg.league.size)]
+        spec = MultiRLModuleSpec(rl_module_specs={m: module_spec() for m in module_ids})
+        config = (
+            # RLlib's env checker steps random unmasked actions (the env then logs illegal
+            # moves); tests/train/test_rllib_ppo.py and the env's own suite check the env instead
+            config.environment(
+                RackoMultiAgentEnv, env_config=cfg.env_config(salt), disable_env_checking=True
+            )
+            .multi_agent(
+                policies=set(module_ids),
+                policy_mapping_fn=policy_mapping_fn,
+                policies_to_train=[MAIN],
+            )
+            .rl_module(rl_module_spec=spec)
+        )
     return (
-        PPOConfig()
-        # RLlib's env checker steps random unmasked actions (the env then logs illegal moves);
-        # tests/train/test_rllib_ppo.py and the env's own suite check the env instead
-        .environment(RackoMultiAgentEnv, env_config=cfg.env_config(salt), disable_env_checking=True)
-        .framework("torch", torch_compile_learner=False)
+        config.framework("torch", torch_compile_learner=False)
         .env_runners(
             num_env_runners=r.env_runners,
             num_envs_per_env_runner=r.envs_per_runner,
@@ -214,14 +236,10 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
             custom_resources_per_env_runner=dict(r.env_runner_resources),
             rollout_fragment_length=r.rollout_fragment_length,
             episodes_to_numpy=False,  # measured faster here (docs/cluster.md)
+            # the vector path: RLlib calls make_vector_env(config | {"num_envs": N}) once
+            gym_env_vectorize_mode="vector_entry_point" if cfg.env == "vector" else "sync",
         )
         .learners(num_learners=r.learners, num_gpus_per_learner=r.gpus_per_learner)
-        .multi_agent(
-            policies=set(module_ids),
-            policy_mapping_fn=policy_mapping_fn,
-            policies_to_train=[MAIN],
-        )
-        .rl_module(rl_module_spec=spec)
         .training(
             lr=p.lr,
             gamma=p.gamma,
@@ -233,6 +251,7 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
             num_epochs=p.num_epochs,
             train_batch_size_per_learner=p.train_batch_size,
             minibatch_size=p.minibatch_size,
+            use_kl_loss=p.use_kl_loss,
         )
         .debugging(seed=cfg.seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=100)
@@ -261,21 +280,35 @@ def record_placement(algo: Any, run_dir: Path, address: str | None) -> None:
 # --------------------------------------------------------------------------- training
 
 
-def _scalars(result: dict[str, Any]) -> dict[str, float]:
+def _scalars(result: dict[str, Any], module_id: str = "main") -> dict[str, float]:
     """The numbers worth a TensorBoard curve from one ``algo.train()`` result."""
     out: dict[str, float] = {}
     for key, value in result.get("env_runners", {}).items():
         if isinstance(value, int | float) and not isinstance(value, bool):
             out[f"env_runners/{key}"] = float(value)
-    for key, value in result.get("learners", {}).get("main", {}).items():
+    for key, value in result.get("learners", {}).get(module_id, {}).items():
         if isinstance(value, int | float) and not isinstance(value, bool):
             out[f"learner/{key}"] = float(value)
     return out
 
 
-def _env_steps(result: dict[str, Any]) -> int:
+def _env_steps(result: dict[str, Any], lifetime_before: float | None) -> tuple[int, float | None]:
+    """Env steps sampled in this iteration, and the lifetime count to compare the next one with.
+
+    The difference of RLlib's lifetime counter from ``lifetime_before`` (0 for a fresh algorithm;
+    None after a restore, whose counter is RLlib's own). An iteration whose results lack the
+    counter (early iterations, runners' metrics arriving late) counts 0 and keeps the baseline, so
+    the next difference includes its steps; without a baseline, RLlib's per-iteration count."""
     er = result.get("env_runners", {})
-    return int(er.get("num_env_steps_sampled", 0) or 0)
+    lifetime = er.get("num_env_steps_sampled_lifetime")
+    finite = isinstance(lifetime, int | float) and math.isfinite(lifetime)
+    if finite and lifetime_before is not None:
+        return max(int(lifetime - lifetime_before), 0), float(lifetime)
+    if lifetime_before is not None:
+        return 0, lifetime_before
+    value = er.get("num_env_steps_sampled", 0) or 0
+    steps = int(value) if isinstance(value, int | float) and math.isfinite(value) else 0
+    return steps, float(lifetime) if finite else None
 
 
 class Trainer:
@@ -295,6 +328,9 @@ class Trainer:
             "next_slot": 0,
             "seconds": 0.0,
         }
+        self.module_id = cfg.learner_module
+        self.league: Any = None  # the vector path's snapshots (after Ray is imported)
+        self._lifetime: float | None = None  # RLlib's lifetime env-step count, last iteration
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         if self.stop_requested:  # a second Ctrl-C: stop now
@@ -330,14 +366,21 @@ class Trainer:
         init_ray(self.address, cfg)
         import ray
 
+        from train.rllib.vector import SnapshotLeague
+
+        self.league = SnapshotLeague(cfg.league.size, cfg.league.latest_weight)
         keep_logs_in(run_dir)
         previous = {s: signal.getsignal(s) for s in STOP_SIGNALS}
         for s in STOP_SIGNALS:
             signal.signal(s, self._on_signal)
         try:
             algo = build_algo_config(cfg, salt=self.state["iteration"]).build_algo()
+            self._lifetime = 0.0 if ckpt is None else None  # RLlib's counter starts at 0
             if ckpt is not None:
                 algo.restore_from_path(str(ckpt.resolve()))
+                if cfg.env == "vector":
+                    self.league.load(ckpt)
+                    self.league.push(algo)
                 self.log.info(f"resumed from {ckpt} (iteration {self.state['iteration']})")
             record_placement(algo, run_dir, self.address)
             writer = SummaryWriter(str(run_dir / "tb"))
@@ -361,14 +404,21 @@ class Trainer:
             result = algo.train()
             seconds = time.perf_counter() - start
             it = self.state["iteration"] = self.state["iteration"] + 1
-            steps = _env_steps(result)
+            steps, self._lifetime = _env_steps(result, self._lifetime)
             self.state["env_steps"] += steps
             self.state["seconds"] += seconds
             total = self.state["env_steps"]
-            for key, value in _scalars(result).items():
+            for key, value in _scalars(result, self.module_id).items():
                 writer.add_scalar(key, value, total)
             writer.add_scalar("time/env_steps_per_s", steps / max(seconds, 1e-9), total)
-            ret = result.get("env_runners", {}).get("agent_episode_returns_mean", {})
+            runners = result.get("env_runners", {})
+            ret = runners.get("agent_episode_returns_mean", {})
+            if self.cfg.env == "vector":  # one agent: the learner
+                ret = (
+                    {"main@0": runners["episode_return_mean"]}
+                    if "episode_return_mean" in runners
+                    else {}
+                )
             learner = (
                 f", learner seat's mean return {ret['main@0']:+.3f}" if "main@0" in ret else ""
             )
@@ -384,8 +434,15 @@ class Trainer:
                 self._checkpoint(algo)
 
     def _snapshot(self, algo: Any) -> None:
-        """Freeze a copy of ``main`` into the next league slot (round robin)."""
+        """Freeze a copy of the learner: on the vector path into the snapshots the env runners
+        seat; on the multi-agent path into the next league slot (round robin)."""
         from train.rllib.env import MAIN, league_module
+
+        if self.cfg.env == "vector":
+            it = self.state["iteration"]
+            self.league.add(algo.get_module(self.module_id), f"snapshot@{it}")
+            self.league.push(algo)
+            return
 
         slot = self.state["next_slot"]
         main_state = algo.get_module(MAIN).get_state()
@@ -396,7 +453,10 @@ class Trainer:
 
     def _checkpoint(self, algo: Any) -> Path:
         """``checkpoints/iter_NNNNNN``: written under a temp name, renamed when complete."""
-        return save_checkpoint(algo, self.run_dir, self.state, self.cfg.keep_checkpoints, self.log)
+        extra = self.league.save if self.cfg.env == "vector" else None
+        return save_checkpoint(
+            algo, self.run_dir, self.state, self.cfg.keep_checkpoints, self.log, extra
+        )
 
 
 # --------------------------------------------------------------------------- CLI

@@ -2,8 +2,9 @@
 
 ``VectorGame`` is the batched rules engine, ``Encoder`` the batched observation encoder (layout v1,
 bit-identical to ``racko_env.observation``), ``VectorRacko`` adds the AEC env's episodes and rewards,
-and ``train.sb3.vec_env.RackoVecEnv`` (imported separately: it needs
-stable-baselines3) is the single-agent SB3 ``VecEnv`` for training.
+and the single-agent training envs over it live a layer up, with the bots they seat:
+``agents.vector_env.RackoVectorEnv`` (Gymnasium's ``VectorEnv``, ``gymnasium.make_vec``) and
+``train.sb3.vec_env.RackoVecEnv`` (SB3's ``VecEnv``), both over ``agents.learner_games``.
 """
 
 from racko_env.vector.chance import ChanceSource, NumpyChance

@@ -13,10 +13,21 @@ from train.rllib.config import ConfigError, load_rllib_config
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("name", ["smoke_rllib", "2p_rllib"])
+@pytest.mark.parametrize("name", ["smoke_rllib", "smoke_rllib_multiagent", "2p_rllib"])
 def test_shipped_configs_validate(name: str) -> None:
     cfg = load_rllib_config(REPO / "configs" / f"{name}.yaml")
     assert cfg.num_players == 2
+    assert cfg.env == ("multi_agent" if name.endswith("multiagent") else "vector")
+
+
+def test_learner_module_ids_are_rllibs() -> None:
+    from ray.rllib.core import DEFAULT_MODULE_ID
+
+    from train.rllib.env import MAIN
+
+    cfg = load_rllib_config(REPO / "configs" / "smoke_rllib.yaml")
+    assert cfg.learner_module == DEFAULT_MODULE_ID
+    assert cfg.model_copy(update={"env": "multi_agent"}).learner_module == MAIN
 
 
 @pytest.mark.parametrize(
@@ -38,6 +49,12 @@ def test_shipped_configs_validate(name: str) -> None:
         ({"eval": {"seed": 2**40}}, "eval.seed:"),
         ({"final_eval": {"opponents": ["nobody"]}}, "final_eval.opponents:"),
         ({"kind": "ppo"}, "kind:"),
+        ({"env": "subproc"}, "env:"),
+        ({"opponents": {"self": 0.5, "heuristic": 0.5}}, "needs env: multi_agent"),
+        ({"model": {"encoder": "mlp"}}, "needs model.encoder: structured"),  # league on vector
+        ({"opponents": {"league": 1.0}}, "needs a bot"),
+        ({"league": {"latest_weight": 2}}, "league.latest_weight:"),
+        ({"ppo": {"use_kl_loss": "no"}}, "ppo.use_kl_loss:"),
     ],
 )
 def test_bad_configs_name_the_key(tmp_path: Path, data: dict, key: str) -> None:

@@ -77,7 +77,11 @@ def test_module_masks_and_export_matches(tmp_path: Path) -> None:
     np.testing.assert_array_equal(exported.numpy(), acts)
     from train.rllib_ppo import export_bot
 
-    cfg = load_rllib_config(SMOKE, model={"encoder": "mlp", "hidden": [16], "activation": "relu"})
+    cfg = load_rllib_config(
+        SMOKE,
+        opponents={"heuristic": 1.0},  # league seats on the vector path need the structured net
+        model={"encoder": "mlp", "hidden": [16], "activation": "relu"},
+    )
     onnx_path, _ = export_bot(module, tmp_path, cfg)
     np.testing.assert_array_equal(
         onnx_actions(onnx_path.read_bytes(), obs, masks.astype(bool)), acts

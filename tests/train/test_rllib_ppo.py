@@ -23,7 +23,8 @@ pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not i
 import agents  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-SMOKE = REPO / "configs" / "smoke_rllib.yaml"
+SMOKE = REPO / "configs" / "smoke_rllib.yaml"  # the vector path
+SMOKE_MULTI = REPO / "configs" / "smoke_rllib_multiagent.yaml"
 TRAIN = [sys.executable, str(REPO / "train" / "rllib_ppo.py")]
 
 
@@ -59,22 +60,45 @@ def _bot_plays_legally(bot_path: Path, assert_plays_legally) -> None:
     assert_plays_legally(bot, 2, ["heuristic"], 300, seed=1)
 
 
-def _league_equal_to_main(ckpt: Path) -> list[bool]:
-    """Per league slot: does its checkpointed policy equal ``main``'s? (The checkpoint this test's
-    own run just wrote; RLlib stores module weights as pickled numpy arrays.)"""
+def _module_weights(ckpt: Path, module: str) -> dict[str, np.ndarray]:
+    """A module's weights in a checkpoint this test's own run just wrote (RLlib stores them as
+    pickled numpy arrays)."""
     import pickle
 
-    root = ckpt / "learner_group" / "learner" / "rl_module"
+    path = ckpt / "learner_group" / "learner" / "rl_module" / module / "module_state.pkl"
+    with open(path, "rb") as f:
+        return pickle.load(f)
 
-    def weights(module: str) -> dict[str, np.ndarray]:
-        with open(root / module / "module_state.pkl", "rb") as f:
-            return pickle.load(f)
 
-    main = weights("main")
+def _league_equal_to_main(ckpt: Path) -> list[bool]:
+    """Multi-agent path: per league slot, does its checkpointed policy equal ``main``'s?"""
+    main = _module_weights(ckpt, "main")
     assert "heads.other_logits.weight" in main  # the structured network
     return [
-        all(np.array_equal(v, weights(f"league_{s}")[k]) for k, v in main.items()) for s in range(2)
+        all(np.array_equal(v, _module_weights(ckpt, f"league_{s}")[k]) for k, v in main.items())
+        for s in range(2)
     ]
+
+
+def _snapshots_equal_to_learner(ckpt: Path) -> list[bool]:
+    """Vector path: per snapshot in the checkpoint, does it hold the learner's weights?"""
+    from train.sb3.selfplay import SnapshotPool
+
+    learner = _module_weights(ckpt, "default_policy")
+    assert "heads.other_logits.weight" in learner  # the structured network
+    pool = SnapshotPool(2, 0.5)
+    pool.load(ckpt / "snapshots")
+    out = []
+    for snap in pool.snapshots:
+        state = {k: v.detach().numpy() for k, v in snap.graph.policy.state_dict().items()}
+        out.append(
+            all(
+                np.array_equal(v, state[k.replace("heads.", "mlp_extractor.", 1)])
+                for k, v in learner.items()
+                if k.startswith("heads.")
+            )
+        )
+    return out
 
 
 @pytest.mark.slow
@@ -92,7 +116,7 @@ def test_smoke_trains_checkpoints_stops_resumes_exports(
     assert "heuristic" in manifest["evaluation"]["final_eval"]
     assert json.loads((out / "eval_history.json").read_text())[0]["iteration"] == 1
     assert list((out / "tb").iterdir())
-    assert _league_equal_to_main(out / "checkpoints" / "iter_000001") == [True, False]
+    assert _snapshots_equal_to_learner(out / "checkpoints" / "iter_000001") == [True]
     _bot_plays_legally(out / "bot.onnx", assert_plays_legally)
 
     # resume with a long budget, Ctrl-C after the first new iteration: it checkpoints + exports
@@ -121,6 +145,17 @@ def test_smoke_trains_checkpoints_stops_resumes_exports(
     assert state["env_steps"] >= 2 * 256
     manifest = json.loads((out / "bot.json").read_text())
     assert manifest["training"]["iterations"] == state["iteration"]
+    _bot_plays_legally(out / "bot.onnx", assert_plays_legally)
+    assert not list(home.iterdir()), f"written to $HOME: {list(home.rglob('*'))}"
+
+
+@pytest.mark.slow
+def test_multi_agent_smoke_trains_and_exports(tmp_path: Path, assert_plays_legally) -> None:
+    """The multi-agent path (env: multi_agent: self-play in every seat, league RLModules)."""
+    home, out = tmp_path / "home", tmp_path / "run"
+    result = _run(["--config", str(SMOKE_MULTI), "--out", str(out)], _env(home))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert _league_equal_to_main(out / "checkpoints" / "iter_000001") == [True, False]
     _bot_plays_legally(out / "bot.onnx", assert_plays_legally)
     assert not list(home.iterdir()), f"written to $HOME: {list(home.rglob('*'))}"
 
@@ -264,3 +299,21 @@ def test_a_new_run_records_its_kind_and_refuses_a_folder_holding_a_run(tmp_path:
     (run / "checkpoints" / "iter_000001" / rllib_ppo.STATE_FILE).write_text("{}")
     with pytest.raises(RunFolderError, match="already holds a run"):
         rllib_ppo.prepare_run(str(SMOKE), str(run), None, False)
+
+
+def test_env_steps_follow_rllibs_lifetime_counter() -> None:
+    """Iterations whose results lack the counter count 0 and the next one catches up; after a
+    restore (no baseline) the per-iteration count stands in."""
+    from train.rllib_ppo import _env_steps
+
+    def result(lifetime: float | None, sampled: float) -> dict:
+        er = {"num_env_steps_sampled": sampled}
+        if lifetime is not None:
+            er["num_env_steps_sampled_lifetime"] = lifetime
+        return {"env_runners": er}
+
+    assert _env_steps(result(None, float("nan")), 0.0) == (0, 0.0)
+    assert _env_steps(result(33000.0, 16500), 0.0) == (33000, 33000.0)
+    assert _env_steps(result(49000.0, 16000), 33000.0) == (16000, 49000.0)
+    assert _env_steps(result(70000.0, 16400), None) == (16400, 70000.0)
+    assert _env_steps(result(None, 16400), None) == (16400, None)

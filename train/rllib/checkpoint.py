@@ -5,6 +5,7 @@ when complete (``train.common.runs.Checkpoints``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,21 @@ STATE_FILE = "trainer.json"  # the trainer's counters, in every checkpoint besid
 CHECKPOINTS = Checkpoints("iter_", (STATE_FILE,), digits=6)
 
 
-def save_checkpoint(algo: Any, run_dir: Path, state: dict[str, Any], keep: int, log: Any) -> Path:
-    """``checkpoints/iter_NNNNNN`` at ``state["iteration"]``; the newest ``keep`` are kept."""
+def save_checkpoint(
+    algo: Any,
+    run_dir: Path,
+    state: dict[str, Any],
+    keep: int,
+    log: Any,
+    extra: Callable[[Path], None] | None = None,
+) -> Path:
+    """``checkpoints/iter_NNNNNN`` at ``state["iteration"]``; the newest ``keep`` are kept.
+    ``extra(folder)`` adds the trainer's own files (the vector path's snapshots)."""
     number = state["iteration"]
     with CHECKPOINTS.write(run_dir, number, keep) as tmp:
         algo.save_to_path(str(tmp.resolve()))
+        if extra is not None:
+            extra(tmp)
         (tmp / STATE_FILE).write_text(json.dumps(state, indent=1) + "\n")
     final = CHECKPOINTS.path(run_dir, number)
     log.info(f"checkpoint {final}")

@@ -42,6 +42,9 @@ class RLlibPPOSection(Strict):
     num_epochs: int = Field(4, ge=1)
     train_batch_size: int = Field(8192, ge=8)  # env steps per iteration (per learner)
     minibatch_size: int = Field(1024, ge=8)
+    # RLlib's adaptive KL penalty on top of the clipped objective (RLlib's default: on); SB3's
+    # PPO, whose recipe configs/2p_rllib.yaml copies, has none
+    use_kl_loss: bool = True
 
     @model_validator(mode="after")
     def _minibatch_fits(self) -> RLlibPPOSection:
@@ -90,10 +93,15 @@ class ModelSection(Strict):
 
 
 class LeagueSection(Strict):
-    """Frozen snapshots of the learner: ``size`` slots, refreshed round robin."""
+    """Frozen snapshots of the learner. ``env: multi_agent``: ``size`` RLModule slots
+    (``league_0`` ...), all starting as the initial net, refreshed round robin. ``env: vector``:
+    the newest ``size`` snapshots, the first taken after ``snapshot_every`` iterations (until then
+    the bots play every seat), ``latest_weight`` of the ``league`` weight to the newest, the rest
+    shared equally (as the SB3 trainer's ``selfplay``)."""
 
-    size: int = Field(4, ge=1)  # snapshot slots ("league_0" ...), all start as the initial net
+    size: int = Field(4, ge=1)
     snapshot_every: int = Field(5, ge=1)  # training iterations between snapshots
+    latest_weight: float = Field(0.5, ge=0, le=1)
 
 
 class ResourcesSection(Strict):
@@ -137,13 +145,20 @@ class RLlibConfig(GameConfig):
     ``rules``, checked as in every trainer's config) and RLlib's own sections."""
 
     kind: Literal["rllib"] = "rllib"  # which trainer wrote a run folder
+    # how the env runners step the game: "vector" (agents.vector_env.RackoVectorEnv through
+    # gymnasium's vector API: the batched engine, bots and league snapshots inside; one RLModule)
+    # or "multi_agent" (racko_v0 one decision at a time; league snapshots are RLModules; the only
+    # path for "self", the learner in every seat); docs/cluster.md compares them
+    env: Literal["vector", "multi_agent"] = "vector"
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
     seed: Seed = 0
     iterations: int = Field(100, ge=1)  # training iterations (each ~train_batch_size env steps)
     # who sits across from the learner, by weight: "self" (the learner in every seat, all
     # trained), "league" (a frozen snapshot), or a baseline bot name played inside the env
-    opponents: dict[str, float] = Field(default_factory=lambda: {"self": 0.4, "league": 0.4})
+    opponents: dict[str, float] = Field(
+        default_factory=lambda: {"heuristic": 0.5, "expert": 0.3, "league": 0.2}
+    )
     league: LeagueSection = LeagueSection()
     ppo: RLlibPPOSection = RLlibPPOSection()
     model: ModelSection = ModelSection()
@@ -172,6 +187,30 @@ class RLlibConfig(GameConfig):
             raise ValueError("opponents: the weights must have a positive sum")
         return v
 
+    @model_validator(mode="after")
+    def _path_fits(self) -> RLlibConfig:
+        if self.env == "vector":
+            if self.opponents.get("self", 0) > 0:
+                raise ValueError(
+                    "opponents['self'] (the learner in every seat) needs env: multi_agent; "
+                    "env: vector plays frozen snapshots ('league')"
+                )
+            if self.opponents.get("league", 0) > 0 and self.model.encoder != "structured":
+                raise ValueError(
+                    "opponents['league'] on env: vector needs model.encoder: structured "
+                    "(its snapshots play inside the env as the structured network)"
+                )
+            if not any(w > 0 for k, w in self.opponents.items() if k in BOT_OPPONENTS):
+                raise ValueError("opponents: env: vector needs a bot with a positive weight")
+        return self
+
+    @property
+    def learner_module(self) -> str:
+        """The id of the trained RLModule: ``main`` on the multi-agent path; on the vector path
+        (a single-agent env) RLlib's ``DEFAULT_MODULE_ID`` (spelled out: importing Ray here would
+        read its settings before the trainer has made them)."""
+        return "main" if self.env == "multi_agent" else "default_policy"
+
     def env_config(self, salt: int = 0) -> dict[str, Any]:
         """What every env copy is built from (plain data: it travels to the env runners)."""
         return {
@@ -182,6 +221,7 @@ class RLlibConfig(GameConfig):
             "opponents": dict(self.opponents),
             "league_size": self.league.size,
             "salt": salt,
+            "seed": self.seed,
             # the structured network's features, computed once per observation in the env
             "features": self.model.encoder == "structured",
         }

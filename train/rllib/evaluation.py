@@ -74,11 +74,9 @@ class EvalHistory:
     def evaluate(self, algo: Any, writer: Any, state: dict[str, Any]) -> None:
         """The periodic check: the ``main`` module exported to a temp folder, duplicate rounds
         against ``eval.opponents``, a row, TensorBoard, a line."""
-        from train.rllib.env import MAIN
-
         cfg = self.cfg
         with tempfile.TemporaryDirectory(dir=self.run_dir, prefix=".eval_") as tmp:
-            onnx_path, _ = export_bot(algo.get_module(MAIN), Path(tmp), cfg)
+            onnx_path, _ = export_bot(algo.get_module(cfg.learner_module), Path(tmp), cfg)
             results = duplicate_eval(
                 onnx_path, cfg, cfg.eval.opponents, cfg.eval.rounds, cfg.eval.seed, 1
             )

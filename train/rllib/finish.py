@@ -15,10 +15,8 @@ def finish_run(
     algo: Any, writer: Any, cfg: RLlibConfig, state: dict[str, Any], evals: EvalHistory, log: Any
 ) -> None:
     """Export the bot, run the final duplicate evaluation, record it in the manifest."""
-    from train.rllib.env import MAIN
-
     run_dir = evals.run_dir
-    module = algo.get_module(MAIN)
+    module = algo.get_module(cfg.learner_module)
     training = {
         "algorithm": "PPO (Ray RLlib, train/rllib_ppo.py)",
         "ray_version": __import__("ray").__version__,

@@ -1,0 +1,262 @@
+"""``RackoVectorEnv``: the batched numpy engine with its opponents inside, as a ``gymnasium.vector.VectorEnv``.
+
+Registered with the Gymnasium view (``racko_env``, by a string entry point, so ``racko_env`` itself
+never imports ``agents``)::
+
+    import gymnasium, racko_env
+    envs = gymnasium.make_vec(
+        "racko/Racko-v0", num_envs=256, vectorization_mode="vector_entry_point",
+        opponents={"heuristic": 0.5, "expert": 0.3, "self": 0.2}, seed=0, features=True,
+    )
+    obs, info = envs.reset(seed=0)
+    obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample(
+        mask=tuple(info["action_mask"].astype("int8"))))   # or a masked policy
+
+Each of the ``num_envs`` games is one learner seat's view (``agents.learner_games.LearnerGames``,
+the core it shares with the SB3 ``VecEnv`` ``train.sb3.vec_env.RackoVecEnv``): the other seats
+are played inside the env, all games at once, by opponents drawn per episode and seat from the
+weighted ``opponents`` mix:
+
+- ``"random"``, ``"heuristic"``, ``"expert"``, a ``.onnx`` bot file, a ``"module:Class"`` bot, or
+  any ``BatchPolicy`` object (``act_batch(obs, masks)``);
+- ``"self"``: the weight of the trainer's frozen snapshots of the learner. The env cannot make
+  them (it knows no network); the trainer feeds them with ``set_self_play(snapshots)`` and the
+  weight is shared out over them. Until then the other entries are sampled alone.
+
+Spaces: ``single_observation_space`` is the 177-float observation (``racko_env.observation``),
+with ``features=True`` followed by the structured policy's 291 features of that observation
+(``agents.features.rack_features`` flattened, computed once per observation by the compiled
+kernel, as ``train.sb3.feature_cache`` appends them); ``single_action_space`` is ``Discrete(14)``.
+
+Masks: ``info["action_mask"]`` (bool ``[num_envs, 14]``) after every ``reset`` and ``step``, and
+``action_masks()`` (the same array, the method MaskablePPO-style code calls). The learner is on
+turn in every game that goes on (opponents move inside the env), so its mask is never all False,
+except on an episode's last observation (``NEXT_STEP``), where there is nothing to decide and the
+next action is ignored. Illegal actions raise ``ValueError``.
+
+Episodes end with ``terminated`` (the round or game is decided) or ``truncated`` (the rules'
+turn limit). ``autoreset_mode``: ``NEXT_STEP`` (Gymnasium's default, what RLlib's env runners
+expect: the step after an episode's last one resets that game, ignores its action and returns its
+first observation with reward 0) or ``SAME_STEP`` (the next episode's first observation comes at
+once, the last one in ``info["final_obs"]`` with ``info["final_info"]["action_mask"]``: the stream
+of the SB3 ``RackoVecEnv``, kept equal by ``tests/agents/test_vector_env.py``).
+
+Determinism: the same ``seed`` (constructor or ``reset(seed=...)``) gives the same deals, seats,
+opponent draws and so the same stream of observations, masks and rewards for the same actions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from agents.learner_games import LearnerGames, OpponentSpec
+from racko_env.actions import NUM_ACTIONS
+from racko_env.observation import OBS_SIZE
+from racko_env.rules import deck_size
+
+SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
+FEATURES_SIZE = 291  # agents.features: RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
+
+
+class RackoVectorEnv(LearnerGames, VectorEnv):
+    """``num_envs`` Rack-O games, one learner seat each, opponents inside (see the module docstring).
+
+    ``opponents``: a spec, a list of specs (``opponent_weights`` their weights, default equal) or a
+    mapping spec -> weight, where the spec ``"self"`` is the share of ``set_self_play`` snapshots.
+    ``features``: append the structured policy's features to each observation.
+    ``reward``, ``episode`` and the rules options (``turn_limit=...``) are those of ``racko_v0``.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        num_players: int = 2,
+        opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[str, float] = "random",
+        seed: int | None = None,
+        reward: str = "win",
+        episode: str = "round",
+        opponent_weights: Sequence[float] | None = None,
+        features: bool = False,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        render_mode: None = None,
+        **rules_options: Any,
+    ) -> None:
+        if render_mode is not None:
+            raise ValueError(f"RackoVectorEnv does not render (render_mode={render_mode!r})")
+        mode = AutoresetMode(autoreset_mode)
+        if mode is AutoresetMode.DISABLED:
+            raise ValueError("autoreset_mode must be NextStep or SameStep")
+        specs, weights = _as_mix(opponents, opponent_weights)
+        self._mix = [(s, w) for s, w in zip(specs, weights, strict=True) if s != SELF]
+        self._self_weight = float(sum(w for s, w in zip(specs, weights, strict=True) if s == SELF))
+        if not self._mix or sum(w for _, w in self._mix) <= 0:
+            raise ValueError(
+                "opponents: give a bot a positive weight ('self' snapshots come from the trainer, "
+                "later)"
+            )
+        super().__init__(
+            num_envs,
+            num_players,
+            [s for s, _ in self._mix],
+            seed,
+            reward,
+            episode,
+            [w for _, w in self._mix],
+            **rules_options,
+        )
+        self.metadata = {**type(self).metadata, "autoreset_mode": mode}
+        self.autoreset_mode = mode
+        self.features = bool(features)
+        self.num_cards = deck_size(num_players)
+        width = OBS_SIZE + (FEATURES_SIZE if self.features else 0)
+        low = 0.0 if not self.features else -np.inf
+        high = 1.0 if not self.features else np.inf
+        self.single_observation_space = spaces.Box(low, high, (width,), dtype=np.float32)
+        self.single_action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = spaces.Box(low, high, (self.num_envs, width), dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete(np.full(self.num_envs, NUM_ACTIONS))
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._ones = np.ones(self.num_envs, dtype=bool)
+
+    # ----------------------------------------------------------------- self-play
+
+    def set_self_play(self, snapshots: Sequence[Any], latest_weight: float | None = None) -> None:
+        """Seat the trainer's frozen snapshots (``BatchPolicy`` objects) in new episodes.
+
+        The ``"self"`` weight of the mix is shared out over them: equally, or with
+        ``latest_weight`` of it to the last (newest) one and the rest equally over the others (as
+        the SB3 trainer's ``selfplay.latest_weight``). Games in progress keep their opponents.
+        """
+        snapshots = list(snapshots)
+        specs = [s for s, _ in self._mix]
+        weights = [w for _, w in self._mix]
+        if snapshots and self._self_weight > 0:
+            w = self._self_weight
+            if latest_weight is None or len(snapshots) == 1:
+                shares = [w / len(snapshots)] * len(snapshots)
+            else:
+                rest = w * (1.0 - latest_weight) / (len(snapshots) - 1)
+                shares = [rest] * (len(snapshots) - 1) + [w * latest_weight]
+            specs += snapshots
+            weights += shares
+        self.set_opponent_pool(specs, weights)
+
+    # ----------------------------------------------------------------- Gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal new episodes in every game; ``seed`` (an int) restarts the generators."""
+        if seed is not None:
+            if isinstance(seed, Sequence) and not isinstance(seed, str):
+                seed = seed[0]  # one generator serves all games: the first seed fixes them
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+                raise ValueError(f"seed must be an int, got {seed!r}")
+            self._reseed(int(seed))
+        self._start(self._all)
+        self._needs_reset = False
+        self._autoreset[:] = False
+        obs = self.games.observe(self._all, self._learner, out=self._obs)
+        return self._out(obs), self._info()
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions).reshape(self.num_envs)
+        b = self.num_envs
+        rewards = np.zeros(b, dtype=np.float64)
+        terminated = np.zeros(b, dtype=bool)
+        truncated = np.zeros(b, dtype=bool)
+        restart = np.flatnonzero(self._autoreset)
+        live = np.flatnonzero(~self._autoreset)
+        if restart.size:  # NEXT_STEP: the games that ended last step start again, action ignored
+            self._start(restart)
+        if live.size:
+            result = self.games.step(actions[live], live)  # ValueError for an illegal action
+            r = result.rewards[np.arange(live.size), self._learner[live]] + self._pending[live]
+            self._pending[live] = 0.0
+            done, trunc = result.done.copy(), result.truncated.copy()
+            cont = np.flatnonzero(~done)
+            r2, d2, t2 = self._advance(live[cont])
+            r[cont] += r2
+            done[cont], trunc[cont] = d2, t2
+            rewards[live] = r
+            terminated[live] = done & ~trunc
+            truncated[live] = trunc
+            self._ep_return[live] += r
+            self._ep_len[live] += 1
+        obs = self.games.observe(self._all, self._learner, out=self._obs)
+        ended = np.flatnonzero(terminated | truncated)
+        self._autoreset[:] = False
+        if self.autoreset_mode is AutoresetMode.NEXT_STEP:
+            self._autoreset[ended] = True
+            return self._out(obs), rewards, terminated, truncated, self._info()
+        final_obs = np.full(b, None, dtype=object)
+        final_masks = np.zeros((b, NUM_ACTIONS), dtype=bool)
+        if ended.size:
+            last = self._out(obs[ended])
+            for row, i in enumerate(ended.tolist()):
+                final_obs[i] = last[row]
+            final_masks[ended] = self.action_masks()[ended]
+            self._start(ended)  # SAME_STEP: the next episode's first observation now
+            obs[ended] = self.games.observe(ended, self._learner[ended])
+        info = self._info()
+        if ended.size:
+            has = np.zeros(b, dtype=bool)
+            has[ended] = True
+            info.update(
+                final_obs=final_obs,
+                _final_obs=has,
+                final_info={"action_mask": final_masks, "_action_mask": has},
+                _final_info=has,
+            )
+        return self._out(obs), rewards, terminated, truncated, info
+
+    def _out(self, obs: np.ndarray) -> np.ndarray:
+        """The observations handed out: a copy, with the features appended when asked for."""
+        obs = np.array(obs, dtype=np.float32)
+        if not self.features:
+            return obs
+        from agents.features import flat_features, rack_features
+
+        return np.concatenate([obs, flat_features(*rack_features(obs, self.num_cards))], axis=1)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks().copy(), "_action_mask": self._ones.copy()}
+
+    def close_extras(self, **kwargs: Any) -> None:
+        LearnerGames.close(self)
+
+    def close(self, **kwargs: Any) -> None:
+        VectorEnv.close(self, **kwargs)
+
+
+def _as_mix(
+    opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[str, float],
+    weights: Sequence[float] | None,
+) -> tuple[list[Any], list[float]]:
+    """(specs, weights) of the opponents argument, in the forms ``LearnerGames`` takes."""
+    if isinstance(opponents, Mapping):
+        if weights is not None:
+            raise ValueError("give weights either in the opponents mapping or as opponent_weights")
+        return list(opponents), [float(w) for w in opponents.values()]
+    if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+        opponents = [opponents]
+    specs = list(opponents)
+    if weights is None:
+        return specs, [1.0] * len(specs)
+    weights = [float(w) for w in weights]
+    if len(weights) != len(specs):
+        raise ValueError(
+            f"need one weight per opponent policy: {len(specs)} policies, {len(weights)} weights"
+        )
+    return specs, weights

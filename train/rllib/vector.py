@@ -1,0 +1,127 @@
+"""The vector path of the RLlib trainer (``env: vector``): RLlib's single-agent env runners step
+``agents.vector_env.RackoVectorEnv`` (the batched numpy engine, opponents inside) through
+Gymnasium's vector API, ``gym_env_vectorize_mode="vector_entry_point"``.
+
+RLlib's ``SingleAgentEnvRunner`` builds its envs with ``gymnasium.make_vec(...,
+vectorization_mode=...)``; given a creator function it registers it as the vector entry point and
+calls it with the env config plus ``num_envs`` (``envs_per_runner``). The creator here builds the
+VectorEnv with the run's opponents (``league`` is its ``"self"`` share) and wraps it for the
+module: the observation becomes the dict the masked module reads (``observation``,
+``action_mask`` as float32, ``features``: computed once per observation, in the env).
+
+Self-play seats: every ``league.snapshot_every`` iterations the trainer freezes the learner into a
+``train.sb3.policy.FrozenPolicy`` (the structured network as numpy in, numpy out), keeps the
+newest ``league.size`` of them (``train.sb3.selfplay.SnapshotPool``, saved with each checkpoint)
+and hands their weights (plain arrays) to every env runner, which seats them with
+``RackoVectorEnv.set_self_play``. The learner is the only RLModule (``DEFAULT_MODULE_ID``).
+
+Seeds: RLlib resets a runner's envs first with ``seed + worker_index``; mixed with the iteration
+the run started or resumed at (``salt``), that fixes every deal, seat and opponent draw.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import VectorWrapper
+from gymnasium.vector.utils import batch_space
+
+from agents.vector_env import SELF, RackoVectorEnv
+from racko_env.observation import OBS_SIZE
+from train.rllib.env import observation_space
+
+SNAPSHOTS = "snapshots"  # the league's folder in a checkpoint
+
+
+class DictObservations(VectorWrapper):
+    """``RackoVectorEnv`` as the masked module wants it: dict observations, the mask inside; the
+    infos (the mask) are not handed on, so RLlib's per-env info lists stay empty."""
+
+    def __init__(self, env: RackoVectorEnv, salt: int = 0) -> None:
+        super().__init__(env)
+        self.salt = int(salt)
+        self.features = env.features
+        self.single_observation_space = observation_space(self.features)
+        self.observation_space = batch_space(self.single_observation_space, env.num_envs)
+
+    def _dict(self, obs: np.ndarray, info: dict[str, Any]) -> dict[str, np.ndarray]:
+        out = {
+            "observation": obs[:, :OBS_SIZE],
+            "action_mask": info["action_mask"].astype(np.float32),
+        }
+        if self.features:
+            out["features"] = obs[:, OBS_SIZE:]
+        return out
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        if seed is not None:
+            seed = int(np.random.SeedSequence([int(seed), self.salt]).generate_state(1)[0])
+        obs, info = self.env.reset(seed=seed, options=options)
+        return self._dict(obs, info), {}
+
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
+        obs, rewards, terminated, truncated, info = self.env.step(actions)
+        return self._dict(obs, info), rewards, terminated, truncated, {}
+
+
+def make_vector_env(config: dict[str, Any]) -> gym.vector.VectorEnv:
+    """RLlib's vector entry point: ``RLlibConfig.env_config()`` plus ``num_envs``."""
+    opponents = {(SELF if k == "league" else k): float(w) for k, w in config["opponents"].items()}
+    salt = int(config.get("salt", 0))
+    seed = int(np.random.SeedSequence([int(config.get("seed", 0)), salt]).generate_state(1)[0])
+    env = RackoVectorEnv(
+        int(config["num_envs"]),
+        num_players=int(config.get("num_players", 2)),
+        opponents=opponents,
+        seed=seed,
+        reward=config.get("reward", "win"),
+        episode=config.get("episode", "round"),
+        features=bool(config.get("features", False)),
+        **dict(config.get("rules", {})),
+    )
+    return DictObservations(env, salt)
+
+
+class SnapshotLeague:
+    """The frozen copies of the learner that sit in ``league`` seats on the vector path."""
+
+    def __init__(self, size: int, latest_weight: float) -> None:
+        from train.sb3.selfplay import SnapshotPool
+
+        self.pool = SnapshotPool(size, latest_weight)
+        self.latest_weight = latest_weight
+
+    def add(self, module: Any, name: str) -> None:
+        """Freeze the structured module's current weights into a new snapshot."""
+        from train.rllib.module import to_sb3_policy
+        from train.sb3.policy import FrozenPolicy
+
+        self.pool.add(FrozenPolicy(to_sb3_policy(module), name))
+
+    def push(self, algo: Any) -> None:
+        """Seat the snapshots in every env runner's games (as plain arrays over the wire)."""
+        payload = [(s.to_arrays(), s.name) for s in self.pool.snapshots]
+        latest = self.latest_weight
+
+        def seat(runner: Any) -> None:
+            from train.sb3.policy import FrozenPolicy
+
+            env = getattr(runner, "env", None)
+            if env is not None:
+                snaps = [FrozenPolicy.from_arrays(a, n) for a, n in payload]
+                env.unwrapped.set_self_play(snaps, latest_weight=latest)
+
+        remote = algo.config.num_env_runners > 0
+        algo.env_runner_group.foreach_env_runner(seat, local_env_runner=not remote)
+
+    def save(self, folder: Path) -> None:
+        self.pool.save(folder / SNAPSHOTS)
+
+    def load(self, folder: Path) -> None:
+        if (folder / SNAPSHOTS).is_dir():
+            self.pool.load(folder / SNAPSHOTS)
