@@ -320,16 +320,12 @@ class SearchBot(Bot):
 
     def _leaf_value(self, eng: VectorGame, enc: Encoder, rows: np.ndarray) -> np.ndarray:
         """Seat 0's (team's) estimated win share in unfinished worlds, from every seat's plan cost."""
-        from agents.batched import _ExpertBatch  # the expert's plan cost (read-only use)
-        from agents.expert import ExpertParams
+        from agents.batched import expert_plan_costs
 
         n = self.config.num_players
-        params = ExpertParams()
-        ones = np.ones((len(rows), NUM_ACTIONS), dtype=bool)
         logits = np.empty((len(rows), n))
         for p in range(n):
-            obs = enc.observe(rows, np.full(len(rows), p)).astype(np.float64)
-            cost = _ExpertBatch(obs, ones, eng.num_cards, params).base
+            cost = expert_plan_costs(enc.observe(rows, np.full(len(rows), p)), eng.num_cards)
             on_turn = eng.current[rows] == p
             logits[:, p] = -LEAF_SCALE * (np.log1p(cost) - LEAF_TURN * on_turn)
         logits -= logits.max(axis=1, keepdims=True)
@@ -341,12 +337,11 @@ class SearchBot(Bot):
 def fit_leaf_value(num_players: int, games: int = 600, seed: int = 0) -> tuple[float, float]:
     """Maximum-likelihood (LEAF_SCALE, LEAF_TURN) from expert-vs-expert rounds (grid search):
     every third turn, each seat's plan cost and who is on turn, against who went Rack-O."""
-    from agents.batched import BatchExpert, _ExpertBatch
-    from agents.expert import ExpertParams
+    from agents.batched import BatchExpert, expert_plan_costs
     from racko_env.vector import VectorRacko
 
     vec = VectorRacko(games, num_players, seed=seed)
-    bot, params = BatchExpert(num_players), ExpertParams()
+    bot = BatchExpert(num_players)
     costs, cur, gid = [], [], []
     live = np.ones(games, dtype=bool)
     while live.any():
@@ -354,16 +349,10 @@ def fit_leaf_value(num_players: int, games: int = 600, seed: int = 0) -> tuple[f
         seat = vec.game.current[g]
         d = g[(vec.game.phase[g] == 0) & (vec.game.turn[g] % 3 == 0)]
         if d.size:
-            ones = np.ones((len(d), NUM_ACTIONS), dtype=bool)
             costs.append(
                 np.stack(
                     [
-                        _ExpertBatch(
-                            vec.observe(d, np.full(len(d), p)).astype(np.float64),
-                            ones,
-                            vec.game.num_cards,
-                            params,
-                        ).base
+                        expert_plan_costs(vec.observe(d, np.full(len(d), p)), vec.game.num_cards)
                         for p in range(num_players)
                     ],
                     axis=1,
