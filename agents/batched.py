@@ -154,6 +154,17 @@ class BatchExpert:
         return out
 
 
+def expert_plan_costs(obs: np.ndarray, num_cards: int, params: Any = None) -> np.ndarray:
+    """``expert``'s plan cost of each row's rack as it stands (its estimate of the draws the seat
+    still needs to go Rack-O, from that seat's own observation), float64 [B]; ``params``: an
+    ``agents.expert.ExpertParams`` (default: the expert's own). The search bot's leaf value reads it."""
+    from agents.expert import ExpertParams
+
+    vec = np.asarray(obs, dtype=np.float64)
+    ones = np.ones((len(vec), NUM_ACTIONS), dtype=bool)
+    return _ExpertBatch(vec, ones, int(num_cards), params or ExpertParams()).base
+
+
 class _ExpertBatch:
     """One pass of ``BatchExpert`` over rows that share the deck size ``n``: the planner is
     ``agents.features.Planner`` (the one numpy planner) with ``expert``'s quantized costs."""

@@ -23,7 +23,8 @@ z and margin (play another candidate than the blueprint's only if its paired gai
 blueprint's choice, in the same worlds, less z standard errors, is above margin: the noise of a
 few worlds must not overrule a strong blueprint; default z=2, margin=0), phases (the decisions searched, some of ``draw+keep+place``; the others are the
 blueprint's), keep (after each chunk only the best ``keep`` candidates, and the blueprint's, are
-played on; 0 = all).
+played on; 0 = all), endgame (search only where the seat's own rack is within this many expected
+draws of Rack-O, ``expert``'s plan cost; 0 = everywhere).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from agents.batched import check_batch, load_batch
 from racko_env.actions import NUM_ACTIONS
 from racko_env.config import RulesConfig
 from racko_env.observation import HELD, PHASE
+from racko_env.rules import deck_size
 from racko_env.vector.encode import Encoder
 from racko_env.vector.engine import VectorGame
 from racko_env.worlds import Worlds, load_worlds, sample_worlds
@@ -53,6 +55,7 @@ OPTION_TYPES: dict[str, type] = {
     "phases": str,
     "keep": int,
     "z": float,
+    "endgame": float,
 }
 PHASE_NAMES = {"draw": 0, "keep": 1, "place": 2}  # the decisions the search may take over
 # Leaf value (depth > 0): seat i wins with probability proportional to
@@ -126,6 +129,7 @@ class SearchBot(Bot):
         phases: str = "draw+keep+place",
         keep: int = 0,
         z: float = 2.0,
+        endgame: float = 0.0,
         **rules_options: Any,
     ) -> None:
         checks = (
@@ -139,10 +143,11 @@ class SearchBot(Bot):
                 raise ValueError(f"search option {key} must be an int >= {low}, got {value!r}")
         if isinstance(ms, bool) or not isinstance(ms, int | float) or ms < 0:
             raise ValueError(f"search option ms must be a number >= 0, got {ms!r}")
-        for key, value in (("margin", margin), ("z", z)):
+        for key, value in (("margin", margin), ("z", z), ("endgame", endgame)):
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ValueError(f"search option {key} must be a number >= 0, got {value!r}")
         self.z = float(z)
+        self.endgame = float(endgame)
         names = [p for p in str(phases).split("+") if p]
         unknown = sorted(set(names) - set(PHASE_NAMES))
         if unknown or not names:
@@ -163,7 +168,14 @@ class SearchBot(Bot):
         self.depth = depth
         self.ms = float(ms)
         self.chunk = chunk
-        extra = {"depth": depth, "ms": ms, "margin": margin, "keep": keep, "z": z}
+        extra = {
+            "depth": depth,
+            "ms": ms,
+            "margin": margin,
+            "keep": keep,
+            "z": z,
+            "endgame": endgame,
+        }
         self.name = (
             f"search:blueprint={blueprint},worlds={worlds}"
             + "".join(f",{k}={v:g}" for k, v in extra.items() if v)
@@ -235,6 +247,11 @@ class SearchBot(Bot):
         done = 0
         budget = self.ms / 1000.0 * len(obs)
         need = ~single & self.phases[obs[:, PHASE].argmax(axis=1)]
+        if self.endgame and need.any():  # only where the seat's own rack is near Rack-O
+            from agents.batched import expert_plan_costs
+
+            cost = expert_plan_costs(obs[need], deck_size(self.num_players))
+            need[np.flatnonzero(need)[cost > self.endgame]] = False
         while need.any() and done < self.worlds:
             k = min(self.chunk, self.worlds - done)
             rows = np.flatnonzero(need)
@@ -320,16 +337,12 @@ class SearchBot(Bot):
 
     def _leaf_value(self, eng: VectorGame, enc: Encoder, rows: np.ndarray) -> np.ndarray:
         """Seat 0's (team's) estimated win share in unfinished worlds, from every seat's plan cost."""
-        from agents.batched import _ExpertBatch  # the expert's plan cost (read-only use)
-        from agents.expert import ExpertParams
+        from agents.batched import expert_plan_costs
 
         n = self.config.num_players
-        params = ExpertParams()
-        ones = np.ones((len(rows), NUM_ACTIONS), dtype=bool)
         logits = np.empty((len(rows), n))
         for p in range(n):
-            obs = enc.observe(rows, np.full(len(rows), p)).astype(np.float64)
-            cost = _ExpertBatch(obs, ones, eng.num_cards, params).base
+            cost = expert_plan_costs(enc.observe(rows, np.full(len(rows), p)), eng.num_cards)
             on_turn = eng.current[rows] == p
             logits[:, p] = -LEAF_SCALE * (np.log1p(cost) - LEAF_TURN * on_turn)
         logits -= logits.max(axis=1, keepdims=True)
@@ -341,12 +354,11 @@ class SearchBot(Bot):
 def fit_leaf_value(num_players: int, games: int = 600, seed: int = 0) -> tuple[float, float]:
     """Maximum-likelihood (LEAF_SCALE, LEAF_TURN) from expert-vs-expert rounds (grid search):
     every third turn, each seat's plan cost and who is on turn, against who went Rack-O."""
-    from agents.batched import BatchExpert, _ExpertBatch
-    from agents.expert import ExpertParams
+    from agents.batched import BatchExpert, expert_plan_costs
     from racko_env.vector import VectorRacko
 
     vec = VectorRacko(games, num_players, seed=seed)
-    bot, params = BatchExpert(num_players), ExpertParams()
+    bot = BatchExpert(num_players)
     costs, cur, gid = [], [], []
     live = np.ones(games, dtype=bool)
     while live.any():
@@ -354,16 +366,10 @@ def fit_leaf_value(num_players: int, games: int = 600, seed: int = 0) -> tuple[f
         seat = vec.game.current[g]
         d = g[(vec.game.phase[g] == 0) & (vec.game.turn[g] % 3 == 0)]
         if d.size:
-            ones = np.ones((len(d), NUM_ACTIONS), dtype=bool)
             costs.append(
                 np.stack(
                     [
-                        _ExpertBatch(
-                            vec.observe(d, np.full(len(d), p)).astype(np.float64),
-                            ones,
-                            vec.game.num_cards,
-                            params,
-                        ).base
+                        expert_plan_costs(vec.observe(d, np.full(len(d), p)), vec.game.num_cards)
                         for p in range(num_players)
                     ],
                     axis=1,

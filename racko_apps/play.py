@@ -27,8 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="racko",
         description="Play Rack-O in the terminal against bots, or watch bots play (--watch).",
-        epilog="Bot specs: random, heuristic, expert, a 'module:Class' path, or an exported "
-        ".onnx bot file. See docs/play.md.",
+        epilog="Bot specs: random, heuristic, expert, search (or search:OPTIONS, e.g. "
+        "search:worlds=16,depth=1), a 'module:Class' path, or an exported .onnx bot file. "
+        "See docs/play.md.",
     )
     p.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default 2)")
     p.add_argument(

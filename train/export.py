@@ -1,9 +1,10 @@
 """Export a training run folder as a bot file: ``python train/export.py RUN_DIR``.
 
 The run's ``config.yaml`` says which trainer made it (``kind: ppo`` from ``train/ppo.py``,
-``kind: value`` from ``train/value_iteration.py``); the exporter of that trainer rebuilds the
+``kind: value`` from ``train/value_iteration.py``, ``kind: distill`` from ``train/distill.py``);
+the exporter of that trainer rebuilds the
 policy from the validated config and the run's data-only weights (``final_model.pt`` or the newest
-checkpoint for PPO, ``value_net.pt`` for value iteration), checks the ONNX graph against the
+checkpoint for PPO, ``value_net.pt`` for value iteration, ``policy.pt`` for distillation), checks the ONNX graph against the
 policy on ``--check`` observations and writes ``RUN_DIR/bot.onnx`` + ``bot.json``. Nothing is
 guessed from the files on disk and nothing is unpickled.
 
@@ -50,7 +51,7 @@ __all__ = [
     "write_bot",
 ]
 
-KINDS = ("ppo", "value")
+KINDS = ("ppo", "value", "distill")
 
 
 def run_kind(run_dir: str | Path) -> str:
@@ -64,8 +65,8 @@ def run_kind(run_dir: str | Path) -> str:
     kind = read_yaml(path).get("kind")
     if kind not in KINDS:
         raise RunFolderError(
-            f"{path}: kind must be one of {list(KINDS)} (written by train/ppo.py or "
-            f"train/value_iteration.py), got {kind!r}"
+            f"{path}: kind must be one of {list(KINDS)} (written by train/ppo.py, "
+            f"train/value_iteration.py or train/distill.py), got {kind!r}"
         )
     return kind
 
@@ -77,6 +78,10 @@ def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
         from train.ppo import export_ppo_run
 
         return export_ppo_run(Path(run_dir), check)
+    if kind == "distill":
+        from train.distillation.run import export_distill_run
+
+        return export_distill_run(Path(run_dir), check)
     from train.value.run import export_value_run
 
     return export_value_run(Path(run_dir), check)
@@ -85,7 +90,7 @@ def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "run_dir", help="a folder written by train/ppo.py or train/value_iteration.py"
+        "run_dir", help="a folder written by train/ppo.py, value_iteration.py or distill.py"
     )
     parser.add_argument("--check", type=int, default=300, help="observations to verify (0: skip)")
     args = parser.parse_args(argv)

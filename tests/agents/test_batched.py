@@ -96,3 +96,15 @@ def assert_batch_decides_like(batch, single, v: VectorRacko, steps: int, own: fl
         if r.done.any():
             v.reset(np.flatnonzero(r.done))
     assert seen_phases == {0, 1, 2}
+
+
+def test_expert_plan_costs_are_zero_for_an_ascending_rack_only() -> None:
+    from agents.batched import expert_plan_costs
+    from racko_env.observation import RACK
+
+    vec = VectorRacko(8, 2, seed=3)
+    obs = vec.observe(np.arange(8), vec.game.current).astype(np.float32)
+    cost = expert_plan_costs(obs, 40)
+    assert cost.shape == (8,) and (cost > 0).all()  # dealt racks are not ascending
+    obs[:, RACK] = np.arange(4, 41, 4) / 40.0  # 4, 8, ..., 40: already Rack-O
+    assert (expert_plan_costs(obs, 40) == 0).all()

@@ -140,3 +140,24 @@ def test_search_with_options_is_a_builtin_everywhere_not_a_students_class() -> N
     assert check_bot_spec("search:worlds=8") == "search:worlds=8"
     with pytest.raises(ValueError, match="unknown search option 'bogus'"):
         check_bot_spec("search:bogus=1")
+
+
+def test_endgame_searches_only_racks_near_racko() -> None:
+    """endgame=c: rows whose own plan cost is above c get the blueprint's move, no world played."""
+    from agents.batched import expert_plan_costs
+    from racko_env.observation import RACK
+
+    vec = VectorRacko(6, 2, seed=4)
+    obs = vec.observe(np.arange(6), vec.game.current).astype(np.float32)
+    masks = vec.action_masks(np.arange(6), vec.game.current)
+    far = SearchBot(2, seed=0, worlds=2, depth=1, endgame=1e-6)
+    assert (far.act_batch(obs, masks) == BatchExpert(2).act_batch(obs, masks)).all()
+    assert far.last_worlds == 0 and far.stats["changed"].sum() == 0
+    near = obs.copy()
+    near[:, RACK] = np.arange(4, 41, 4) / 40.0  # ascending: plan cost 0 <= any endgame
+    assert (expert_plan_costs(near, 40) == 0).all()
+    bot = SearchBot(2, seed=0, worlds=2, depth=1, endgame=1e-6)
+    bot.act_batch(near, masks)
+    assert bot.last_worlds == 2
+    with pytest.raises(ValueError, match="endgame"):
+        SearchBot(2, endgame=-1.0)

@@ -403,6 +403,15 @@ def test_an_exported_bot_file_takes_a_seat(onnx_bot):
     assert wrong.returncode == 2 and "trained for other rules options" in wrong.stderr
 
 
+def test_the_search_bot_takes_a_seat_with_its_options():
+    args = ("--watch", "--delay", "0", "--rounds", "1", "--seed", "3")
+    out = play(*args, "--bots", "search:worlds=2,depth=1", "expert")
+    assert out.returncode == 0, out.stderr
+    assert "player_0 (search:worlds=2,depth=1)" in out.stdout and "Round 1 over" in out.stdout
+    bad = play(*args, "--bots", "search:wolds=2", "expert")
+    assert bad.returncode == 2 and "unknown search option 'wolds'" in bad.stderr
+
+
 # ------------------------------------------------------------------------- bad arguments
 
 

@@ -15,7 +15,7 @@ import torch
 from racko_env.rules import deck_size
 from racko_eval import quick_win_rate
 from train.common.config import ValueConfig, config_data, load_config
-from train.common.eval_record import history_row, opponent_result, write_final, write_history
+from train.common.eval_record import write_iteration_record
 from train.common.files import (
     RunFolderError,
     write_bytes_atomic,
@@ -177,25 +177,9 @@ def _iterate(
 
 
 def write_eval_record(cfg: ValueConfig, run_dir: Path, history: list[dict[str, Any]]) -> None:
-    """``eval_history.json`` (and, once the last iteration is done, ``final_eval.json``) in the
-    schema every trainer writes (``train.common.eval_record``), from ``history.json``'s rows:
-    one row per evaluated iteration, ``iteration`` counting the iterations done."""
-    rows, results, seconds = [], {}, 0.0
-    for row in history:
-        seconds += sum(row.get(k, 0.0) for k in ("collect_seconds", "fit_seconds", "eval_seconds"))
-        intervals = row.get("win_rate_ci95", {})
-        results = {
-            opp: opponent_result(opp, cfg.eval.rounds, rate, intervals[opp], cfg.eval.seed)
-            for opp, rate in row.get("win_rate", {}).items()
-            if opp in intervals
-        }
-        if results:
-            it = row["iteration"] + 1
-            rows.append(history_row(results, seconds / 60, cfg.eval.rounds, iteration=it))
-    if results and len(history) == cfg.iterations:  # the last iteration's is the final one
-        rows[-1]["final"] = True
-        write_final(run_dir, results)
-    write_history(run_dir, rows)
+    """``eval_history.json`` and ``final_eval.json`` in the schema every trainer writes
+    (``train.common.eval_record.write_iteration_record``)."""
+    write_iteration_record(run_dir, history, cfg.eval.rounds, cfg.eval.seed, cfg.iterations)
 
 
 def export_value_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:

@@ -1,0 +1,306 @@
+"""A distillation run: its run folder (create, resume with the same config), the warm start, the
+iterations (the network plays, the search labels, the network imitates every label so far, a
+quick evaluation) and the export of the bot file (``python train/distill.py``).
+
+Files of a run folder: ``config.yaml``, ``command.txt`` (the command that started it: the bot's
+manifest names it), ``warmstart.json``, ``data/iter_K.npz`` (the labelled decisions of iteration
+K: observation, mask, teacher's action; numpy arrays, read without pickle),
+``iterations/iter_K.pt`` (the policy's weights after iteration K, a data-only state dict; its
+presence marks the iteration complete), ``history.json``, ``eval_history.json``,
+``final_eval.json``, ``policy.pt`` and the bot file ``bot.onnx`` + ``bot.json``; ``train.log``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from racko_env.actions import NUM_ACTIONS
+from racko_env.observation import OBS_SIZE
+from racko_env.rules import deck_size
+from racko_eval import quick_win_rate
+from train.common.config import config_data, load_config
+from train.common.eval_record import write_iteration_record
+from train.common.files import (
+    RunFolderError,
+    write_bytes_atomic,
+    write_json_atomic,
+    write_text_atomic,
+)
+from train.common.progress import RunLog
+from train.common.runs import RunKind, prepare_run
+from train.distillation.config import DistillConfig
+from train.distillation.data import collect, policy_inputs
+from train.sb3.policy import FrozenPolicy, PolicyGraph, StructuredPolicy
+
+ITERATIONS = "iterations"
+DATA = "data"
+COMMAND = "command.txt"
+POLICY = "policy.pt"
+
+
+def new_policy(cfg: DistillConfig) -> StructuredPolicy:
+    """The structured policy of ``train/sb3/policy.py`` with the config's sizes, seeded."""
+    from gymnasium import spaces
+
+    torch.manual_seed(cfg.seed)
+    return StructuredPolicy(
+        spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+        spaces.Discrete(NUM_ACTIONS),
+        lambda _: cfg.fit.learning_rate,
+        num_cards=deck_size(cfg.num_players),
+        slot_hidden=cfg.net.slot_hidden,
+        trunk_hidden=cfg.net.trunk_hidden,
+    ).eval()
+
+
+def save_policy(policy: StructuredPolicy, path: Path) -> None:
+    buf = io.BytesIO()
+    torch.save(policy.state_dict(), buf)
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def load_policy(cfg: DistillConfig, path: Path) -> StructuredPolicy:
+    """The policy from a data-only state dict (``weights_only``: a pickle is refused)."""
+    from train.sb3.checkpoint import load_torch_data
+
+    policy = new_policy(cfg)
+    try:
+        policy.load_state_dict(load_torch_data(path, "distilled policy"))
+    except (RuntimeError, TypeError, AttributeError) as exc:
+        first = str(exc).splitlines()[0][:200]
+        raise RunFolderError(f"policy {path} does not fit the config's net: {first}") from None
+    return policy.eval()
+
+
+def save_data(path: Path, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> None:
+    buf = io.BytesIO()
+    np.savez_compressed(buf, obs=obs, masks=masks, actions=actions)
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def load_data(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    with np.load(path, allow_pickle=False) as f:
+        return f["obs"], f["masks"], f["actions"]
+
+
+def completed_iterations(run_dir: Path) -> list[int]:
+    folder = Path(run_dir) / ITERATIONS
+    if not folder.is_dir():
+        return []
+    return sorted(int(p.stem.removeprefix("iter_")) for p in folder.glob("iter_*.pt"))
+
+
+def train(cfg: DistillConfig, run_dir: Path, resume: bool = False) -> Path:
+    """Run (or continue) the distillation in ``run_dir``; export the bot; return its ONNX path."""
+    torch.set_num_threads(cfg.torch_threads)
+    done = completed_iterations(run_dir) if resume else []
+    if resume and not done:
+        raise RunFolderError(f"--resume: no finished iteration in {run_dir / ITERATIONS}")
+    if not resume and done:
+        raise RunFolderError(f"{run_dir} already holds a run: pass --resume or another --out")
+    log = RunLog(run_dir / "train.log")
+    try:
+        return _iterate(cfg, run_dir, done, log)
+    finally:
+        log.close()
+
+
+def warm_start(cfg: DistillConfig, policy: StructuredPolicy, run_dir: Path, log: RunLog) -> None:
+    """Clone ``warm_start.teacher`` (its own batched games) into the fresh policy; warmstart.json."""
+    from train.sb3.pretrain import collect_teacher_data
+    from train.sb3.warmstart import clone_actor
+
+    w = cfg.warm_start
+    if w.decisions == 0:
+        return
+    t0 = time.time()
+    obs, masks, actions = collect_teacher_data(
+        w.teacher, cfg.num_players, cfg.rules_options(), w.decisions, cfg.seed, batched=True
+    )
+    inputs = policy_inputs(obs, cfg.num_players)
+    t1 = time.time()
+    with log.phase(f"warm start: cloning {w.teacher}", w.epochs, "epochs", every_s=0.0) as ph:
+        info = clone_actor(
+            policy,
+            inputs,
+            masks,
+            actions,
+            w.epochs,
+            w.batch_size,
+            w.learning_rate,
+            cfg.seed,
+            progress=ph.hook,
+        )
+    record = {
+        "teacher": w.teacher,
+        "decisions": w.decisions,
+        "collect_seconds": round(t1 - t0, 1),
+        "fit_seconds": round(time.time() - t1, 1),
+        **info,
+    }
+    write_json_atomic(run_dir / "warmstart.json", record)
+    log.info(f"warm start: agreement with {w.teacher} {info['agreement']:.1%} (held out)")
+
+
+def _iterate(cfg: DistillConfig, run_dir: Path, done: list[int], log: RunLog) -> Path:
+    from agents.batched import load_batch
+    from train.sb3.warmstart import clone_actor
+
+    log.info(
+        f"distillation in {run_dir}: teacher {cfg.teacher}, {cfg.iterations} iteration(s) of "
+        f"{cfg.states:,} labelled decisions against {cfg.opponent}"
+        + (f"; resuming after iteration {done[-1]}" if done else "")
+    )
+    history_path = run_dir / "history.json"
+    history = json.loads(history_path.read_text(encoding="utf-8"))[: len(done)] if done else []
+    if done:
+        policy = load_policy(cfg, run_dir / ITERATIONS / f"iter_{done[-1]}.pt")
+    else:
+        policy = new_policy(cfg)
+        warm_start(cfg, policy, run_dir, log)
+    (run_dir / ITERATIONS).mkdir(exist_ok=True)
+    rules, n = cfg.rules_options(), cfg.num_players
+    for it in range(len(done), cfg.iterations):
+        seed = cfg.seed * 1000 + it
+        t0 = time.time()
+        player = FrozenPolicy(policy, "learner")
+        teacher = load_batch(cfg.teacher, n, seed=seed, **rules)
+        with log.phase(f"iteration {it}: labelling", cfg.states, "decisions") as phase:
+            obs, masks, labels, info = collect(
+                player, teacher, cfg.states, seed, n, rules, cfg.opponent, cfg.n_envs, phase
+            )
+        save_data(run_dir / DATA / f"iter_{it}.npz", obs, masks, labels)
+        parts = [load_data(run_dir / DATA / f"iter_{k}.npz") for k in range(it + 1)]
+        all_obs, all_masks, all_labels = (np.concatenate(x) for x in zip(*parts, strict=True))
+        t1 = time.time()
+        f = cfg.fit
+        with log.phase(f"iteration {it}: fitting", f.epochs, "epochs", every_s=0.0) as phase:
+            fit = clone_actor(
+                policy,
+                policy_inputs(all_obs, n),
+                all_masks,
+                all_labels,
+                f.epochs,
+                f.batch_size,
+                f.learning_rate,
+                seed,
+                progress=phase.hook,
+            )
+        t2 = time.time()
+        row: dict[str, Any] = {
+            "iteration": it,
+            **info,
+            "rows": len(all_labels),
+            "losses": fit["losses"],
+            "agreement": fit["agreement"],
+            "collect_seconds": round(t1 - t0, 1),
+            "fit_seconds": round(t2 - t1, 1),
+        }
+        if cfg.eval.rounds:
+            row.update(_evaluate(cfg, policy, log, it))
+            row["eval_seconds"] = round(time.time() - t2, 1)
+        history.append(row)  # history first: a crash before the weights leaves a row resume drops
+        write_json_atomic(history_path, history)
+        write_eval_record(cfg, run_dir, history)
+        save_policy(policy, run_dir / ITERATIONS / f"iter_{it}.pt")
+        log.info(f"iteration {it}: {json.dumps({k: v for k, v in row.items() if k != 'losses'})}")
+    save_policy(policy, run_dir / POLICY)
+    log.info(f"exporting (checked on {cfg.export_check} observations)")
+    onnx_path, _ = export_distill_run(run_dir, cfg.export_check)
+    log.info(f"exported {onnx_path}")
+    return onnx_path
+
+
+def _evaluate(cfg: DistillConfig, policy: StructuredPolicy, log: RunLog, it: int) -> dict[str, Any]:
+    player = FrozenPolicy(policy, "learner")
+    rates: dict[str, float] = {}
+    intervals: dict[str, list[float]] = {}
+    for opp in cfg.eval.opponents:
+        res = quick_win_rate(
+            player, opp, cfg.eval.rounds, cfg.eval.seed, cfg.num_players, cfg.rules_options()
+        )
+        rates[opp], intervals[opp] = float(res["win_rate"]), [float(x) for x in res["ci95"]]
+        lo, hi = res["ci95"]
+        log.info(
+            f"iteration {it}: vs {opp} won {res['win_rate']:.3f} of {res['rounds']:,} rounds "
+            f"(95% CI {lo:.3f}-{hi:.3f})"
+        )
+    return {"win_rate": rates, "win_rate_ci95": intervals}
+
+
+def write_eval_record(cfg: DistillConfig, run_dir: Path, history: list[dict[str, Any]]) -> None:
+    """``eval_history.json`` and ``final_eval.json`` in the schema every trainer writes
+    (``train.common.eval_record.write_iteration_record``)."""
+    write_iteration_record(run_dir, history, cfg.eval.rounds, cfg.eval.seed, cfg.iterations)
+
+
+def export_distill_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
+    """Export a distillation run folder (its ``policy.pt``) to ``RUN_DIR/bot.onnx`` + ``bot.json``;
+    the manifest records the command that started the run."""
+    from train.common.onnx_export import export_module
+
+    run_dir = Path(run_dir)
+    cfg = load_config(run_dir / "config.yaml", DistillConfig)
+    policy = load_policy(cfg, run_dir / POLICY)
+    history_path = run_dir / "history.json"
+    history = json.loads(history_path.read_text(encoding="utf-8")) if history_path.is_file() else []
+    command_path = run_dir / COMMAND
+    command = (
+        command_path.read_text(encoding="utf-8").strip()
+        if command_path.is_file()
+        else f"python train/distill.py --config {run_dir / 'config.yaml'}"
+    )
+    evaluation = {"win_rate": history[-1].get("win_rate", {})} if history else {}
+    if evaluation:
+        evaluation["rounds"] = cfg.eval.rounds
+    warm = run_dir / "warmstart.json"
+    training = {
+        "algorithm": (
+            f"distillation of {cfg.teacher!r} into the structured policy (train/distill.py: the "
+            "network plays, the teacher labels its decisions, the network imitates them)"
+        ),
+        "command": command,
+        "config": config_data(cfg),
+        "seed": cfg.seed,
+        "warm_start": json.loads(warm.read_text(encoding="utf-8")) if warm.is_file() else {},
+        "iterations": [{k: v for k, v in row.items() if k != "losses"} for row in history],
+    }
+    return export_module(
+        PolicyGraph(policy),
+        run_dir,
+        cfg.num_players,
+        cfg.rules_options(),
+        evaluation,
+        training,
+        check,
+    )
+
+
+DISTILL_RUN = RunKind(
+    kind="distill",
+    command="python train/distill.py",
+    schema=DistillConfig,
+    length="iterations",
+    holds_a_run=lambda run_dir: bool(completed_iterations(run_dir)),
+    example="configs/distill_2p.yaml",
+    temp_folders=(ITERATIONS, DATA),
+)
+
+
+def prepare_distill_run(args: argparse.Namespace, command: str) -> tuple[DistillConfig, Path]:
+    """The config and run folder of the CLI call (``train.common.runs.prepare_run``); a new run
+    writes ``command`` (how it was started) to ``command.txt`` for its bot's manifest."""
+    cfg, run_dir = prepare_run(
+        DISTILL_RUN, args.config, args.out, args.resume, seed=args.seed, iterations=args.iterations
+    )
+    if not args.resume:
+        write_text_atomic(run_dir / COMMAND, command + "\n")
+    return cfg, run_dir
