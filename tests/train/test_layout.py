@@ -13,6 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 FRONT_DOORS = [
     "cleanrl_ppo",
+    "distill",
     "evaluate",
     "export",
     "plot_curve",
@@ -22,7 +23,7 @@ FRONT_DOORS = [
     "value_iteration",
 ]
 OLD_PATHS = ["rllib_env", "rllib_module"]  # re-exports, so old RLlib checkpoints keep loading
-FOLDERS = ["common", "rllib", "sb3", "value"]
+FOLDERS = ["common", "distillation", "rllib", "sb3", "value"]
 
 
 def _module_name(path: Path) -> str:
@@ -113,8 +114,11 @@ def test_the_front_door_holds_only_what_ships() -> None:
         "3p_value.yaml",
         "4p.yaml",
         "4p_value.yaml",
+        "distill_2p.yaml",
         "smoke.yaml",
+        "smoke_distill.yaml",
         "smoke_rllib.yaml",
+        "smoke_rllib_multiagent.yaml",
         "smoke_structured.yaml",
         "smoke_value.yaml",
         "sweep_2p.yaml",
