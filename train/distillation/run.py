@@ -116,7 +116,7 @@ def train(cfg: DistillConfig, run_dir: Path, resume: bool = False) -> Path:
 def warm_start(cfg: DistillConfig, policy: StructuredPolicy, run_dir: Path, log: RunLog) -> None:
     """Clone ``warm_start.teacher`` (its own batched games) into the fresh policy; warmstart.json."""
     from train.sb3.pretrain import collect_teacher_data
-    from train.sb3.warmstart import clone_actor
+    from train.sb3.warmstart import clone_and_record
 
     w = cfg.warm_start
     if w.decisions == 0:
@@ -126,28 +126,17 @@ def warm_start(cfg: DistillConfig, policy: StructuredPolicy, run_dir: Path, log:
         w.teacher, cfg.num_players, cfg.rules_options(), w.decisions, cfg.seed, batched=True
     )
     inputs = policy_inputs(obs, cfg.num_players)
-    t1 = time.time()
-    with log.phase(f"warm start: cloning {w.teacher}", w.epochs, "epochs", every_s=0.0) as ph:
-        info = clone_actor(
-            policy,
-            inputs,
-            masks,
-            actions,
-            w.epochs,
-            w.batch_size,
-            w.learning_rate,
-            cfg.seed,
-            progress=ph.hook,
-        )
-    record = {
-        "teacher": w.teacher,
-        "decisions": w.decisions,
-        "collect_seconds": round(t1 - t0, 1),
-        "fit_seconds": round(time.time() - t1, 1),
-        **info,
-    }
-    write_json_atomic(run_dir / "warmstart.json", record)
-    log.info(f"warm start: agreement with {w.teacher} {info['agreement']:.1%} (held out)")
+    record = clone_and_record(
+        policy,
+        (inputs, masks, actions),
+        w,
+        cfg.seed,
+        log,
+        run_dir,
+        f"warm start: cloning {w.teacher}",
+        collect_seconds=time.time() - t0,
+    )
+    log.info(f"warm start: agreement with {w.teacher} {record['agreement']:.1%} (held out)")
 
 
 def _iterate(cfg: DistillConfig, run_dir: Path, done: list[int], log: RunLog) -> Path:

@@ -232,7 +232,6 @@ def clone_teacher(cfg: Any, model: Any, vec_env: Any, log: Any, run_dir: Any) ->
     """
     import time
 
-    from train.common.files import write_json_atomic
     from train.sb3.pretrain import BATCHED_TEACHERS, collect_teacher_data
 
     pre = cfg.pretrain
@@ -265,31 +264,63 @@ def clone_teacher(cfg: Any, model: Any, vec_env: Any, log: Any, run_dir: Any) ->
                 parts.append(augment(obs[i : i + 8192]))
                 ph.advance(len(parts[-1]))
         inputs = np.concatenate(parts)
+    record = clone_and_record(
+        model.policy,
+        (inputs, masks, actions),
+        pre,
+        cfg.seed,
+        log,
+        run_dir,
+        "cloning the actor",
+        collect_seconds=time.time() - t0,
+    )
+    log.info(
+        f"cloned {pre.teacher}: agreement {record['agreement']:.1%} on {record['holdout']:,} "
+        "held-out decisions"
+    )
+    return record
+
+
+def clone_and_record(
+    policy: Any,
+    data: tuple[np.ndarray, np.ndarray, np.ndarray],
+    section: Any,
+    seed: int,
+    log: Any,
+    run_dir: Any,
+    phase: str,
+    collect_seconds: float,
+) -> dict[str, Any]:
+    """``clone_actor`` on the teacher's (inputs, masks, actions) under a progress phase, and its
+    record written to ``run_dir/warmstart.json``: the one cloning step of every trainer's warm
+    start. ``section`` holds ``teacher``, ``decisions``, ``epochs``, ``batch_size`` and
+    ``learning_rate`` (the SB3 config's ``pretrain``, the distillation's ``warm_start``)."""
+    import time
+
+    from train.common.files import write_json_atomic
+
+    inputs, masks, actions = data
     t1 = time.time()
-    with log.phase("cloning the actor", pre.epochs, "epochs", every_s=0.0) as ph:
+    with log.phase(phase, section.epochs, "epochs", every_s=0.0) as ph:
         info = clone_actor(
-            model.policy,
+            policy,
             inputs,
             masks,
             actions,
-            pre.epochs,
-            pre.batch_size,
-            pre.learning_rate,
-            cfg.seed,
+            section.epochs,
+            section.batch_size,
+            section.learning_rate,
+            seed,
             progress=ph.hook,
         )
     record = {
-        "teacher": pre.teacher,
-        "decisions": pre.decisions,
-        "collect_seconds": round(t1 - t0, 1),
+        "teacher": section.teacher,
+        "decisions": section.decisions,
+        "collect_seconds": round(collect_seconds, 1),
         "fit_seconds": round(time.time() - t1, 1),
         **info,
     }
     write_json_atomic(run_dir / "warmstart.json", record)
-    log.info(
-        f"cloned {pre.teacher}: agreement {info['agreement']:.1%} on {info['holdout']:,} "
-        "held-out decisions"
-    )
     return record
 
 
