@@ -103,15 +103,7 @@ class LearnerGames:
         self._actions: np.ndarray | None = None
         self.t_start = time.time()
         self.discarded_episodes = 0  # episodes that ended before the learner's first decision
-        if isinstance(opponents, Mapping):
-            if opponent_weights is not None:
-                raise ValueError(
-                    "give weights either in the opponents mapping or as opponent_weights"
-                )
-            opponents, opponent_weights = list(opponents), list(opponents.values())
-        elif isinstance(opponents, str) or not isinstance(opponents, Sequence):
-            opponents = [opponents]
-        self.set_opponent_pool(opponents, opponent_weights)
+        self.set_opponent_pool(*opponent_mix(opponents, opponent_weights))
         self._needs_reset = True
 
     # ----------------------------------------------------------------- seeding and opponents
@@ -387,6 +379,29 @@ class LearnerGames:
     def close(self) -> None:
         # also on an object whose __init__ failed (Gymnasium's VectorEnv closes in __del__)
         getattr(self, "_policies", {}).clear()
+
+
+def opponent_mix(
+    opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[str, float],
+    weights: Sequence[float] | None = None,
+) -> tuple[list[Any], list[float]]:
+    """(specs, weights) of an ``opponents`` argument: one spec, a list of specs with ``weights``
+    (default: equal) or a mapping spec -> weight."""
+    if isinstance(opponents, Mapping):
+        if weights is not None:
+            raise ValueError("give weights either in the opponents mapping or as opponent_weights")
+        return list(opponents), [float(w) for w in opponents.values()]
+    if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+        opponents = [opponents]
+    specs = list(opponents)
+    if weights is None:
+        return specs, [1.0] * len(specs)
+    weights = [float(w) for w in weights]
+    if len(weights) != len(specs):
+        raise ValueError(
+            f"need one weight per opponent policy: {len(specs)} policies, {len(weights)} weights"
+        )
+    return specs, weights
 
 
 def _state_kind(policy: Any) -> str | None:

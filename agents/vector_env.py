@@ -54,13 +54,12 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from agents.learner_games import LearnerGames, OpponentSpec
+from agents.learner_games import LearnerGames, OpponentSpec, opponent_mix
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
 from racko_env.rules import deck_size
 
 SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
-FEATURES_SIZE = 291  # agents.features: RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
 
 
 class RackoVectorEnv(LearnerGames, VectorEnv):
@@ -93,7 +92,7 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         mode = AutoresetMode(autoreset_mode)
         if mode is AutoresetMode.DISABLED:
             raise ValueError("autoreset_mode must be NextStep or SameStep")
-        specs, weights = _as_mix(opponents, opponent_weights)
+        specs, weights = opponent_mix(opponents, opponent_weights)
         self._mix = [(s, w) for s, w in zip(specs, weights, strict=True) if s != SELF]
         self._self_weight = float(sum(w for s, w in zip(specs, weights, strict=True) if s == SELF))
         if not self._mix or sum(w for _, w in self._mix) <= 0:
@@ -115,7 +114,11 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         self.autoreset_mode = mode
         self.features = bool(features)
         self.num_cards = deck_size(num_players)
-        width = OBS_SIZE + (FEATURES_SIZE if self.features else 0)
+        width = OBS_SIZE
+        if self.features:  # imported here: the kernel loads numba, which plain envs do not need
+            from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
+
+            width += RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
         low = 0.0 if not self.features else -np.inf
         high = 1.0 if not self.features else np.inf
         self.single_observation_space = spaces.Box(low, high, (width,), dtype=np.float32)
@@ -238,25 +241,3 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
 
     def close(self, **kwargs: Any) -> None:
         VectorEnv.close(self, **kwargs)
-
-
-def _as_mix(
-    opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[str, float],
-    weights: Sequence[float] | None,
-) -> tuple[list[Any], list[float]]:
-    """(specs, weights) of the opponents argument, in the forms ``LearnerGames`` takes."""
-    if isinstance(opponents, Mapping):
-        if weights is not None:
-            raise ValueError("give weights either in the opponents mapping or as opponent_weights")
-        return list(opponents), [float(w) for w in opponents.values()]
-    if isinstance(opponents, str) or not isinstance(opponents, Sequence):
-        opponents = [opponents]
-    specs = list(opponents)
-    if weights is None:
-        return specs, [1.0] * len(specs)
-    weights = [float(w) for w in weights]
-    if len(weights) != len(specs):
-        raise ValueError(
-            f"need one weight per opponent policy: {len(specs)} policies, {len(weights)} weights"
-        )
-    return specs, weights
