@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,17 +10,10 @@ import pytest
 from racko_env.actions import Phase
 from racko_env.engine import RackoGame
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture(scope="module")
-def ceiling():
-    spec = importlib.util.spec_from_file_location(
-        "denial_ceiling", ROOT / "benchmarks" / "denial_ceiling.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def ceiling(benchmark_script):
+    return benchmark_script("denial_ceiling")
 
 
 def test_the_bots_own_turn_is_its_cheapest_option(ceiling):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -11,18 +10,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_it_measures_a_smoke_run(tmp_path):
+def test_it_measures_a_smoke_run(tmp_path, benchmark_script):
     from train import distill
 
     run = tmp_path / "run"
     args = ["--config", str(ROOT / "configs" / "smoke_distill.yaml"), "--out", str(run)]
     assert distill.main([*args, "--iterations", "1"]) == 0
-    spec = importlib.util.spec_from_file_location(
-        "distill_agreement", ROOT / "benchmarks" / "distill_agreement.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    out = module.measure(run)
+    out = benchmark_script("distill_agreement").measure(run)
     assert out["rows"] == 300 and out["held_out"]["rows"] == 30 and out["fitted"]["rows"] == 270
     for part in ("held_out", "fitted"):
         assert 0.0 <= out[part]["net_agrees_with_search"] <= 1.0

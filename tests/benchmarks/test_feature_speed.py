@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("torch")
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "feature_speed.py"
 
-
-def test_feature_speed_reports_kernel_and_torch(tmp_path):
-    spec = importlib.util.spec_from_file_location("feature_speed", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def test_feature_speed_reports_kernel_and_torch(tmp_path, benchmark_script):
+    module = benchmark_script("feature_speed")
     out = tmp_path / "speed.json"
     result = module.main(
         ["--seconds", "0.01", "--repeats", "1", "--batches", "16", "64", "--json", str(out)]

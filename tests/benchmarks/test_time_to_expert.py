@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -13,30 +12,21 @@ pytest.importorskip("torch")
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location(
-        "time_to_expert", REPO / "benchmarks" / "time_to_expert.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_first_reaching_skips_the_final_row():
+def test_first_reaching_skips_the_final_row(benchmark_script):
     history = [
         {"timesteps": 1, "minutes": 0.1, "expert": 0.30},
         {"timesteps": 2, "minutes": 0.2, "expert": 0.46},
         {"timesteps": 3, "minutes": 0.3, "expert": 0.50, "final": True},
     ]
-    m = _module()
+    m = benchmark_script("time_to_expert")
     assert m.first_reaching(history, "expert", 0.45)["timesteps"] == 2
     assert m.first_reaching(history, "expert", 0.48) is None
 
 
 @pytest.mark.slow
-def test_time_to_expert_on_the_smoke_recipe(tmp_path):
+def test_time_to_expert_on_the_smoke_recipe(tmp_path, benchmark_script):
     out = tmp_path / "run"
-    result = _module().main(
+    result = benchmark_script("time_to_expert").main(
         [
             "--config",
             str(REPO / "configs" / "smoke_structured.yaml"),

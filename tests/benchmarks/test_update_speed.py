@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 pytest.importorskip("torch")
 
-REPO = Path(__file__).resolve().parents[2]
 
-
-def _module():
-    spec = importlib.util.spec_from_file_location(
-        "update_speed", REPO / "benchmarks" / "update_speed.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_multiply_adds_follow_the_layer_shapes():
-    mod = _module()
+def test_multiply_adds_follow_the_layer_shapes(benchmark_script):
+    mod = benchmark_script("update_speed")
     one = mod.forward_macs(26, 31, [64, 64], [128, 128])
     # both towers: ten slots through 26->64->64 plus the global half once, the trunk 159->128->128
     tower = 10 * 26 * 64 + 31 * 64 + 10 * 64 * 64 + 159 * 128 + 128 * 128
@@ -30,8 +16,8 @@ def test_multiply_adds_follow_the_layer_shapes():
     assert mod.forward_macs(26, 31, [32, 32], [64, 64]) < one
 
 
-def test_it_times_a_small_update_and_derives_the_ceilings(capsys):
-    rows = _module().main(
+def test_it_times_a_small_update_and_derives_the_ceilings(capsys, benchmark_script):
+    rows = benchmark_script("update_speed").main(
         ["--batch", "64", "--repeats", "1", "--threads", "1", "--rollout-us", "50"]
     )
     (row,) = rows
