@@ -480,29 +480,21 @@ class _StackedActors:
 
     def __init__(self, policies: Sequence[FrozenPolicy]) -> None:
         heads = [p.graph.policy.mlp_extractor for p in policies]
-
-        def stack(get: Callable[[StructuredHeads], torch.Tensor]) -> torch.Tensor:
-            return torch.stack([get(h).detach() for h in heads])
-
-        first = heads[0].actor
-        self.slot = [
-            (
-                stack(lambda h, i=i: h.actor.slot_net[i].weight),
-                stack(lambda h, i=i: h.actor.slot_net[i].bias),
-            )
-            for i, m in enumerate(first.slot_net)
-            if isinstance(m, nn.Linear)
+        named = [
+            {k: v for k, v in h.named_parameters() if not k.startswith("critic.")} for h in heads
         ]
-        self.trunk = [
-            (
-                stack(lambda h, i=i: h.actor.trunk[i].weight),
-                stack(lambda h, i=i: h.actor.trunk[i].bias),
-            )
-            for i, m in enumerate(first.trunk)
-            if isinstance(m, nn.Linear)
-        ]
-        self.slot_logit = (stack(lambda h: h.slot_logit.weight), stack(lambda h: h.slot_logit.bias))
-        self.other = (stack(lambda h: h.other_logits.weight), stack(lambda h: h.other_logits.bias))
+        stacked = {k: torch.stack([n[k].detach() for n in named]) for k in named[0]}
+
+        def layer(prefix: str) -> tuple[torch.Tensor, torch.Tensor]:
+            return stacked[f"{prefix}.weight"], stacked[f"{prefix}.bias"]
+
+        def linears(prefix: str, net: nn.Sequential) -> list[tuple[torch.Tensor, torch.Tensor]]:
+            return [layer(f"{prefix}.{i}") for i, m in enumerate(net) if isinstance(m, nn.Linear)]
+
+        self.slot = linears("actor.slot_net", heads[0].actor.slot_net)
+        self.trunk = linears("actor.trunk", heads[0].actor.trunk)
+        self.slot_logit = layer("slot_logit")
+        self.other = layer("other_logits")
         self.members = tuple(policies)
 
     @staticmethod
