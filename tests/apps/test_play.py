@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -321,6 +322,8 @@ def test_ctrl_c_leaves_with_a_summary_and_status_130():
         encoding="utf-8",
         timeout=PATIENCE,
         dimensions=(40, 120),
+        # a caller that ignores SIGINT (nohup, a background job) would pass that on to the child
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     child.expect(r"\[t\] take the \d+ from the discard pile")
     child.sendline("d")

@@ -39,7 +39,8 @@ def test_time_to_expert_on_the_smoke_recipe(tmp_path, benchmark_script):
     assert result["env_steps"] >= 1024 and set(result["reached_vs_expert"]) == {"40%", "45%", "48%"}
     seconds = result["seconds"]
     assert seconds["rollout"] > 0 and seconds["update"] > 0 and seconds["evaluation"] > 0
-    assert 0 < seconds["features"] <= seconds["rollout"]
+    # a fast machine rounds the smoke run's feature time to 0.0: order, not speed, is checked
+    assert 0 <= seconds["features"] <= seconds["rollout"]
     assert seconds["snapshots"] <= seconds["opponents"] <= seconds["rollout"]
     assert json.loads((tmp_path / "tte.json").read_text()) == result
     assert (out / "bot.onnx").is_file()

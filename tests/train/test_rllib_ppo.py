@@ -127,6 +127,7 @@ def test_smoke_trains_checkpoints_stops_resumes_exports(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # not the caller's SIG_IGN
     )
     lines = []
     assert proc.stdout is not None

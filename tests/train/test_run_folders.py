@@ -126,6 +126,7 @@ def test_ctrl_c_then_resume_is_bit_for_bit_the_uninterrupted_run(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # not the caller's SIG_IGN
     )
     first = run / "checkpoints" / "step_000000001024"
     while not first.is_dir() and proc.poll() is None:  # an event, not a time budget
