@@ -1,6 +1,6 @@
 """Duplicate rounds between any batchable bots on the batched engine, from the command line.
 
-    python benchmarks/batched_duplicate.py --players 2 --rounds 2000 \
+    python -m benchmarks.batched_duplicate --players 2 --rounds 2000 \
         --bots runs/2p/bot.onnx agents/pretrained/racko_2p.onnx expert heuristic
 
 The same format as ``python train/evaluate.py`` (every table, every seating of every deal) played
@@ -16,9 +16,6 @@ import json
 import sys
 import time
 from pathlib import Path
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.batched import load_batch  # noqa: E402
 from racko_eval import (

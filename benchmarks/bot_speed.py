@@ -5,8 +5,8 @@ meets in real play (recorded once, the same for every bot). Bots are measured in
 over the repeats so that load from other processes hits them alike; the table shows the median
 milliseconds per decision and the ratio to ``expert`` (the pure-Python planner).
 
-    python benchmarks/bot_speed.py                    # 2, 3 and 4 players, 3 repeats
-    python benchmarks/bot_speed.py --players 2 --decisions 500 --json out.json
+    python -m benchmarks.bot_speed                    # 2, 3 and 4 players, 3 repeats
+    python -m benchmarks.bot_speed --players 2 --decisions 500 --json out.json
 """
 
 from __future__ import annotations
@@ -15,13 +15,11 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 

@@ -12,20 +12,17 @@ Any bot that only sees its observation knows less than this oracle, so the best 
 bounds what denial can add. Measured on 2,000 duplicate rounds (docs/training.md): 49.9% as
 shipped, 55.0% at delta 0.1, 56.0% at 0.3, 45.2% at 1.0.
 
-    python benchmarks/denial_ceiling.py                          # deltas 0, 0.1, 0.3, 1 (~7 min)
-    python benchmarks/denial_ceiling.py --rounds 200 --deltas 0.3
+    python -m benchmarks.denial_ceiling                          # deltas 0, 0.1, 0.3, 1 (~7 min)
+    python -m benchmarks.denial_ceiling --rounds 200 --deltas 0.3
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 

@@ -1,7 +1,7 @@
 """What a distillation run learned of its teacher: on the decisions where the search bot chose
 otherwise than ``expert``, how often does the distilled network play the search's move?
 
-    python benchmarks/distill_agreement.py runs/distill_2p
+    python -m benchmarks.distill_agreement runs/distill_2p
 
 Reads the run's labelled decisions (``data/iter_K.npz``) and its final ``policy.pt``
 (``train/distill.py``), asks ``expert`` for its move on every one, and prints, for the rows the
@@ -14,14 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 PHASES = ("draw", "keep", "place")
 

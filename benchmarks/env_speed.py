@@ -6,9 +6,9 @@ resetting when an episode ends. Measurements of the envs are interleaved, so tha
 processes hits them all alike; the table shows the median of the repeats and the ratio to
 ``connect_four_v3``, and whether racko meets its target of ``TARGET_RATIO`` (issue 19: at least 10x).
 
-    python benchmarks/env_speed.py                      # 2 s per measurement, 3 repeats
-    python benchmarks/env_speed.py --seconds 5 --repeats 5 --json out_speed.json
-    python benchmarks/env_speed.py --clock cpu          # CPU time instead: a cross-check under load
+    python -m benchmarks.env_speed                      # 2 s per measurement, 3 repeats
+    python -m benchmarks.env_speed --seconds 5 --repeats 5 --json out_speed.json
+    python -m benchmarks.env_speed --clock cpu          # CPU time instead: a cross-check under load
 
 Needs ``pygame`` for connect_four (``pip install -e ".[bench]"``).
 """

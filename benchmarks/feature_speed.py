@@ -6,8 +6,8 @@ ONNX graph computes) on the same observations from real play, one thread each, a
 16 / 256 / 1024 / 4096, side by side in one run. Each cell is the best of ``--repeats`` timings of
 at least ``--seconds`` each, interleaved so that load from other processes hits both alike.
 
-    python benchmarks/feature_speed.py                 # 2 players
-    python benchmarks/feature_speed.py --players 3 --json out.json
+    python -m benchmarks.feature_speed                 # 2 players
+    python -m benchmarks.feature_speed --players 3 --json out.json
 """
 
 from __future__ import annotations
@@ -15,13 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import torch

@@ -1,9 +1,9 @@
 """Training speed of the RLlib trainer beside the SB3 trainer, in one run (docs/cluster.md).
 
-    nice python benchmarks/rllib_speed.py                    # ~10 min on a 2-core machine
-    nice python benchmarks/rllib_speed.py --quick            # ~4 min
-    nice python benchmarks/rllib_speed.py --quick --no-sb3 --runners 1   # the two RLlib paths
-    nice python benchmarks/rllib_speed.py --runners 0 1 2 4  # more env runners than cores
+    nice python -m benchmarks.rllib_speed                    # ~10 min on a 2-core machine
+    nice python -m benchmarks.rllib_speed --quick            # ~4 min
+    nice python -m benchmarks.rllib_speed --quick --no-sb3 --runners 1   # the two RLlib paths
+    nice python -m benchmarks.rllib_speed --runners 0 1 2 4  # more env runners than cores
 
 Every side trains 2-player PPO with the same update (8,192 env steps per update, minibatches of
 1,024, 8 epochs; ``--quick``: 2,048, 512, 2). The SB3 lines use two 128x128 tanh MLPs; the RLlib
@@ -30,13 +30,9 @@ import argparse
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")

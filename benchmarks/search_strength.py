@@ -1,6 +1,6 @@
 """The search bot's strength: duplicate rounds against ``expert`` and ``racko_2p``, ms per decision.
 
-    python benchmarks/search_strength.py --players 2 --rounds 200 \
+    python -m benchmarks.search_strength --players 2 --rounds 200 \
         --budgets worlds=16,depth=2 worlds=32,depth=2 --opponents expert racko_2p
 
 Each budget is a string of ``agents.search`` options (``search:<budget>`` is the bot). Every deal is
@@ -27,9 +27,6 @@ import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.batched import load_batch  # noqa: E402
 from agents.search import SearchBot, parse_options  # noqa: E402

@@ -12,8 +12,8 @@ above each win rate against ``expert``, beside where the wall time went:
 - update: PPO's gradient steps (``MaskablePPO.train``);
 - evaluation: the periodic and final duplicate evaluations.
 
-    python benchmarks/time_to_expert.py                       # the main job (configs/2p.yaml)
-    python benchmarks/time_to_expert.py --total-steps 300000 --out /tmp/tte   # a shorter look
+    python -m benchmarks.time_to_expert                       # the main job (configs/2p.yaml)
+    python -m benchmarks.time_to_expert --total-steps 300000 --out /tmp/tte   # a shorter look
 
 The run folder (``--out``, default ``runs/time_to_expert``) is written afresh. Times are wall
 clock: on a shared machine they measure the machine too (say so where you quote them).
@@ -26,7 +26,6 @@ import functools
 import json
 import os
 import shutil
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -37,7 +36,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # spinning threads took the cores from each other (and from the rollout) whenever the machine
 # was busy (docs/training.md).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 REPO = Path(__file__).resolve().parent.parent
 TARGETS = (0.40, 0.45, 0.48)

@@ -1,7 +1,7 @@
 """Training speed, side by side: the batched engine and VecEnv against the AEC env and SB3 defaults.
 
-    python benchmarks/train_speed.py            # the full run recorded in docs/vector.md (~3 min)
-    python benchmarks/train_speed.py --quick    # a smaller run (~40 s)
+    python -m benchmarks.train_speed            # the full run recorded in docs/vector.md (~3 min)
+    python -m benchmarks.train_speed --quick    # a smaller run (~40 s)
 
 1. Raw env steps/s, random legal play: the batched engine (``--games`` games, one decision per game
    per step, with and without encoding the acting seat's observation) vs ``racko_v0.raw_env``

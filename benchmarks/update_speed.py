@@ -13,8 +13,8 @@ torch threads, side by side in one run, and prints per thread count:
   ``--rollout-us`` microseconds of single-thread rollout per env step (the main job's, measured by
   ``benchmarks/time_to_expert.py``) run before each update.
 
-    python benchmarks/update_speed.py                  # the main job's recipe (4 epochs)
-    python benchmarks/update_speed.py --epochs 2 --rollout-us 90
+    python -m benchmarks.update_speed                  # the main job's recipe (4 epochs)
+    python -m benchmarks.update_speed --epochs 2 --rollout-us 90
 
 Timings are wall clock on this machine: quote them with the machine's load.
 """
@@ -23,12 +23,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
-from pathlib import Path
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

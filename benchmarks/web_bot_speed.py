@@ -6,8 +6,8 @@ through the page's own ``web/js/onnx_bot.js`` (served by ``racko web``), and in 
 ``agents.onnx_bot`` (onnxruntime, one thread). Both sides must choose the same actions; the table
 shows the median over the repeats.
 
-    python benchmarks/web_bot_speed.py                      # 2, 3 and 4 players
-    python benchmarks/web_bot_speed.py --players 2 --decisions 200 --repeats 3
+    python -m benchmarks.web_bot_speed                      # 2, 3 and 4 players
+    python -m benchmarks.web_bot_speed --players 2 --decisions 200 --repeats 3
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 

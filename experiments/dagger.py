@@ -1,6 +1,6 @@
 """Experiment (lost): behaviour cloning of ``expert`` plus DAgger, no PPO.
 
-    python experiments/dagger.py --config experiments/configs/2p_dagger.yaml --iterations 2
+    python -m experiments.dagger --config experiments/configs/2p_dagger.yaml --iterations 2
 
 What it showed is in experiments/README.md (it lost to the value-iteration bots, so it left the
 front door). It is kept runnable: the data collection is ``train.sb3.pretrain``'s and the fitting
@@ -14,9 +14,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 

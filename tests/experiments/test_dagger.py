@@ -97,7 +97,7 @@ def test_dagger_run_writes_an_exportable_run_folder(tmp_path: Path) -> None:
 def test_experiment_configs_name_the_experiment_commands() -> None:
     for name in ("2p_dagger", "2p_finetune"):
         text = (REPO / "experiments" / "configs" / f"{name}.yaml").read_text()
-        assert "python experiments/dagger.py --config experiments/configs/2p_dagger.yaml" in text
+        assert "python -m experiments.dagger --config experiments/configs/2p_dagger.yaml" in text
     readme = (REPO / "experiments" / "README.md").read_text()
     for number in ("54.1%", "25.3%", "54.7%", "25.1%"):
         assert number in readme
