@@ -28,12 +28,14 @@ from agents.heuristic import HeuristicBot
 from agents.onnx_bot import BotFileError, check_manifest
 from agents.random_bot import RandomBot
 from racko_env import observation as layout_module
+from racko_env.config import option_table
 from racko_env.files import write_text_atomic
 from racko_env.racko_v0 import raw_env
 from racko_env.rules import RACK_SIZE
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUT_JS = ROOT / "web" / "js" / "layout.js"
+RULES_JS = ROOT / "web" / "js" / "rules_options.js"
 BOTS_DIR = ROOT / "agents" / "pretrained"
 _DROP = object()
 FULL_OBS_EPISODES = 5
@@ -71,6 +73,17 @@ def layout_js() -> str:
         "/**\n * Generated from racko_env/observation.py by "
         "`python -m racko_apps.web_traces --layout`; do not edit.\n */\n\n"
         f"export const LAYOUT = Object.freeze({body});\n"
+    )
+
+
+def rules_options_js() -> str:
+    """The text of web/js/rules_options.js: every rules option as ``RulesConfig`` declares it (a
+    test checks the file against this), which web/js/config.js validates with."""
+    body = json.dumps(option_table(), indent=2)
+    return (
+        "/**\n * Generated from racko_env/config.py by "
+        "`python -m racko_apps.web_traces --layout`; do not edit.\n */\n\n"
+        f"export const RULE_OPTIONS = Object.freeze({body});\n"
     )
 
 
@@ -275,7 +288,9 @@ def write_traces(path: Path, episodes: int, seed: int) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m racko_apps.web_traces", description=__doc__)
-    parser.add_argument("--layout", action="store_true", help="rewrite web/js/layout.js")
+    parser.add_argument(
+        "--layout", action="store_true", help="rewrite web/js/layout.js and rules_options.js"
+    )
     parser.add_argument("--out", type=Path, help="write traces (JSON lines) here")
     parser.add_argument("--manifest-cases", type=Path, help="write manifest check cases here")
     parser.add_argument("--episodes", type=int, default=2000)
@@ -286,8 +301,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.episodes < 1:
         parser.error(f"--episodes must be at least 1, got {args.episodes}")
     if args.layout:
-        write_text_atomic(LAYOUT_JS, layout_js())
-        print(f"wrote {LAYOUT_JS}")
+        for path, text in ((LAYOUT_JS, layout_js()), (RULES_JS, rules_options_js())):
+            write_text_atomic(path, text)
+            print(f"wrote {path}")
     if args.out is not None:
         steps = write_traces(args.out, args.episodes, args.seed)
         print(f"wrote {args.episodes} episodes ({steps} steps) to {args.out}")

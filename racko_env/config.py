@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import Field, asdict, dataclass, field, fields
 from typing import Any
 
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS, RACK_SIZE, TARGET_SCORE
@@ -11,71 +11,85 @@ EMPTY_PILE_MODES = ("shuffle", "flip")
 DEFAULT_TURN_LIMIT = 400
 
 
+def option(
+    default: Any,
+    label: str,
+    help: str,
+    *,
+    choices: tuple[str, ...] | None = None,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    off: int | None = None,
+    needs: tuple[str, int, str] | None = None,
+) -> Any:
+    """One rules option's whole declaration, kept in the dataclass field's metadata.
+
+    Everything that shows or checks an option reads it from here: ``RulesConfig`` validates with
+    it, ``racko_env.cli`` builds the command-line flags, the training configs' rules section
+    (``train/common/config.py``) its schema, and ``web/js/rules_options.js`` (generated) the
+    web page's checks. ``off`` is a value allowed outside ``minimum``..``maximum`` (``min_run=0``);
+    ``needs=(other, value, why)`` says a set option needs ``other == value``. ``label`` is the
+    option's short name on the web page's form.
+    """
+    meta = {
+        "label": label,
+        "help": help,
+        "choices": choices,
+        "minimum": minimum,
+        "maximum": maximum,
+        "off": off,
+    }
+    return field(default=default, metadata={**meta, "needs": needs})
+
+
 @dataclass(frozen=True)
 class RulesConfig:
-    """Every rules option of the rule book, ``docs/rules.md``.
+    """Every rules option of the rule book, ``docs/rules.md``: the one declaration of each option
+    (its name, type, default, range and help text); see ``option``."""
 
-    num_players: 2-4; the deck is 1-40, 1-50 or 1-60.
-    empty_pile: ``"shuffle"`` (default) or ``"flip"``: how the discard pile becomes the draw pile.
-    turn_limit: turns (all players together) after which a round without Rack-O is cut off.
-    min_run: 0 (default) or 3..10; the 2-player variant where Rack-O also needs a run this long.
-    bonus: Bonus Rack-O (the player going Rack-O scores a bonus for the longest run).
-    partners: 4 players in two teams (seats 0+2 against 1+3) adding their scores.
-    target_score: points that win the game (500 in the rule book).
-    """
-
-    num_players: int = 2
-    empty_pile: str = "shuffle"
-    turn_limit: int = DEFAULT_TURN_LIMIT
-    min_run: int = 0
-    bonus: bool = False
-    partners: bool = False
-    target_score: int = TARGET_SCORE
+    num_players: int = option(
+        2,
+        "Players",
+        "players; the deck is 1-40, 1-50 or 1-60",
+        minimum=MIN_PLAYERS,
+        maximum=MAX_PLAYERS,
+    )
+    empty_pile: str = option(
+        "shuffle",
+        "Empty draw pile",
+        "when the draw pile runs out, shuffle the discards or turn them over",
+        choices=EMPTY_PILE_MODES,
+    )
+    turn_limit: int = option(
+        DEFAULT_TURN_LIMIT,
+        "Turn limit",
+        "turns (all players together) after which a round without Rack-O is cut off",
+        minimum=1,
+    )
+    min_run: int = option(
+        0,
+        "Rack-O needs a run of",
+        "2 players: Rack-O also needs a run of this many consecutive numbers (0: off)",
+        minimum=3,
+        maximum=RACK_SIZE,
+        off=0,
+        needs=("num_players", 2, "(the run variant) is for 2 players only"),
+    )
+    bonus: bool = option(
+        False, "Bonus Rack-O", "Bonus Rack-O: the player going Rack-O scores its longest run"
+    )
+    partners: bool = option(
+        False,
+        "Partners",
+        "4 players in two teams (seats 0+2 against 1+3) adding their scores",
+        needs=("num_players", 4, "needs exactly 4 players"),
+    )
+    target_score: int = option(TARGET_SCORE, "Play to", "points that win the game", minimum=1)
 
     def __post_init__(self) -> None:
-        def need_int(name: str, value: Any) -> None:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"rules option {name!r} must be an int, got {value!r}")
-
-        def need_bool(name: str, value: Any) -> None:
-            if not isinstance(value, bool):
-                raise TypeError(f"rules option {name!r} must be a bool, got {value!r}")
-
-        need_int("num_players", self.num_players)
-        if not MIN_PLAYERS <= self.num_players <= MAX_PLAYERS:
-            raise ValueError(
-                f"rules option 'num_players' must be between {MIN_PLAYERS} and {MAX_PLAYERS}, "
-                f"got {self.num_players}"
-            )
-        if self.empty_pile not in EMPTY_PILE_MODES:
-            raise ValueError(
-                f"rules option 'empty_pile' must be one of {EMPTY_PILE_MODES}, got {self.empty_pile!r}"
-            )
-        need_int("turn_limit", self.turn_limit)
-        if self.turn_limit < 1:
-            raise ValueError(f"rules option 'turn_limit' must be at least 1, got {self.turn_limit}")
-        need_int("min_run", self.min_run)
-        if self.min_run != 0 and not 3 <= self.min_run <= RACK_SIZE:
-            raise ValueError(
-                f"rules option 'min_run' must be 0 (off) or between 3 and {RACK_SIZE}, "
-                f"got {self.min_run}"
-            )
-        if self.min_run and self.num_players != 2:
-            raise ValueError(
-                f"rules option 'min_run' (the run variant) is for 2 players only, "
-                f"got num_players={self.num_players}"
-            )
-        need_bool("bonus", self.bonus)
-        need_bool("partners", self.partners)
-        if self.partners and self.num_players != 4:
-            raise ValueError(
-                f"rules option 'partners' needs exactly 4 players, got num_players={self.num_players}"
-            )
-        need_int("target_score", self.target_score)
-        if self.target_score < 1:
-            raise ValueError(
-                f"rules option 'target_score' must be at least 1, got {self.target_score}"
-            )
+        """Each option in declaration order: its type, its range or choices, what it needs."""
+        for f in fields(self):
+            check_option(f, getattr(self, f.name), self)
 
     @classmethod
     def from_dict(cls, options: dict[str, Any]) -> RulesConfig:
@@ -98,3 +112,37 @@ class RulesConfig:
     @property
     def num_teams(self) -> int:
         return 2 if self.partners else self.num_players
+
+
+def check_option(f: Field, value: Any, rules: Any) -> None:
+    """Raise TypeError/ValueError, in words naming the option, unless ``value`` fits ``f``'s
+    declaration (``rules``: the other options, for ``needs``)."""
+    meta, name = f.metadata, f.name
+    if f.type in ("int", int) and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"rules option {name!r} must be an int, got {value!r}")
+    if f.type in ("bool", bool) and not isinstance(value, bool):
+        raise TypeError(f"rules option {name!r} must be a bool, got {value!r}")
+    if meta["choices"] is not None and value not in meta["choices"]:
+        raise ValueError(f"rules option {name!r} must be one of {meta['choices']}, got {value!r}")
+    low, high, off = meta["minimum"], meta["maximum"], meta["off"]
+    if off is not None and value == off:
+        pass
+    elif low is not None and high is not None and not low <= value <= high:
+        where = f"between {low} and {high}"
+        where = where if off is None else f"{off} (off) or {where}"
+        raise ValueError(f"rules option {name!r} must be {where}, got {value}")
+    elif low is not None and high is None and value < low:
+        raise ValueError(f"rules option {name!r} must be at least {low}, got {value}")
+    if meta["needs"] is not None and value:
+        other, wanted, why = meta["needs"]
+        if getattr(rules, other) != wanted:
+            raise ValueError(f"rules option {name!r} {why}, got {other}={getattr(rules, other)}")
+
+
+def option_table() -> list[dict[str, Any]]:
+    """Every option's declaration as plain data (name, type, default and ``option``'s keys), in
+    declaration order: what the web page's generated ``rules_options.js`` holds."""
+    return [
+        {"name": f.name, "type": str(f.type), "default": f.default, **f.metadata}
+        for f in fields(RulesConfig)
+    ]

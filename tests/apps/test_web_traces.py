@@ -6,6 +6,7 @@ encoder, env rewards and built-in bots, and checks the JS manifest check against
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -17,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from racko_apps import web
-from racko_apps.web_traces import LAYOUT_JS, layout_js, write_traces
+from racko_apps.web_traces import LAYOUT_JS, RULES_JS, layout_js, rules_options_js, write_traces
+from racko_env.config import RulesConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -27,6 +29,66 @@ def test_layout_js_is_generated_from_the_python_layout() -> None:
     assert LAYOUT_JS.read_text() == layout_js(), (
         "web/js/layout.js is stale: run python -m racko_apps.web_traces --layout"
     )
+
+
+def test_rules_options_js_is_generated_from_rules_config() -> None:
+    assert RULES_JS.read_text() == rules_options_js(), (
+        "web/js/rules_options.js is stale: run python -m racko_apps.web_traces --layout"
+    )
+
+
+RULES_CASES = [
+    {},
+    {"num_players": 4, "partners": True, "bonus": True, "empty_pile": "flip"},
+    {"num_players": 5},
+    {"num_players": "3"},
+    {"turn_limit": 0},
+    {"turn_limit": 2.5},
+    {"num_players": 3, "partners": True},
+    {"partners": "yes"},
+    {"num_players": 3, "min_run": 3},
+    {"min_run": 2},
+    {"min_run": 11},
+    {"empty_pile": "burn"},
+    {"empty_pile": None},
+    {"bonus": 1},
+    {"target_score": 0},
+    {"partner_mode": True},
+]
+
+
+def _python_rules(options: dict) -> str:
+    try:
+        return json.dumps(RulesConfig.from_dict(options).to_dict(), sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        return f"error: {exc}"
+
+
+def test_js_rules_config_accepts_and_refuses_as_python_does(require) -> None:
+    """The web page's options are checked from the same declaration, with the same words."""
+    require(NODE is not None, "Node.js", "install Node.js (https://nodejs.org) and npm")
+    script = (
+        'import { RulesConfig } from "./web/js/config.js";\n'
+        f"const cases = {json.dumps(RULES_CASES)};\n"
+        "const sortKeys = (o) => Object.fromEntries(Object.entries(o).sort());\n"
+        "for (const c of cases) {\n"
+        "  try { console.log(JSON.stringify(sortKeys(new RulesConfig(c).toDict()))); }\n"
+        '  catch (e) { console.log("error: " + e.message); }\n'
+        "}\n"
+    )
+    run = subprocess.run(
+        [NODE, "--input-type=module", "-e", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    js = [
+        json.dumps(json.loads(line), sort_keys=True) if line.startswith("{") else line
+        for line in run.stdout.splitlines()
+    ]
+    assert js == [_python_rules(c) for c in RULES_CASES]
 
 
 @pytest.mark.slow  # 2,000 Python episodes replayed by the JS twins

@@ -232,3 +232,25 @@ def test_team_of_partners_sit_opposite() -> None:
     solo = RulesConfig(num_players=4)
     assert [solo.team_of(p) for p in range(4)] == [0, 1, 2, 3]
     assert solo.num_teams == 4
+
+
+def test_every_rules_option_is_declared_once_and_derived_everywhere() -> None:
+    """The flags of every command and the web page's table come from RulesConfig's declaration:
+    each option has its type, default and help there, and a flag with that default."""
+    import argparse
+    from dataclasses import fields
+
+    from racko_env.cli import RULES_FLAGS, add_rules_arguments, flag
+    from racko_env.config import option_table
+
+    names = [f.name for f in fields(RulesConfig)]
+    assert [row["name"] for row in option_table()] == names
+    assert all(row["help"] and row["label"] for row in option_table())
+    parser = argparse.ArgumentParser()
+    add_rules_arguments(parser)
+    defaults = vars(parser.parse_args([]))
+    assert set(RULES_FLAGS) == set(names) - {"num_players"} == set(defaults)
+    assert RulesConfig(**defaults) == RulesConfig()
+    assert flag("turn_limit") == "--turn-limit" and flag("num_players") == "--players"
+    given = vars(parser.parse_args(["--turn-limit", "60", "--empty-pile", "flip", "--bonus"]))
+    assert RulesConfig(**given) == RulesConfig(turn_limit=60, empty_pile="flip", bonus=True)

@@ -200,3 +200,20 @@ def _smoke_dict() -> dict:
     import yaml
 
     return yaml.safe_load(SMOKE.read_text())
+
+
+def test_the_rules_section_is_derived_from_rules_config() -> None:
+    """Its keys, defaults and ranges are RulesConfig's: no second declaration to keep equal."""
+    from dataclasses import fields
+
+    from racko_env.config import RulesConfig
+    from train.common.config import GameConfig, RulesSection
+
+    options = {f.name: f.default for f in fields(RulesConfig)}
+    assert RulesSection().model_dump() == {k: v for k, v in options.items() if k != "num_players"}
+    schema = GameConfig.model_json_schema()
+    assert schema["properties"]["num_players"]["maximum"] == 4
+    assert RulesSection.model_json_schema()["properties"]["empty_pile"]["enum"] == [
+        "shuffle",
+        "flip",
+    ]

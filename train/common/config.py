@@ -17,11 +17,20 @@ from __future__ import annotations
 
 import importlib
 import math
+from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from racko_env.config import RulesConfig
 
@@ -94,15 +103,28 @@ def _layer_sizes(name: str, v: list[int]) -> list[int]:
     return v
 
 
-class RulesSection(Strict):
-    """Rules options other than the player count (see ``racko_env.RulesConfig``)."""
+def _rules_field(name: str) -> tuple[Any, Any]:
+    """A pydantic field for rules option ``name``, from its one declaration in ``RulesConfig``
+    (type, choices, default, range, help); RulesConfig then checks what needs the other options."""
+    f = next(f for f in dataclass_fields(RulesConfig) if f.name == name)
+    meta = f.metadata
+    kind: Any = {"int": int, "bool": bool, "str": str}[str(f.type)]
+    if meta["choices"] is not None:
+        kind = Literal[meta["choices"]]
+    low = meta["off"] if meta["off"] is not None else meta["minimum"]
+    return kind, Field(f.default, ge=low, le=meta["maximum"], description=meta["help"])
 
-    empty_pile: Literal["shuffle", "flip"] = "shuffle"
-    turn_limit: int = Field(400, ge=1)
-    min_run: int = Field(0, ge=0, le=10)
-    bonus: bool = False
-    partners: bool = False
-    target_score: int = Field(500, ge=1)
+
+RulesSection = create_model(
+    "RulesSection",
+    __base__=Strict,
+    __doc__="Rules options other than the player count (see ``racko_env.RulesConfig``).",
+    **{
+        f.name: _rules_field(f.name)
+        for f in dataclass_fields(RulesConfig)
+        if f.name != "num_players"
+    },
+)
 
 
 class PPOSection(Strict):
@@ -188,7 +210,7 @@ class FinalEvalSection(Evaluation):
 class GameConfig(Strict):
     """What every run config starts with: the game it trains for (its bot plays only that)."""
 
-    num_players: int = Field(2, ge=2, le=4)
+    num_players: int = _rules_field("num_players")[1]
     rules: RulesSection = RulesSection()
 
     @model_validator(mode="after")

@@ -10,6 +10,7 @@
 
 import { DISCARD, DRAW_PILE, KEEP, Phase, TAKE_DISCARD } from "./actions.js";
 import { RulesConfig } from "./config.js";
+import { RULE_OPTIONS } from "./rules_options.js";
 import { describeAction, describeTurn, explainScore, slotName } from "./describe.js";
 import { hintProbabilities, percent, rankedMoves } from "./hint.js";
 import { RackoGame, RandomChance } from "./engine.js";
@@ -83,17 +84,59 @@ function seatChoices() {
   }
 }
 
+/** The form's id of a rules option: ``turn_limit`` -> ``turn-limit``. */
+const optionId = (name) => name.replaceAll("_", "-");
+
+/**
+ * One control per rules option, from the declaration RulesConfig holds (rules_options.js): a
+ * checkbox for a bool, a list for choices or a short range, a number box otherwise.
+ */
+function rulesForm() {
+  const box = $("rules-options");
+  for (const o of RULE_OPTIONS) {
+    const label = document.createElement("label");
+    label.title = o.help;
+    let control;
+    if (o.type === "bool") {
+      control = document.createElement("input");
+      control.type = "checkbox";
+      control.checked = o.default;
+      label.append(control, ` ${o.label}`);
+    } else {
+      const values = o.choices ?? (o.maximum === null ? null : []);
+      if (values !== null && o.choices === null) {
+        if (o.off !== null) values.push(o.off);
+        for (let v = o.minimum; v <= o.maximum; v++) values.push(v);
+      }
+      if (values === null) {
+        control = document.createElement("input");
+        control.type = "number";
+        if (o.minimum !== null) control.min = String(o.minimum);
+        control.value = String(o.default);
+      } else {
+        control = document.createElement("select");
+        for (const v of values) {
+          const item = new Option(v === o.off ? `${v} (off)` : String(v), String(v));
+          item.selected = v === o.default;
+          control.append(item);
+        }
+      }
+      label.append(`${o.label} `, control);
+    }
+    control.id = optionId(o.name);
+    box.append(label);
+  }
+}
+
 function readRules() {
-  const num = (id) => Number.parseInt($(id).value, 10);
-  return new RulesConfig({
-    num_players: num("num-players"),
-    empty_pile: $("empty-pile").value,
-    turn_limit: num("turn-limit"),
-    min_run: num("min-run"),
-    bonus: $("bonus").checked,
-    partners: $("partners").checked,
-    target_score: num("target-score"),
-  });
+  const options = {};
+  for (const o of RULE_OPTIONS) {
+    const control = $(optionId(o.name));
+    if (o.type === "bool") options[o.name] = control.checked;
+    else if (o.type === "int") options[o.name] = Number.parseInt(control.value, 10);
+    else options[o.name] = control.value;
+  }
+  return new RulesConfig(options);
 }
 
 function onBotFiles() {
@@ -506,6 +549,7 @@ function newGame() {
 
 // ------------------------------------------------------------------ wiring
 
+rulesForm();
 $("num-players").addEventListener("change", seatChoices);
 $("bot-files").addEventListener("change", onBotFiles);
 $("setup-form").addEventListener("submit", startGame);
