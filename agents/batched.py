@@ -150,7 +150,7 @@ class BatchExpert:
         out = np.empty(len(obs), dtype=np.intp)
         for n in np.unique(decks):
             r = np.flatnonzero(decks == n)
-            out[r] = _ExpertBatch(obs[r].astype(np.float64), masks[r], int(n), self.params).act()
+            out[r] = ExpertPlan(obs[r].astype(np.float64), masks[r], int(n), self.params).act()
         return out
 
 
@@ -162,12 +162,13 @@ def expert_plan_costs(obs: np.ndarray, num_cards: int, params: Any = None) -> np
 
     vec = np.asarray(obs, dtype=np.float64)
     ones = np.ones((len(vec), NUM_ACTIONS), dtype=bool)
-    return _ExpertBatch(vec, ones, int(num_cards), params or ExpertParams()).base
+    return ExpertPlan(vec, ones, int(num_cards), params or ExpertParams()).base
 
 
-class _ExpertBatch:
-    """One pass of ``BatchExpert`` over rows that share the deck size ``n``: the planner is
-    ``agents.features.Planner`` (the one numpy planner) with ``expert``'s quantized costs."""
+class ExpertPlan:
+    """``expert``'s plan for rows that share the deck size ``n``, at any batch size (one decision
+    of ``ExpertBot`` or thousands of ``BatchExpert``): the planner is ``agents.features.Planner``
+    (the one compiled planner) with ``expert``'s quantized costs."""
 
     def __init__(self, vec: np.ndarray, masks: np.ndarray, n: int, params: Any) -> None:
         from agents.features import Planner, racks_with_sentinels
@@ -223,8 +224,10 @@ class _ExpertBatch:
             out[held_rows] = np.where(self.phase[held_rows] == 1, keep, slot)
         return out
 
-    def _draw_decision(self, sel: np.ndarray) -> np.ndarray:
-        p, n = self.p, self.n
+    def draw_values(self, sel: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Rows ``sel`` deciding where to draw: (the blind draw's expected saving, the plan cost
+        after taking the discard and its slot, whether the discard may be taken)."""
+        n = self.n
         known = self.draw_top[sel]
         in_pool = self.unseen[sel].copy()
         has_known = known > 0
@@ -237,7 +240,7 @@ class _ExpertBatch:
         valid = pool <= n
         top = self.top[sel]
         cards = np.concatenate([np.where(valid, pool, 1), np.maximum(top, 1)[:, None]], axis=1)
-        cost, _ = self.placements(sel, cards)
+        cost, slot = self.placements(sel, cards)
         base = self.base[sel]
         gain = base[:, None] - cost[:, :width]
         gain = np.where(valid & (gain > 0.0), gain, 0.0)  # max(0.0, x), NaN -> 0.0 as in Python
@@ -245,7 +248,11 @@ class _ExpertBatch:
         with np.errstate(invalid="ignore", divide="ignore"):
             draw_gain = np.where(count > 0, total / np.maximum(count, 1), 0.0)
         can_take = (top > 0) & self.masks[sel, TAKE_DISCARD]
-        take = can_take & (base - cost[:, -1] > draw_gain + p.take_margin)
+        return draw_gain, cost[:, -1], slot[:, -1], can_take
+
+    def _draw_decision(self, sel: np.ndarray) -> np.ndarray:
+        draw_gain, take_cost, _, can_take = self.draw_values(sel)
+        take = can_take & (self.base[sel] - take_cost > draw_gain + self.p.take_margin)
         return np.where(take, TAKE_DISCARD, DRAW_PILE)
 
 
@@ -329,7 +336,7 @@ _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}
 
 def _expert_costs(n: int, params: Any) -> np.ndarray:
     """cost[t, k, g]: expected draws to fill g slots from k candidates when t cards may come,
-    quantized as ``agents.expert._Planner.cost`` (computed once per deck size and params)."""
+    quantized as ``agents.expert.quantize`` rounds them (computed once per deck size and params)."""
     from agents.expert import QUANTUM, gap_factor
 
     key = (n, params)

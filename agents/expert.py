@@ -9,6 +9,11 @@ exponents were tuned by tournament). The bot keeps the plan with
 the fewest expected turns (a dynamic programme over the slots) and plays the move that lowers that
 estimate most: it takes the discard when that beats the expected gain of a blind draw over the
 unseen cards, and keeps a drawn card only when it lowers the estimate.
+
+It plans with the one compiled planner (``agents.batched.ExpertPlan`` over
+``agents.features.Planner``), the same code at one decision as ``BatchExpert`` at thousands; the
+readable one-loop-per-step statement of the programme is the tests' reference
+(``tests/agents/reference_expert.py``).
 """
 
 from __future__ import annotations
@@ -17,10 +22,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from agents.base import Bot
-from agents.obs import View, decode
-from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
-from racko_env.rules import RACK_SIZE
+from agents.obs import split
+from racko_env.actions import DISCARD, KEEP, TAKE_DISCARD, Phase
+from racko_env.observation import OPP_PRESENT
+from racko_env.rules import deck_size
 
 INF = float("inf")
 QUANTUM = 1024.0
@@ -57,113 +65,6 @@ def quantize(cost: float) -> float:
     return round(cost * QUANTUM) / QUANTUM
 
 
-class _Planner:
-    """Plan costs for one decision: the cards that may still come are fixed for the decision."""
-
-    def __init__(self, view: View, params: ExpertParams) -> None:
-        n = view.num_cards
-        self.n = n
-        blocked = set(view.rack)
-        for opp in view.opponents:
-            blocked.update(c for c in opp if c)
-        if view.held:
-            blocked.add(view.held)
-        avail = [0] * (n + 2)
-        for c in range(1, n + 1):
-            avail[c] = avail[c - 1] + (c not in blocked)
-        avail[n + 1] = avail[n]
-        self.prefix = avail
-        total = max(avail[n], 1)
-        # cost[g][k]: expected draws to fill a gap of g slots from k candidate cards.
-        factor = [0.0] + [gap_factor(g, params) for g in range(1, RACK_SIZE + 1)]
-        wp = params.width_power
-        self.cost = [
-            [
-                0.0 if g == 0 else (INF if k < g else quantize((total / k) ** wp * factor[g]))
-                for k in range(n + 1)
-            ]
-            for g in range(RACK_SIZE + 1)
-        ]
-
-    def gap(self, a: int, b: int, g: int) -> float:
-        """Cost of the g slots between kept cards a < b (sentinels 0 and N + 1)."""
-        if a >= b:
-            return INF
-        k = self.prefix[b - 1] - self.prefix[a]
-        return self.cost[g][k] if k < len(self.cost[g]) else self.cost[g][-1]
-
-    def tables(self, rack: tuple[int, ...]) -> tuple[list[float], list[float], list[int]]:
-        """Forward and backward best costs with slot i kept (index 0 and 11 are the sentinels)."""
-        vals = [0, *rack, self.n + 1]
-        m = len(vals)
-        fwd = [INF] * m
-        fwd[0] = 0.0
-        for j in range(1, m):
-            vj = vals[j]
-            best = INF
-            for i in range(j):
-                fi = fwd[i]
-                if fi < best and vals[i] < vj:
-                    c = fi + self.gap(vals[i], vj, j - i - 1)
-                    if c < best:
-                        best = c
-            fwd[j] = best
-        bwd = [INF] * m
-        bwd[m - 1] = 0.0
-        for i in range(m - 2, -1, -1):
-            vi = vals[i]
-            best = INF
-            for j in range(i + 1, m):
-                bj = bwd[j]
-                if bj < best and vi < vals[j]:
-                    c = bj + self.gap(vi, vals[j], j - i - 1)
-                    if c < best:
-                        best = c
-            bwd[i] = best
-        return fwd, bwd, vals
-
-    def placements(self, rack: tuple[int, ...], cards: list[int]) -> dict[int, tuple[float, int]]:
-        """For each card: (lowest plan cost after putting it in some slot, that slot)."""
-        fwd, bwd, vals = self.tables(rack)
-        m = len(vals)
-        # Plans that do not keep slot s are unchanged by what goes into s.
-        skip = []
-        for s in range(1, m - 1):
-            best = INF
-            for i in range(s):
-                if fwd[i] == INF:
-                    continue
-                for j in range(s + 1, m):
-                    c = fwd[i] + self.gap(vals[i], vals[j], j - i - 1) + bwd[j]
-                    if c < best:
-                        best = c
-            skip.append(best)
-        out = {}
-        for card in cards:
-            best_cost, best_slot = INF, 0
-            for s in range(1, m - 1):
-                left = INF
-                for i in range(s):
-                    if vals[i] < card and fwd[i] < left:
-                        c = fwd[i] + self.gap(vals[i], card, s - i - 1)
-                        if c < left:
-                            left = c
-                right = INF
-                for j in range(s + 1, m):
-                    if vals[j] > card and bwd[j] < right:
-                        c = bwd[j] + self.gap(card, vals[j], j - s - 1)
-                        if c < right:
-                            right = c
-                c = min(left + right, skip[s - 1])
-                if c < best_cost:
-                    best_cost, best_slot = c, s - 1
-            out[card] = (best_cost, best_slot)
-        return out
-
-    def value(self, rack: tuple[int, ...]) -> float:
-        return self.tables(rack)[0][-1]
-
-
 class ExpertBot(Bot):
     """Plans the cheapest ascending completion of its rack and plays the move that shortens it."""
 
@@ -175,47 +76,42 @@ class ExpertBot(Bot):
         self.num_players = num_players
         self.params = params or ExpertParams()
 
-    def _choose(self, view: View) -> tuple[int, str]:
-        if view.phase is None or not view.legal:
+    def _choose(self, observation: Mapping[str, Any]) -> tuple[int, str]:
+        from agents.batched import ExpertPlan
+
+        vec, mask = split(observation)
+        if not mask.any():
             raise ValueError("no legal action: the seat is not on turn (all-zero action mask)")
-        p = self.params
-        plan = _Planner(view, p)
-        base = plan.value(view.rack)
-        if view.phase == Phase.DRAW:
-            top = view.discard_top
-            pool = [view.draw_top] if view.draw_top else sorted(view.unseen)
-            cards = list(pool)
-            if top and TAKE_DISCARD in view.legal:
-                cards.append(top)
-            best = plan.placements(view.rack, cards)
-            draw_gain = sum(max(0.0, base - best[c][0]) for c in pool) / len(pool) if pool else 0.0
-            if top and TAKE_DISCARD in view.legal:
-                cost, slot = best[top]
-                if base - cost > draw_gain + p.take_margin:
-                    return TAKE_DISCARD, (
-                        f"take the {top} from the discard pile for slot {slot + 1}: "
-                        f"{_cost(base, cost)} (a blind draw lowers it by {draw_gain:.1f} "
-                        "on average)"
-                    )
-            return DRAW_PILE, (
+        n = deck_size(1 + int(round(float(vec[OPP_PRESENT].sum()))))
+        plan = ExpertPlan(vec[None], mask[None].astype(bool), n, self.params)
+        action = int(plan.act()[0])
+        base, row = float(plan.base[0]), np.zeros(1, dtype=np.intp)
+        if plan.phase[0] == Phase.DRAW:
+            draw_gain, cost, slot, _ = (float(x[0]) for x in plan.draw_values(row))
+            top = int(plan.top[0])
+            if action == TAKE_DISCARD:
+                return action, (
+                    f"take the {top} from the discard pile for slot {int(slot) + 1}: "
+                    f"{_cost(base, cost)} (a blind draw lowers it by {draw_gain:.1f} on average)"
+                )
+            return action, (
                 f"draw from the draw pile: a blind draw lowers the plan cost by "
                 f"{draw_gain:.1f} on average, more than the {top or 'empty'} on the discard pile"
             )
-        card = view.held
-        if card is None:
-            raise ValueError("observation has no held card in a keep/place decision")
-        cost, slot = plan.placements(view.rack, [card])[card]
-        if view.phase == Phase.KEEP_OR_DISCARD:
-            if base - cost > p.keep_margin:
-                return KEEP, f"keep the {card} for slot {slot + 1}: {_cost(base, cost)}"
-            return DISCARD, f"discard the {card}: no slot gets closer to Rack-O with it"
-        return slot, f"put the {card} into slot {slot + 1}: {_cost(base, cost)}"
+        card = int(plan.held[0])
+        cost_of, slot_of = plan.placements(row, plan.held[:, None])
+        cost, slot = float(cost_of[0, 0]), int(slot_of[0, 0])
+        if action == KEEP:
+            return action, f"keep the {card} for slot {slot + 1}: {_cost(base, cost)}"
+        if action == DISCARD:
+            return action, f"discard the {card}: no slot gets closer to Rack-O with it"
+        return action, f"put the {card} into slot {slot + 1}: {_cost(base, cost)}"
 
     def act(self, observation: Mapping[str, Any]) -> int:
-        return self._choose(decode(observation))[0]
+        return self._choose(observation)[0]
 
     def explain(self, observation: Mapping[str, Any]) -> str:
-        return self._choose(decode(observation))[1]
+        return self._choose(observation)[1]
 
 
 def _cost(before: float, after: float) -> str:

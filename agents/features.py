@@ -6,7 +6,7 @@ snapshots, the batched ``expert`` and the torch-free evaluation all read one fas
 (``tests/agents/test_features.py`` keeps it equal to the torch module and to the plain-Python
 reference). The exported ONNX graph keeps computing its own features with the torch module.
 
-``Planner`` is the one numpy copy of ``expert``'s planner (``agents.expert._Planner``): a plan
+``Planner`` is the one planner of ``expert`` (its reference: ``tests/agents/reference_expert.py``): a plan
 keeps an ascending subsequence of the rack (two sentinels 0 and N + 1 around it) and pays
 a cost for each gap of g slots that k cards may still fill (``cost[k, g]``). The forward and backward
 tables of its dynamic programme are computed once per rack; then the cost of the rack with any
@@ -114,7 +114,7 @@ def _place_card(card, vals, prefix, cost, fwd, bwd, skip, out, right):  # pragma
     """Plan costs of one rack with ``card`` put into each slot, into ``out`` (10,); ``right``
     (10,) is scratch. Each kept position i left of the card adds ``fwd[i]`` plus one gap to
     every slot right of it, each kept j right of it ``bwd[j]`` plus one gap to every slot left
-    of it (the minimum over the same candidates as ``agents.expert._Planner.placements``)."""
+    of it (the minimum over the same candidates as the reference planner's ``placements``)."""
     m = vals.shape[0]
     p_lo = prefix[card - 1] if card > 0 else 0
     p_hi = prefix[card]
@@ -183,7 +183,7 @@ def exact_costs(n: int, plan: tuple[float, float] = EXPERT_PLAN) -> np.ndarray:
 
 
 class Planner:
-    """Plan tables of R racks (the numpy twin of ``agents.expert._Planner``, all rows at once).
+    """Plan tables of R racks (all rows at once; ``tests/agents/reference_expert.py`` is the loop-per-step reference).
 
     ``vals`` int (R, 12): the rack with its sentinels 0 and N + 1; ``prefix`` int (R, N + 2):
     ``prefix[v]`` cards of value <= v that may still come (``prefix[N + 1] == prefix[N]``);

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from reference_expert import reference_decision  # the plain-Python planner
 from test_vec_env import random_actions  # a uniformly random legal action per row
 
 from agents.batched import (
@@ -17,6 +18,7 @@ from agents.batched import (
 )
 from agents.expert import ExpertBot
 from agents.heuristic import HeuristicBot
+from agents.obs import decode
 from racko_env.vector import VectorRacko
 
 
@@ -32,7 +34,33 @@ def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> Non
 def test_batch_expert_decides_like_the_expert_bot(num_players: int, options: dict) -> None:
     v = VectorRacko(40, num_players, seed=num_players, turn_limit=100, **options)
     batch = BatchExpert(num_players)
-    assert_batch_decides_like(batch, ExpertBot(num_players), v, 60, 0.6, seed=2)
+    assert_batch_decides_like(batch, ReferenceExpert(), v, 60, 0.6, seed=2)
+
+
+class ReferenceExpert:
+    """The tests' plain-Python planner as a bot (what the compiled planner must equal)."""
+
+    def act(self, observation: dict) -> int:
+        return reference_decision(decode(observation))[0]
+
+
+@pytest.mark.parametrize("num_players", [2, 3])
+def test_the_expert_bot_plays_and_explains_as_the_reference(num_players: int) -> None:
+    """One decision at a time through the compiled planner: the reference's move and words."""
+    v = VectorRacko(8, num_players, seed=11, turn_limit=60)
+    bot, rng, checked = ExpertBot(num_players), np.random.default_rng(3), 0
+    games = np.arange(v.num_games)
+    for _ in range(40):
+        cur = v.game.current
+        obs, masks = v.observe(games, cur), v.action_masks(games, cur)
+        for o, m in zip(obs, masks, strict=True):
+            seat = {"observation": o, "action_mask": m.astype(np.int8)}
+            assert (bot.act(seat), bot.explain(seat)) == reference_decision(decode(seat))
+            checked += 1
+        r = v.step(random_actions(masks, rng))
+        if r.done.any():
+            v.reset(np.flatnonzero(r.done))
+    assert checked == 320
 
 
 def test_batch_random_is_legal_uniform_and_seeded() -> None:
