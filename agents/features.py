@@ -1,4 +1,4 @@
-"""The structured policy's features for a batch of observations in numpy: the twin of ``train.sb3.policy.RackFeatures``.
+"""The structured policy's features for a batch of observations in numpy: the twin of ``train.network.features.RackFeatures``.
 
 ``rack_features(obs, num_cards)`` returns exactly what the torch module computes (per slot
 (B, 10, 26), global (B, 31), float32) without torch, so the learner's feature cache, the self-play
@@ -242,7 +242,7 @@ def feature_planner(
 
 @njit(cache=True, nogil=True)
 def _saving(base, cost):  # pragma: no cover - compiled
-    """A saving in plan cost two ways (signed log, clipped linear), as ``train.sb3.policy._saving``."""
+    """A saving in plan cost two ways (signed log, clipped linear), as ``train.network.features._saving``."""
     s = min(max(min(base, NO_PLAN) - min(cost, NO_PLAN), -NO_PLAN), NO_PLAN)
     slog = np.sign(s) * np.log1p(abs(s))
     return slog, min(max(s, -SAVING_SCALE), SAVING_SCALE) / SAVING_SCALE
@@ -250,7 +250,7 @@ def _saving(base, cost):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compiled
-    """``rack_features`` row by row (the numbers of ``train.sb3.policy.RackFeatures``)."""
+    """``rack_features`` row by row (the numbers of ``train.network.features.RackFeatures``)."""
     m = RACK_SIZE + 2
     vals = np.empty(m, np.int64)
     prefix = np.empty(n + 2, np.int64)
@@ -361,7 +361,7 @@ def racks_with_sentinels(rack: np.ndarray, num_cards: int) -> np.ndarray:
 def rack_features(obs: np.ndarray, num_cards: int) -> tuple[np.ndarray, np.ndarray]:
     """Observations (B, 177) -> slot features (B, 10, 26) and global features (B, 31), float32.
 
-    The numbers of ``train.sb3.policy.RackFeatures(num_cards)`` (both compute in float64).
+    The numbers of ``train.network.features.RackFeatures(num_cards)`` (both compute in float64).
     """
     obs = np.asarray(obs)
     if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
@@ -376,5 +376,5 @@ def rack_features(obs: np.ndarray, num_cards: int) -> tuple[np.ndarray, np.ndarr
 
 
 def flat_features(slots: np.ndarray, glob: np.ndarray) -> np.ndarray:
-    """(slots (B, 10, 26), global (B, 31)) as one row (B, 291), as ``train.sb3.policy.flat_features``."""
+    """(slots (B, 10, 26), global (B, 31)) as one row (B, 291), as ``train.network.features.flat_features``."""
     return np.concatenate([slots.reshape(len(slots), -1), glob], axis=1)

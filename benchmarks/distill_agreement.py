@@ -31,7 +31,7 @@ def measure(run_dir: str | Path) -> dict[str, Any]:
     from train.distillation.config import DistillConfig
     from train.distillation.data import policy_inputs
     from train.distillation.run import DATA, POLICY, load_data, load_policy
-    from train.sb3.policy import FrozenPolicy
+    from train.network.frozen import FrozenPolicy
 
     run_dir = Path(run_dir)
     cfg = load_config(run_dir / "config.yaml", DistillConfig)

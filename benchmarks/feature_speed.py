@@ -1,7 +1,7 @@
 """Observations per second of the structured policy's features: the kernel against the torch module.
 
 The compiled kernel ``agents.features.rack_features`` (what training, the self-play snapshots and
-the quick evaluation use) and the torch module ``train.sb3.policy.RackFeatures`` (what the exported
+the quick evaluation use) and the torch module ``train.network.features.RackFeatures`` (what the exported
 ONNX graph computes) on the same observations from real play, one thread each, at batch sizes
 16 / 256 / 1024 / 4096, side by side in one run. Each cell is the best of ``--repeats`` timings of
 at least ``--seconds`` each, interleaved so that load from other processes hits both alike.
@@ -27,7 +27,7 @@ import torch
 from agents.features import rack_features
 from racko_env.rules import deck_size
 from train.export import sample_observations
-from train.sb3.policy import RackFeatures
+from train.network.features import RackFeatures
 
 BATCHES = (16, 256, 1024, 4096)
 

@@ -34,7 +34,7 @@ STEPS_PER_UPDATE = 16_384
 
 
 def forward_macs(slot_in: int, glob: int, slot_hidden: list[int], trunk: list[int]) -> int:
-    """Multiply-adds of one row's forward through both towers and the heads (train/sb3/policy.py:
+    """Multiply-adds of one row's forward through both towers and the heads (train/network/structured.py:
     the first slot layer's global half once per row, the slot network on ten slots)."""
     slots = 10
     first = slots * slot_in * slot_hidden[0] + glob * slot_hidden[0]

@@ -15,7 +15,7 @@ from train.rllib.module import (
     masked_logits,
     module_actions,
     sb3_state_dict,
-    to_sb3_policy,
+    to_network,
 )
 
 __all__ = [
@@ -29,5 +29,5 @@ __all__ = [
     "masked_logits",
     "module_actions",
     "sb3_state_dict",
-    "to_sb3_policy",
+    "to_network",
 ]

@@ -1,7 +1,7 @@
 """The feature kernel (``agents.features``) against the plain-Python definition and the torch module.
 
 ``reference_features`` is the definition of the structured policy's features written out card by
-card; the kernel must equal it, and the torch module ``train.sb3.policy.RackFeatures`` (what the
+card; the kernel must equal it, and the torch module ``train.network.features.RackFeatures`` (what the
 exported ONNX graph computes), on random observations of every player count and on observations
 from real play. Both fast versions compute in float64 and return float32, so they agree to
 float32 rounding: ``TOL`` (1e-5, absolute and relative).
@@ -233,7 +233,7 @@ def test_kernel_equals_the_plain_python_definition(num_players, kind):
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_kernel_equals_the_torch_module(num_players, kind):
     torch = pytest.importorskip("torch")
-    from train.sb3.policy import RackFeatures
+    from train.network.features import RackFeatures
 
     n = deck_size(num_players)
     obs = _observations(num_players, kind)

@@ -23,7 +23,7 @@ FRONT_DOORS = [
     "value_iteration",
 ]
 OLD_PATHS = ["rllib_env", "rllib_module"]  # re-exports, so old RLlib checkpoints keep loading
-FOLDERS = ["common", "distillation", "rllib", "sb3", "value"]
+FOLDERS = ["common", "distillation", "network", "rllib", "sb3", "value"]
 
 
 def _module_name(path: Path) -> str:

@@ -13,11 +13,9 @@ from racko_env.observation import (  # noqa: E402
     OBS_SIZE,
 )
 from train.export import sample_observations  # noqa: E402
-from train.sb3.policy import (  # noqa: E402
-    PolicyGraph,
-    RackFeatures,
-    StructuredPolicy,
-)
+from train.network.features import RackFeatures  # noqa: E402
+from train.network.structured import PolicyGraph  # noqa: E402
+from train.sb3.policy import StructuredPolicy  # noqa: E402
 
 
 def test_draw_rows_only_gives_the_same_features():
@@ -76,7 +74,7 @@ def test_snapshot_fed_kernel_features_plays_what_the_exported_onnx_bot_plays(tmp
     pytest.importorskip("onnxruntime")
     from agents.features import flat_features, rack_features
     from train.common.onnx_export import export_module, onnx_actions
-    from train.sb3.policy import FrozenPolicy
+    from train.network.frozen import FrozenPolicy
 
     policy = _policy(seed=3)
     onnx_path, _ = export_module(PolicyGraph(policy), tmp_path, 2, {}, check=20)
@@ -99,7 +97,7 @@ def test_snapshot_fed_kernel_features_plays_what_the_exported_onnx_bot_plays(tmp
 def test_snapshots_in_one_stacked_call_play_what_each_plays_alone():
     """``act_group`` with several snapshots is one stacked forward over uneven, shuffled groups."""
     from agents.features import flat_features, rack_features
-    from train.sb3.policy import FrozenPolicy
+    from train.network.frozen import FrozenPolicy
 
     obs, masks = sample_observations(2, {}, 200, seed=5)
     features = flat_features(*rack_features(obs, 40))

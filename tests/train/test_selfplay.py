@@ -1,4 +1,4 @@
-"""Self-play (train/sb3/selfplay.py): the snapshot pool's mix."""
+"""Self-play (train/common/snapshot_pool.py): the snapshot pool's mix."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from train.common.snapshot import SnapshotPolicy
-from train.sb3.selfplay import SnapshotPool
+from train.common.snapshot_pool import SnapshotPool
 
 
 def test_pool_mix_shares_the_self_weight() -> None:

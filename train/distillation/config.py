@@ -11,7 +11,7 @@ from train.common.config import Evaluation, GameConfig, Seed, Strict, check_bot_
 
 
 class DistillNetSection(Strict):
-    """The structured policy's sizes (``train/sb3/policy.py``; as ``ppo.slot_hidden`` and
+    """The structured policy's sizes (``train/network/``; as ``ppo.slot_hidden`` and
     ``ppo.net_arch`` of a PPO config with ``ppo.policy: structured``)."""
 
     slot_hidden: list[int] = Field(default_factory=lambda: [64, 64])

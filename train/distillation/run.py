@@ -38,7 +38,9 @@ from train.common.progress import RunLog
 from train.common.runs import RunKind, prepare_run
 from train.distillation.config import DistillConfig
 from train.distillation.data import collect, policy_inputs
-from train.sb3.policy import FrozenPolicy, PolicyGraph, StructuredPolicy
+from train.network.frozen import FrozenPolicy
+from train.network.structured import PolicyGraph
+from train.sb3.policy import StructuredPolicy
 
 ITERATIONS = "iterations"
 DATA = "data"

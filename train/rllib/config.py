@@ -60,7 +60,7 @@ class ModelSection(Strict):
     """The policy network. ``encoder``:
 
     - ``structured`` (the default): the SB3 trainer's ``ppo.policy: structured`` network, the
-      same classes (``train.sb3.policy.RackFeatures`` + ``StructuredHeads``): ``hidden`` is its
+      same classes (``train.network``'s ``RackFeatures`` + ``StructuredHeads``): ``hidden`` is its
       trunk (``ppo.net_arch``), ``slot_hidden`` the per-slot network (``ppo.slot_hidden``), ReLU
       as there (``activation`` is not used);
     - ``mlp``: the flat MLP over the raw observation (hidden layers as the SB3 trainer's

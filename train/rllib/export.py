@@ -21,7 +21,8 @@ def export_bot(
 ) -> tuple[Path, Path]:
     """``bot.onnx`` + ``bot.json`` from the ``main`` RLModule, checked on ``export_check``
     observations against the module's own inference path (masked argmax), written atomically.
-    The structured network goes out through SB3's ``PolicyGraph``, as ``train/ppo.py`` exports it."""
+    The structured network goes out through ``train.network``'s ``PolicyGraph``, as ``train/ppo.py``
+    exports it."""
     import functools
 
     from train.common.onnx_export import export_module, verify_export

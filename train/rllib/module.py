@@ -6,12 +6,13 @@ Vendored rather than taken from RLlib's ``examples/`` (whose masking module read
 ``MASKED_LOGIT`` (-1e8, as in the exported bot graphs) so sampling, log-probabilities and the
 entropy see only legal moves, and the inference argmax is the bot's move.
 
-``model.encoder: structured`` (the default) is the SB3 trainer's structured policy, the same
-classes imported from ``train/sb3/policy.py``: ``RackFeatures`` (no weights) then
-``StructuredHeads`` (actor and critic towers, the 14 logits) and a linear value head, laid out as
-SB3's ``StructuredPolicy`` lays them out (``heads`` is its ``mlp_extractor``, ``vf_head`` its
+``model.encoder: structured`` (the default) is the structured network every trainer learns, the
+classes of ``train/network/``: ``RackFeatures`` (no weights) then ``StructuredHeads`` (actor and
+critic towers, the 14 logits) and a linear value head, laid out as ``StructuredNetwork`` (and
+SB3's ``StructuredPolicy``) lay them out (``heads`` is its ``mlp_extractor``, ``vf_head`` its
 ``value_net``), so weights copy across one to one (``sb3_state_dict`` / ``load_sb3_state_dict``)
-and the bot is exported through SB3's own ``PolicyGraph`` (``export_graph``). The features come
+and the bot is exported through the same ``PolicyGraph`` (``export_graph``); no stable-baselines3
+is needed. The features come
 with the observation when the env computed them (``features``: the compiled kernel
 ``agents.features.rack_features``, once per observation); otherwise the module computes them with
 ``RackFeatures`` (the same numbers).
@@ -95,7 +96,8 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         n_actions = int(self.action_space.n)
         self.structured = spec == "structured"
         if self.structured:
-            from train.sb3.policy import RackFeatures, StructuredHeads
+            from train.network.features import RackFeatures
+            from train.network.structured import StructuredHeads
 
             self.num_cards = int(cfg.get("num_cards", 40))
             self.slot_hidden = tuple(int(x) for x in cfg.get("slot_hidden", [64, 64]))
@@ -113,7 +115,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         """The structured network's input (B, 291): the env's, or computed here."""
         if "features" in obs:
             return obs["features"]
-        from train.sb3.policy import flat_features
+        from train.network.features import flat_features
 
         with torch.no_grad():
             return flat_features(*self.rack(obs["observation"]))
@@ -134,12 +136,13 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         return self.vf_head(self.vf_encoder(obs["observation"])).squeeze(-1)
 
 
-# SB3's StructuredPolicy names of the structured module's parts (its features extractor has none)
+# StructuredNetwork's (and SB3 StructuredPolicy's) names of the structured module's parts (the
+# features extractor has no weights)
 _SB3_NAMES = {"heads.": "mlp_extractor.", "vf_head.": "value_net."}
 
 
 def sb3_state_dict(module: MaskedActorCritic) -> dict[str, torch.Tensor]:
-    """The structured module's weights under SB3 ``StructuredPolicy``'s names."""
+    """The structured module's weights under ``StructuredNetwork``'s (and SB3's) names."""
     out = {}
     for key, value in module.state_dict().items():
         for ours, theirs in _SB3_NAMES.items():
@@ -149,7 +152,7 @@ def sb3_state_dict(module: MaskedActorCritic) -> dict[str, torch.Tensor]:
 
 
 def load_sb3_state_dict(module: MaskedActorCritic, state: dict[str, torch.Tensor]) -> None:
-    """Copy SB3 ``StructuredPolicy`` weights (its ``state_dict()``) into the structured module."""
+    """Copy ``StructuredNetwork`` (or SB3 ``StructuredPolicy``) weights into the structured module."""
     ours = {}
     for key, value in state.items():
         for mine, theirs in _SB3_NAMES.items():
@@ -158,35 +161,23 @@ def load_sb3_state_dict(module: MaskedActorCritic, state: dict[str, torch.Tensor
     module.load_state_dict(ours, strict=True)
 
 
-def to_sb3_policy(module: MaskedActorCritic) -> Any:
-    """The structured module as SB3's ``StructuredPolicy`` with the same weights (eval mode)."""
-    from gymnasium import spaces
+def to_network(module: MaskedActorCritic) -> Any:
+    """The structured module as a ``StructuredNetwork`` with the same weights (eval mode)."""
+    from train.network.structured import StructuredNetwork
 
-    from racko_env.actions import NUM_ACTIONS
-    from racko_env.observation import OBS_SIZE
-    from train.sb3.policy import StructuredPolicy
-
-    policy = StructuredPolicy(
-        spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
-        spaces.Discrete(NUM_ACTIONS),
-        lambda _: 0.0,
-        num_cards=module.num_cards,
-        slot_hidden=module.slot_hidden,
-        trunk_hidden=module.trunk_hidden,
-    )
-    policy.load_state_dict(sb3_state_dict(module), strict=True)
-    return policy.eval()
+    network = StructuredNetwork(module.num_cards, module.slot_hidden, module.trunk_hidden)
+    network.load_state_dict(sb3_state_dict(module), strict=True)
+    return network.eval()
 
 
 def export_graph(module: MaskedActorCritic) -> nn.Module:
     """The module's deterministic policy as the bot graph ``(obs, bool mask) -> (action,
-    masked_logits)``: SB3's ``PolicyGraph`` for the structured network (the graph
-    ``train/ppo.py`` exports: features and heads in one self-contained file), else
-    ``ExportPolicy``."""
+    masked_logits)``: ``PolicyGraph`` for the structured network (the graph ``train/ppo.py``
+    exports: features and heads in one self-contained file), else ``ExportPolicy``."""
     if getattr(module, "structured", False):
-        from train.sb3.policy import PolicyGraph
+        from train.network.structured import PolicyGraph
 
-        return PolicyGraph(to_sb3_policy(module))
+        return PolicyGraph(to_network(module))
     return ExportPolicy(module)
 
 

@@ -10,8 +10,8 @@ module: the observation becomes the dict the masked module reads (``observation`
 ``action_mask`` as float32, ``features``: computed once per observation, in the env).
 
 Self-play seats: every ``league.snapshot_every`` iterations the trainer freezes the learner into a
-``train.sb3.policy.FrozenPolicy`` (the structured network as numpy in, numpy out), keeps the
-newest ``league.size`` of them (``train.sb3.selfplay.SnapshotPool``, saved with each checkpoint)
+``train.network.frozen.FrozenPolicy`` (the structured network as numpy in, numpy out), keeps the
+newest ``league.size`` of them (``train.common.snapshot_pool.SnapshotPool``, saved with each checkpoint)
 and hands their weights (plain arrays) to every env runner, which seats them with
 ``RackoVectorEnv.set_self_play``. The learner is the only RLModule (``DEFAULT_MODULE_ID``).
 
@@ -91,17 +91,17 @@ class SnapshotLeague:
     """The frozen copies of the learner that sit in ``league`` seats on the vector path."""
 
     def __init__(self, size: int, latest_weight: float) -> None:
-        from train.sb3.selfplay import SnapshotPool
+        from train.common.snapshot_pool import SnapshotPool
 
         self.pool = SnapshotPool(size, latest_weight)
         self.latest_weight = latest_weight
 
     def add(self, module: Any, name: str) -> None:
         """Freeze the structured module's current weights into a new snapshot."""
-        from train.rllib.module import to_sb3_policy
-        from train.sb3.policy import FrozenPolicy
+        from train.network.frozen import FrozenPolicy
+        from train.rllib.module import to_network
 
-        self.pool.add(FrozenPolicy(to_sb3_policy(module), name))
+        self.pool.add(FrozenPolicy(to_network(module), name))
 
     def push(self, algo: Any) -> None:
         """Seat the snapshots in every env runner's games (as plain arrays over the wire)."""
@@ -109,7 +109,7 @@ class SnapshotLeague:
         latest = self.latest_weight
 
         def seat(runner: Any) -> None:
-            from train.sb3.policy import FrozenPolicy
+            from train.network.frozen import FrozenPolicy
 
             env = getattr(runner, "env", None)
             if env is not None:
@@ -123,5 +123,7 @@ class SnapshotLeague:
         self.pool.save(folder / SNAPSHOTS)
 
     def load(self, folder: Path) -> None:
+        import train.network.frozen  # noqa: F401  (registers the snapshots' kind, "structured")
+
         if (folder / SNAPSHOTS).is_dir():
             self.pool.load(folder / SNAPSHOTS)

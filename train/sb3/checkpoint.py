@@ -32,7 +32,7 @@ import torch
 
 from train.common.files import RunFolderError, write_bytes_atomic
 from train.common.runs import FINAL_MODEL, Checkpoints
-from train.sb3.selfplay import SnapshotPool
+from train.common.snapshot_pool import SnapshotPool
 
 # checkpoints/step_000123456/, complete once state.json (written last) is there
 CHECKPOINTS = Checkpoints("step_", ("model.pt", "arrays.npz", "state.json"), digits=12)

@@ -51,7 +51,8 @@ def export_ppo_run(run_dir: Path, check: int = 300) -> tuple[Path, Path]:
     import json
 
     from train.common.onnx_export import export_module
-    from train.sb3.policy import PolicyGraph, StructuredPolicy
+    from train.network.structured import PolicyGraph
+    from train.sb3.policy import StructuredPolicy
 
     cfg, model = load_trained_model(run_dir)
     evaluation: dict[str, Any] = {}

@@ -1,6 +1,6 @@
 """Compute the structured policy's features once per observation, where the env hands it out.
 
-The features (``train.sb3.policy.RackFeatures``) have no weights, but the planner inside them is
+The features (``train.network.features.RackFeatures``) have no weights, but the planner inside them is
 the costliest part of the forward pass: here they come from the compiled kernel
 ``agents.features.rack_features`` (the same numbers, tested), tens of times faster than the torch
 module. PPO looks at each observation once to act and then

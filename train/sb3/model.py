@@ -16,7 +16,7 @@ from train.common.runs import FINAL_MODEL
 
 def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
     """The policy class (or SB3 name) and its keyword arguments for the config's network:
-    ``ppo.policy: structured`` (train/sb3/policy.py) or ``flat`` (an MLP, the baseline)."""
+    ``ppo.policy: structured`` (train/sb3/policy.py, the network of train/network/) or ``flat`` (an MLP, the baseline)."""
     import torch
 
     from train.sb3.policy import policy_kwargs
@@ -42,7 +42,8 @@ def wrap_features(cfg: TrainConfig, vec_env: Any) -> Any:
 
 def make_snapshot(model: Any, name: str = "snapshot") -> Any:
     """A frozen copy of the learner that plays batches: a self-play opponent, the evaluated bot."""
-    from train.sb3.policy import FrozenPolicy, StructuredPolicy
+    from train.network.frozen import FrozenPolicy
+    from train.sb3.policy import StructuredPolicy
     from train.sb3.selfplay import snapshot_from_model
 
     if isinstance(model.policy, StructuredPolicy):

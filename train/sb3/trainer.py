@@ -69,8 +69,9 @@ class Trainer:
 
     def _build(self) -> None:
         """The snapshot pool, the VecEnv (the config's opponents first) and a fresh model."""
+        from train.common.config import SELF
+        from train.common.snapshot_pool import SnapshotPool
         from train.sb3.envs import make_vec_env
-        from train.sb3.selfplay import SELF, SnapshotPool
 
         cfg = self.cfg
         self.pool = SnapshotPool(cfg.selfplay.pool_size, cfg.selfplay.latest_weight)

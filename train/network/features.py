@@ -1,0 +1,241 @@
+"""The structured network's features: what decides a Rack-O move, computed from the observation.
+
+An MLP over the 177 raw floats imitates ``expert`` poorly (docs/training.md has the measurement),
+because what decides a move is relational: where a card fits between its neighbours, and how much
+closer it brings the rack to an ascending one given the cards that may still come.
+``RackFeatures`` (no parameters) computes exactly those quantities inside the network, from the
+same observation (the env's contract and the exported graph's inputs stay as they are): per slot,
+the card, its neighbours, whether it ascends from them, how many cards that may still come lie
+below it, whether the card in question (the held card, or the discard top while drawing) fits
+between the neighbours, and the ``expert`` planner's plan cost with that card put there
+(``train.common.afterstate.placement_plan_costs``, the torch twin of ``agents.expert``); globally,
+the decision, the plan cost of the rack as it is, the best placement's saving and the expected
+saving of a blind draw.
+
+It is a twin of the compiled kernel ``agents.features.rack_features`` (what training and the
+quick evaluation compute, tens of times faster): the torch module exists because the exported bot
+graph must hold its features. ``tests/agents/test_features.py`` holds the two equal.
+
+``StructuredFeatures`` is the network's input layer: handed ``[observation | features]`` (the
+features computed once by the kernel, in training) it reads them; handed a bare observation (the
+exported graph, frozen opponents) it computes them.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from racko_env.observation import (
+    DISCARD_TOP,
+    DRAW_SIZE,
+    DRAW_TOP_KNOWN,
+    HELD,
+    HELD_FROM_DISCARD,
+    OBS_SIZE,
+    OPP_PRESENT,
+    OPP_SCORES,
+    OWN_SCORE,
+    PARTNERS,
+    PHASE,
+    RACK,
+    TURN,
+    UNSEEN,
+)
+from train.common.afterstate import NO_PLAN, card_tables, placement_plan_costs
+
+RACK_SIZE = 10
+SLOT_FEATURES = 26
+GLOBAL_FEATURES = 31
+FEATURES = RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES  # the flattened width (flat_features)
+SAVING_SCALE = 10.0  # plan-cost savings are in expected draws; most lie within +-10
+
+
+def _slog(x: torch.Tensor) -> torch.Tensor:
+    """Signed log1p: keeps the sign of a saving and squashes the rare huge ones."""
+    return torch.sign(x) * torch.log1p(x.abs())
+
+
+def _cost(c: torch.Tensor) -> torch.Tensor:
+    return torch.log1p(c.clamp(max=NO_PLAN))
+
+
+def _saving(base: torch.Tensor, cost: torch.Tensor) -> list[torch.Tensor]:
+    """A saving in plan cost, three ways: signed log, clipped linear, and "no plan either side"."""
+    s = (base.clamp(max=NO_PLAN) - cost.clamp(max=NO_PLAN)).clamp(-NO_PLAN, NO_PLAN)
+    return [_slog(s), s.clamp(-SAVING_SCALE, SAVING_SCALE) / SAVING_SCALE]
+
+
+class RackFeatures(nn.Module):
+    """Observation (B, 177) -> slot features (B, 10, 26) and global features (B, 31). No weights.
+
+    Everything is a function of the observation alone; ``reference_features`` in the tests is the
+    same computation in plain Python, card by card.
+    """
+
+    def __init__(self, num_cards: int, draw_rows_only: bool = False) -> None:
+        super().__init__()
+        self.num_cards = int(num_cards)
+        self.draw_rows_only = draw_rows_only
+        self.size = FEATURES  # flattened (flat_features)
+        self.register_buffer(
+            "cards", torch.arange(1, self.num_cards + 1, dtype=torch.long), persistent=False
+        )
+        self.register_buffer(
+            "slot_ids", torch.eye(RACK_SIZE, dtype=torch.float64), persistent=False
+        )
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        # float64 inside: plans that tie exactly tie here too (float32 sums of the same plan
+        # taken through different slots differ by more than the 1e-6 of ``is_best``), so these
+        # features equal the numpy kernel's (``agents.features``) and the reference's.
+        out_dtype = obs.dtype
+        obs = obs.to(torch.float64)
+        n = self.num_cards
+        b = obs.shape[0]
+        dtype = obs.dtype
+        rack = torch.round(obs[:, RACK] * n).long()
+        held = torch.round(obs[:, HELD] * n).long()
+        top = torch.round(obs[:, DISCARD_TOP] * n).long()
+        known = torch.round(obs[:, DRAW_TOP_KNOWN] * n).long()
+        phase = obs[:, PHASE]
+        drawing = phase[:, 0] > 0.5
+        card = torch.where(drawing, top, held)  # the card this decision is about (0: none)
+        has = (card > 0).to(dtype)
+        cum_a, cum_u = card_tables(obs, n)
+        with torch.no_grad():
+            costs, base = placement_plan_costs(rack, card[:, None], cum_a)
+            draw_gain = self._draw_gain(obs, rack, known, base, cum_a, drawing)
+        here = costs[:, 0, :]  # (B, 10): plan cost with the card put into each slot
+        best_here = here.min(dim=1).values
+        zero = torch.zeros_like(draw_gain)
+
+        # ---- per slot
+        vals = torch.cat(
+            [torch.zeros_like(rack[:, :1]), rack, torch.full_like(rack[:, :1], n + 1)], 1
+        )
+        prev, nxt = vals[:, :-2], vals[:, 2:]
+        below_a = torch.gather(cum_a, 1, (rack - 1).clamp(min=0))
+        below_u = torch.gather(cum_u, 1, (rack - 1).clamp(min=0))
+        c = card[:, None]
+        slot_pos = torch.arange(RACK_SIZE, dtype=dtype, device=obs.device)
+        home = ((rack - 1).to(dtype) * RACK_SIZE / n - slot_pos) / RACK_SIZE
+        is_best = (here <= best_here[:, None] + 1e-6).to(dtype) * has[:, None]
+        per_slot = [
+            rack.to(dtype) / n,
+            below_a.to(dtype) / 10.0,
+            below_u.to(dtype) / 10.0,
+            prev.to(dtype) / n,
+            nxt.to(dtype) / n,
+            (prev < rack).to(dtype),
+            (rack < nxt).to(dtype),
+            (c - rack).to(dtype) / n * has[:, None],
+            ((prev < c) & (c < nxt)).to(dtype) * has[:, None],
+            has[:, None].expand(b, RACK_SIZE),
+            _cost(here) * has[:, None],
+            *[x * has[:, None] for x in _saving(base[:, None], here)],
+            is_best,
+            (here >= NO_PLAN).to(dtype) * has[:, None],
+            home,
+        ]
+        slots = torch.cat(
+            [torch.stack(per_slot, dim=-1), self.slot_ids[None].expand(b, -1, -1)], dim=-1
+        )
+
+        # ---- global
+        take_adv = torch.where(drawing & (top > 0), base - best_here - draw_gain, zero)
+        ascending_pairs = (rack[:, 1:] > rack[:, :-1]).to(dtype).sum(1) / (RACK_SIZE - 1)
+        glob = torch.cat(
+            [
+                phase,
+                obs[:, [HELD_FROM_DISCARD, TURN, OWN_SCORE, DRAW_SIZE, PARTNERS]],
+                obs[:, OPP_SCORES],
+                obs[:, OPP_PRESENT],
+                torch.stack(
+                    [
+                        card.to(dtype) / n,
+                        held.to(dtype) / n,
+                        top.to(dtype) / n,
+                        known.to(dtype) / n,
+                        has,
+                        _cost(base),
+                        (base >= NO_PLAN).to(dtype),
+                        _cost(best_here) * has,
+                        *[x * has for x in _saving(base, best_here)],
+                        *_saving(draw_gain, zero),
+                        *_saving(take_adv, zero),
+                        cum_a[:, -1] / n,
+                        cum_u[:, -1] / n,
+                        ascending_pairs,
+                    ],
+                    dim=1,
+                ),
+            ],
+            dim=1,
+        )
+        return slots.to(out_dtype), glob.to(out_dtype)
+
+    def _draw_gain(
+        self,
+        obs: torch.Tensor,
+        rack: torch.Tensor,
+        known: torch.Tensor,
+        base: torch.Tensor,
+        cum_a: torch.Tensor,
+        drawing: torch.Tensor,
+    ) -> torch.Tensor:
+        """Expected plan-cost saving of a blind draw (B,), as ``expert`` weighs it; 0 off the draw.
+
+        Every card the pile may give is put where it helps most (or not kept). That is N cards x
+        10 slots per row, the costliest part: with ``draw_rows_only`` (training, where the batch is
+        known) only the rows deciding a draw are computed; the exported graph computes every row
+        and zeroes the others, with the same numbers.
+        """
+        n = self.num_cards
+        rows = torch.nonzero(drawing).squeeze(1) if self.draw_rows_only else None
+        if rows is not None:
+            if rows.numel() == 0:
+                return torch.zeros(drawing.shape[0], dtype=obs.dtype, device=obs.device)
+            obs, rack, known, base, cum_a = (t[rows] for t in (obs, rack, known, base, cum_a))
+        b = obs.shape[0]
+        costs, _ = placement_plan_costs(rack, self.cards[None, :].expand(b, n), cum_a)
+        best_each = torch.minimum(costs.min(dim=2).values, base[:, None])
+        unseen = obs[:, UNSEEN.start : UNSEEN.start + n]
+        top_known = (self.cards[None, :] == known[:, None]).to(obs.dtype)
+        w = torch.where((known > 0)[:, None], top_known, unseen)
+        gain = (w * (base[:, None] - best_each)).sum(1) / w.sum(1).clamp(min=1.0)
+        if rows is None:
+            return torch.where(drawing, gain, torch.zeros_like(gain))
+        out = torch.zeros(drawing.shape[0], dtype=obs.dtype, device=obs.device)
+        return out.index_copy(0, rows, gain)
+
+
+def flat_features(slots: torch.Tensor, glob: torch.Tensor) -> torch.Tensor:
+    """(slots (B, 10, 26), global (B, 31)) as one row (B, 291): the extractor's output."""
+    return torch.cat([slots.flatten(1), glob], dim=1)
+
+
+def split_features(features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``flat_features`` undone."""
+    k = RACK_SIZE * SLOT_FEATURES
+    return features[:, :k].reshape(-1, RACK_SIZE, SLOT_FEATURES), features[:, k:]
+
+
+class StructuredFeatures(nn.Module):
+    """The network's input: (B, 177) observations, or ``[observation | features]`` rows whose
+    features were computed beforehand (``FEATURES`` more columns) -> the features (B, 291)."""
+
+    def __init__(self, num_cards: int) -> None:
+        super().__init__()
+        self.rack = RackFeatures(num_cards)
+        self.features_dim = FEATURES
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return structured_features(observations, self.rack)
+
+
+def structured_features(observations: torch.Tensor, rack: RackFeatures) -> torch.Tensor:
+    """The features of observations (B, 177), or the ones that come with them (B, 177 + 291)."""
+    if observations.shape[1] == OBS_SIZE + FEATURES:
+        return observations[:, OBS_SIZE:]
+    return flat_features(*rack(observations[:, :OBS_SIZE]))
