@@ -120,7 +120,7 @@ class Table:
         self.recorder: GameRecorder | None = None
         if record_dir is not None:
             seats = [
-                {"bot": self.row_name(s), "spec": None if spec is None else str(spec)}
+                {"bot": "human" if spec is None else bot_label(str(spec)), "spec": spec}
                 for s, spec in enumerate(self.specs)
             ]
             self.recorder = GameRecorder("game", seats, {"source": "play"})
