@@ -5,7 +5,7 @@
     racko replay game.json --step 12                       # the position after move 12
     racko replay game.json --all                           # every position, one after another
 
-Every rack is shown face up (a replay is for looking back, not for playing), with the piles, the
+Every rack is shown face up under its slot labels (5..50, as in ``racko play``) (a replay is for looking back, not for playing), with the piles, the
 card in hand, the scores, the move that led here and the bot's own explanation of it where the
 record holds one. The positions come from replaying the record's moves through the rules engine
 (``racko_eval.records.replay_states``), which checks them against the record's result, so what is
@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agents.base import describe_action
+from racko_apps.play_text import SLOT_LABELS, label_bot_slots
 from racko_env.actions import DRAW_PILE, TAKE_DISCARD
 from racko_eval.records import RecordError, replay_states
 
@@ -42,9 +43,9 @@ def describe_move(record: Mapping[str, Any], states: Sequence[Mapping[str, Any]]
         card = before["discard"][-1] if before["discard"] else None
     elif action != DRAW_PILE:
         card = before["held"]
-    text = f"{_who(record, move['seat'])}: {describe_action(action, card)}"
+    text = f"{_who(record, move['seat'])}: {label_bot_slots(describe_action(action, card))}"
     if move.get("explain"):
-        text += f"\n    why: {move['explain']}"
+        text += f"\n    why: {label_bot_slots(move['explain'])}"
     return text
 
 
@@ -60,6 +61,7 @@ def format_state(record: Mapping[str, Any], states: Sequence[Mapping[str, Any]],
     if k:
         lines.append("last move: " + describe_move(record, states, k))
     width = max(len(_who(record, p)) for p in range(n))
+    lines.append(f"  {'slot':<{width}}  " + " ".join(f"{label:2d}" for label in SLOT_LABELS))
     for p in range(n):
         cards = " ".join(f"{c:2d}" for c in s["racks"][p])
         mark = ">" if p == s["current"] and not s["round_over"] else " "

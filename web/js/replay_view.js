@@ -35,6 +35,12 @@ function cardEl(value, cls = "") {
   return el;
 }
 
+/** A bot's 1-10 slot numbers as the page's slot labels, 'slot 7' -> 'slot 35' (as the terminal
+ * game's label_bot_slots does), so a move and its explanation use one numbering. */
+function labelBotSlots(text) {
+  return text.replace(/\bslot (10|[1-9])\b/g, (_, k) => `slot ${slotName(Number(k) - 1)}`);
+}
+
 function moveText(k) {
   const move = view.record.moves[k - 1];
   const before = view.states[k - 1];
@@ -81,7 +87,7 @@ function render() {
   $("replay-piles").textContent = piles;
   $("replay-move").textContent = k ? moveText(k) : "The first deal.";
   const why = lastMove?.explain;
-  $("replay-why").textContent = why ? `Why: ${why}` : "";
+  $("replay-why").textContent = why ? `Why: ${labelBotSlots(why)}` : "";
   let status;
   if (s.round_over) {
     const how = s.racko_player !== null ? `${who(s.racko_player)} went Rack-O` : "cut off at the turn limit";
