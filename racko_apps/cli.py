@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "league": ("racko_apps.league:main", "round-robin league of the bots in a folder, rated"),
     "new-bot": ("racko_apps.new_bot:main", "write a starter bot NAME.py and its test"),
     "play": ("racko_apps.play:main", "play Rack-O in the terminal against bots, or watch them"),
+    "replay": ("racko_apps.replay:main", "step through a recorded game (--record), every rack"),
     "train": ("racko_apps.train:main", "train a bot with self-play PPO (train/ppo.py)"),
     "web": ("racko_apps.web:main", "serve the browser game on 127.0.0.1 (--port; --fetch-ort)"),
 }
@@ -38,6 +39,7 @@ NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "grade": ("eval", ("yaml",)),
     "league": ("eval", ("openskill", "matplotlib")),
     "play": ("play", ("rich",)),
+    "replay": ("eval", ("pydantic",)),
     "train": ("train", ("torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic")),
 }
 

@@ -43,6 +43,7 @@ from racko_env.actions import Phase
 from racko_env.config import RulesConfig
 from racko_env.files import write_text_atomic
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
+from racko_eval.records import safe_name
 
 SCHEMA = "racko-grade/1"
 CHECKS = ("loads", "legal", "speed", "win_rate")
@@ -293,12 +294,15 @@ def grade(
     seed: int | None = None,
     folder: str | Path = ".",
     isolate: bool = True,
+    record_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Grade the bot ``spec`` (a ``module:Class`` in ``folder``, a built-in name or a bot file)
     and return the report (a JSON-ready dict; ``report["total"]`` is the points earned).
 
     ``isolate``: a Python bot runs under bubblewrap (racko_apps.sandbox); IsolationUnavailableError
-    when it cannot. Without it the report says so at its top (``isolated``, ``warning``)."""
+    when it cannot. Without it the report says so at its top (``isolated``, ``warning``).
+    ``record_dir``: a record of every game, one folder per criterion; each criterion's row links
+    its forfeits and lost rounds to theirs (``records``; docs/records.md)."""
     if isolate and is_python_spec(spec):
         check_isolation()
     seed = rubric.seed if seed is None else seed
@@ -325,7 +329,9 @@ def grade(
             )
             for crit in rubric.criteria:
                 if crit.check == "win_rate" and crit.name not in measured:
-                    measured[crit.name] = _play(spec, seated, crit, rubric, seed, strikes, failures)
+                    measured[crit.name] = _play(
+                        spec, seated, crit, rubric, seed, strikes, failures, record_dir
+                    )
                 if isinstance(seated, SandboxedBot):  # nothing it started outlives its games
                     seated.end_game()
     finally:
@@ -412,6 +418,7 @@ def _play(
     seed: int,
     strikes: Strikes,
     failures: list[str],
+    record_dir: Path | None = None,
 ) -> dict[str, Any]:
     assert crit.opponent is not None
     label = spec
@@ -425,9 +432,12 @@ def _play(
         seed=seed,
         rules=rubric.rules,
         strikes=[strikes, Strikes(10**9)],
+        record_dir=None if record_dir is None else record_dir / safe_name(crit.name),
     )
     failures.extend(match.forfeit_lines)
+    records = {} if record_dir is None else {"records": match.record_links(0)}
     return {
+        **records,
         "opponent": crit.opponent,
         "rounds": match.played[0],
         "wins": round(match.wins[0], 6),
@@ -485,6 +495,9 @@ def _score(
 # ----------------------------------------------------------------------------- the command
 
 
+RECORDS_SHOWN = 5  # lost rounds' records named per criterion in the text report (--json: all)
+
+
 def format_report(report: dict[str, Any]) -> str:
     """The report as a Markdown table, then the failures (one line each)."""
     lines = [f"**{report['warning']}**", ""] if "warning" in report else []
@@ -502,6 +515,15 @@ def format_report(report: dict[str, Any]) -> str:
     lines.append(f"| **total** | | **{report['total']:g} / {report['max_total']:g}** |")
     if report["failures"]:
         lines += ["", "failures:"] + [f"- {line}" for line in report["failures"]]
+    lost = [(row["name"], row["records"]["lost"]) for row in report["criteria"] if "records" in row]
+    if lost:
+        lines += ["", "records of lost rounds (racko replay FILE):"]
+        for name, paths in lost:
+            shown = ", ".join(paths[:RECORDS_SHOWN]) or "none"
+            more = len(paths) - RECORDS_SHOWN
+            lines.append(
+                f"- {name}: {shown}" + (f" and {more} more (in --json)" if more > 0 else "")
+            )
     return "\n".join(lines)
 
 
@@ -520,6 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, help="deals and positions seed (default: the rubric's)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON")
     parser.add_argument(
+        "--record", type=Path, metavar="DIR", help="write a record of every game to DIR (replays)"
+    )
+    parser.add_argument(
         "--no-isolation",
         action="store_true",
         help="run a Python bot without bubblewrap (only for bots you trust; the report says so)",
@@ -536,7 +561,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         report = grade(
-            args.bot, rubric, seed=args.seed, folder=Path.cwd(), isolate=not args.no_isolation
+            args.bot,
+            rubric,
+            seed=args.seed,
+            folder=Path.cwd(),
+            isolate=not args.no_isolation,
+            record_dir=args.record,
         )
     except IsolationUnavailableError as err:
         print(f"racko grade: error: {err}", file=sys.stderr)

@@ -19,6 +19,9 @@ name and a hash of its file(s): a rerun plays only pairings not recorded yet (a 
 bot), and a league killed mid-run loses only the pairing in progress. Ratings are OpenSkill
 (Plackett-Luce) over every recorded round, in a fixed order, with 95% intervals (mu ± 1.96
 sigma); the standings are written as Markdown, JSON and a self-contained HTML page with a plot.
+With ``--record DIR`` every game played goes to ``DIR/A-vs-B/`` as a record (docs/records.md):
+each forfeit's line names its record, and ``league.json``'s ``records`` lists each bot's
+forfeited and lost rounds of the pairings played in this run.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from racko_apps.sandbox import (
     check_isolation,
 )
 from racko_env.files import write_text_atomic
+from racko_eval.records import safe_name
 
 SCHEMA = "racko-league/1"
 PLAYERS = 2
@@ -353,6 +357,7 @@ def run_league(
     max_forfeits: int = 3,
     log: Any = print,
     isolate: bool = True,
+    record_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Play every pairing not yet in the record, then write league.md/.json/.html to ``out``.
 
@@ -367,6 +372,7 @@ def run_league(
     settings = {"players": PLAYERS, "rounds": rounds, "seed": seed}
     record = Record(db or folder / "league.sqlite", settings)
     seated: dict[str, str | Bot] = {}
+    records: list[dict[str, Any]] = []
     try:
         playing = []
         for e in entries:
@@ -402,7 +408,14 @@ def run_league(
                 deals=rounds,
                 seed=seed,
                 strikes=[Strikes(max_forfeits), Strikes(max_forfeits)],
+                record_dir=(
+                    None
+                    if record_dir is None
+                    else record_dir / safe_name(f"{a.label}-vs-{b.label}")
+                ),
             )
+            if record_dir is not None:
+                records.append({"a": a.label, "b": b.label, "bots": _links(result)})
             record.add(a, b, result)
             for e in (a, b):  # the pairing is over: every process a bot started ends with it
                 if isinstance(seated[e.key], SandboxedBot):
@@ -418,6 +431,7 @@ def run_league(
             "config": {**settings, "folder": str(folder), "db": str(record.path)},
             "skipped": skipped,
             **standings(record, playing),
+            **({} if record_dir is None else {"records": records}),
         }
     finally:
         for bot in seated.values():
@@ -430,6 +444,11 @@ def run_league(
     write_text_atomic(out / "league.md", format_markdown(report))
     write_text_atomic(out / "league.html", format_html(report))
     return report
+
+
+def _links(result: Any) -> dict[str, Any]:
+    """Per bot of a pairing, the records of its forfeited and of its lost rounds."""
+    return {label: result.record_links(i) for i, label in enumerate(result.labels)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -446,6 +465,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="folder for league.md/.json/.html (default DIR)")
     parser.add_argument(
         "--baselines", nargs="*", default=[], metavar="NAME", help="built-in bots to add"
+    )
+    parser.add_argument(
+        "--record", type=Path, metavar="DIR", help="write a record of every game to DIR (replays)"
     )
     parser.add_argument(
         "--move-seconds", type=float, default=5.0, help="a move's hard time limit (default 5)"
@@ -482,6 +504,7 @@ def main(argv: list[str] | None = None) -> int:
             max_forfeits=args.max_forfeits,
             log=lambda line: print(line, flush=True),
             isolate=not args.no_isolation,
+            record_dir=args.record,
         )
     except (
         ValueError,

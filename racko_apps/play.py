@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from racko_env.cli import add_rules_arguments, flag_names, rules_options
@@ -53,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--watch", action="store_true", help="bots only: watch them play each other")
     p.add_argument(
         "--delay", type=float, default=1.0, help="--watch: seconds between moves (default 1)"
+    )
+    p.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="write a record of the game to DIR (racko replay FILE; docs/records.md)",
     )
     add_rules_arguments(p)
     return p
@@ -147,6 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         delay=args.delay,
         rounds=args.rounds,
         seed=args.seed,
+        record_dir=args.record,
     )
     return table.run()
 

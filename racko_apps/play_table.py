@@ -2,7 +2,8 @@
 
 Every move goes through ``env.step``; to describe a move (and to reveal the racks of a round that the
 env has already re-dealt) the table plays the same action on ``game.clone()`` first, so what is
-shown is always the engine's own result.
+shown is always the engine's own result. With ``record_dir`` the game is written there as a
+record (docs/records.md) when it ends or is left: ``racko replay FILE`` steps through it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from racko_env.actions import ACTION_NAMES, DISCARD, DRAW_PILE, KEEP, TAKE_DISCA
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
 from racko_env.rules import ascending_prefix
+from racko_eval.records import Explainer, GameRecorder, write_record
 
 with needs_extra("rich", "play", "the terminal game"):  # one line naming the extra if missing
     from rich import box
@@ -90,6 +92,7 @@ class Table:
         seed: int | None = None,
         console: Console | None = None,
         read_line: Callable[[], str] | None = None,
+        record_dir: Path | None = None,
     ) -> None:
         self.config = config
         self.specs = list(seat_specs)
@@ -113,6 +116,14 @@ class Table:
         self.rounds_played = 0
         self.screens_drawn = 0
         self.finished = False
+        self.record_dir = record_dir
+        self.recorder: GameRecorder | None = None
+        if record_dir is not None:
+            seats = [
+                {"bot": "human" if spec is None else bot_label(str(spec)), "spec": spec}
+                for s, spec in enumerate(self.specs)
+            ]
+            self.recorder = GameRecorder("game", seats, {"source": "play"})
 
     # ----------------------------------------------------------------- names
 
@@ -151,29 +162,47 @@ class Table:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             return 1
+        finally:
+            self._save_record()
         return 0
+
+    def _save_record(self) -> None:
+        """Write the game so far (finished or left) as a record; its path goes to stderr."""
+        if self.recorder is None or self.recorder.game is None or self.record_dir is None:
+            return
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        name = f"game-{stamp}" + ("" if self.seed is None else f"-seed{self.seed}")
+        path = write_record(self.record_dir, name, self.recorder.finish())
+        print(f"wrote the record of this game: {path} (racko replay {path})", file=sys.stderr)
 
     def _play(self) -> None:
         self.env.reset(seed=self.seed)
+        if self.recorder is not None:
+            self.recorder.start(self.game, self.seed)
+        explainer = Explainer() if self.recorder is not None else None
         self._intro()
         self._round_started()
         while not self.finished:
             game = self.game
             seat = game.current
+            why = None
             if seat == self.human:
                 actions = self._ask_human()
             else:
                 obs = self.env.observe(self.env.agent_selection)
                 who = self.row_name(seat)
+                if explainer is not None:
+                    explainer.before(self.bots[seat])
                 try:
                     action = self.bots[seat].act(obs)
                 except Exception as err:  # a user's or a trained bot: report it, do not crash
                     raise BotError(f"bot {who} failed: {type(err).__name__}: {err}") from err
                 actions = [check_bot_action(game, action, who)]
+                why = explainer.after(obs) if explainer is not None else None
             for action in actions:
-                self._step(action)
+                self._step(action, why)
 
-    def _step(self, action: int) -> None:
+    def _step(self, action: int, why: str | None = None) -> None:
         """Play one action through the env; log the turn and finish the round when it ends."""
         game = self.game
         seat = game.current
@@ -181,6 +210,8 @@ class Table:
         after = game.clone()
         after.apply(action)
         self.env.step(action)
+        if self.recorder is not None:
+            self.recorder.move(seat, action, why)
         if len(after.log) > turns_before:
             record = after.log[-1]
             full_view = self.watch or seat == self.human

@@ -9,6 +9,10 @@ unplayed, so a bot that hangs on every move costs seconds, not hours.
 
 Deals, seatings and per-deal seeding are ``racko_eval.tournament``'s (no torch on this path), so a
 match here and a ``racko evaluate`` tournament with the same seed deal the same cards.
+
+With ``record_dir`` every game played is written there as a record (docs/records.md), its path
+kept in the round's row and named in the forfeit's line, so a report can link each forfeit and
+each lost round to a game the student can step through (``racko replay``, or the web page).
 """
 
 from __future__ import annotations
@@ -25,11 +29,14 @@ from racko_eval import (
     WIN_POINTS,
     BotError,
     DealPlayer,
+    GameRecorder,
     IllegalActionError,
     TableSetup,
     deal_seeds,
+    seat_labels,
     seatings,
     tables_for,
+    write_record,
 )
 
 
@@ -100,6 +107,20 @@ class MatchResult:
     def win_rate(self, bot: int) -> float:
         return self.wins[bot] / self.played[bot] if self.played[bot] else 0.0
 
+    def record_links(self, bot: int) -> dict[str, list[str]]:
+        """The records (paths) of the rounds bot ``bot`` forfeited and of those it lost (won no
+        share of) without forfeiting; empty lists when nothing was recorded."""
+        label = self.labels[bot]
+        links: dict[str, list[str]] = {"forfeits": [], "lost": []}
+        for row in self.rounds:
+            if "record" not in row or bot not in row["seating"]:
+                continue
+            if row.get("forfeit", {}).get("bot") == label:
+                links["forfeits"].append(row["record"])
+            elif row["win"][row["seating"].index(bot)] == 0:
+                links["lost"].append(row["record"])
+        return links
+
 
 def _reason(err: BaseException) -> str:
     cause = err.__cause__
@@ -119,11 +140,13 @@ def play_match(
     seed: int = 0,
     rules: dict[str, Any] | None = None,
     strikes: Sequence[Strikes] | None = None,
+    record_dir: str | Path | None = None,
 ) -> MatchResult:
     """Play ``deals`` duplicate deals of single rounds at every table and seating.
 
     ``bots`` are specs or bot objects (sandboxes); ``strikes[i]`` counts bot i's forfeits (pass
-    shared ones to carry a count across matches; default: 3 per bot). Never raises for a bot's
+    shared ones to carry a count across matches; default: 3 per bot). ``record_dir`` gets a
+    record of every game played (``deal0000-seating0.json``...). Never raises for a bot's
     misbehaviour: it is recorded as a forfeit.
     """
     rules = dict(rules or {})
@@ -149,9 +172,13 @@ def play_match(
             if out:
                 unplayed[out[0]] += 1
             seat_results = None
+            recorder = None
             if culprit is None:
+                if record_dir is not None:
+                    context = {"source": "referee", "deal": d, "seating": salt}
+                    recorder = GameRecorder("round", seat_labels(setup, seating), context)
                 try:
-                    seat_results = player.play(deal_seed, seating, salt)
+                    seat_results = player.play(deal_seed, seating, salt, recorder)
                 except (BotError, IllegalActionError, BotFailureError) as err:
                     culprit = index.get(getattr(err, "bot", ""), seating[0])
                     reason = _reason(err)
@@ -169,11 +196,20 @@ def play_match(
                 row["rank"] = [WIN_POINTS if s in others else -1.0 for s in range(len(seating))]
                 row["forfeit"] = {"bot": labels[culprit], "reason": reason}
                 result.forfeits[culprit] += 1
-                if not out:
-                    result.forfeit_lines.append(
-                        f"{labels[culprit]} forfeits deal {d} (seating "
-                        f"{'-'.join(labels[b] for b in seating)}): {reason}"
-                    )
+            if recorder is not None and record_dir is not None and recorder.game is not None:
+                forfeit = row.get("forfeit")
+                if forfeit is not None:
+                    forfeit = {"seat": list(seating).index(culprit), **forfeit}
+                record = recorder.finish(win=row["win"], forfeit=forfeit)
+                path = write_record(record_dir, f"deal{d:04d}-seating{salt}", record)
+                row["record"] = str(path)
+            if seat_results is None and not out:
+                assert culprit is not None
+                result.forfeit_lines.append(
+                    f"{labels[culprit]} forfeits deal {d} (seating "
+                    f"{'-'.join(labels[b] for b in seating)}): {reason}"
+                    + (f" (record: {row['record']})" if "record" in row else "")
+                )
             for s, b in enumerate(seating):
                 result.played[b] += 1
                 result.wins[b] += row["win"][s]

@@ -325,6 +325,10 @@ class SandboxedBot(Bot):
     of ``folder`` (default: its module file or package, ``submission_paths``).
     """
 
+    # A game record (racko_eval.records) asks no explain() of it: explaining would mean another
+    # sandbox and another run of the student's code outside the move's clock.
+    explain_in_records = False
+
     def __init__(
         self,
         spec: str,

@@ -31,7 +31,7 @@ from racko_env import observation as layout_module
 from racko_env.config import option_table
 from racko_env.files import write_text_atomic
 from racko_env.racko_v0 import raw_env
-from racko_env.rules import RACK_SIZE
+from racko_eval.records import dealt_deck
 
 ROOT = Path(__file__).resolve().parent.parent
 LAYOUT_JS = ROOT / "web" / "js" / "layout.js"
@@ -98,13 +98,6 @@ def seats_digest(env: raw_env) -> tuple[str, list[list[float]]]:
         h.update(np.asarray(o["action_mask"], dtype=np.int8).tobytes())
         rows.append(obs.tolist())
     return h.hexdigest()[:16], rows
-
-
-def dealt_deck(game: Any) -> list[int]:
-    """The deck order (index 0 = top) that produced the deal just made, read back from the table."""
-    n = game.num_players
-    deck = [game.racks[(game.dealer + 1 + k) % n][RACK_SIZE - 1 - k // n] for k in range(10 * n)]
-    return deck + [game.discard[0]] + game.draw[::-1]
 
 
 def random_setup(rng: random.Random) -> dict[str, Any]:

@@ -9,12 +9,15 @@ passes it in (``play_duplicate`` / ``quick_win_rate`` take any object with ``act
 - ``racko_eval.tournament``: the duplicate format (tables, seatings, deal seeds) and
   ``run_tournament`` with its JSON report (``docs/evaluation.md``);
 - ``racko_eval.quick_eval``: the same format played on ``racko_env.vector``, all games at once;
-- ``racko_eval.evaluate``: the ``python train/evaluate.py`` / ``racko evaluate`` command.
+- ``racko_eval.evaluate``: the ``python train/evaluate.py`` / ``racko evaluate`` command;
+- ``racko_eval.records``: records of games (``racko-record/1``, docs/records.md), written while
+  they are played and replayed with the engine; ``racko_eval.record_schema`` checks a file on load.
 """
 
 from __future__ import annotations
 
 from racko_eval.quick_eval import DealChance, play_duplicate, quick_win_rate, quick_win_rates
+from racko_eval.records import GameRecorder, RecordError, replay_states, write_record
 from racko_eval.tournament import (
     REPORT_SCHEMA,
     WIN_POINTS,
@@ -25,6 +28,7 @@ from racko_eval.tournament import (
     TableSetup,
     deal_seeds,
     run_tournament,
+    seat_labels,
     seatings,
     tables_for,
     unique_labels,
@@ -37,16 +41,21 @@ __all__ = [
     "BotError",
     "DealChance",
     "DealPlayer",
+    "GameRecorder",
     "IllegalActionError",
+    "RecordError",
     "SeatResult",
     "TableSetup",
     "deal_seeds",
     "play_duplicate",
     "quick_win_rate",
     "quick_win_rates",
+    "replay_states",
     "run_tournament",
+    "seat_labels",
     "seatings",
     "tables_for",
     "unique_labels",
     "wilson_interval",
+    "write_record",
 ]

@@ -69,6 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="processes to play in (default: 2, or 1 on a single core); results do not depend on it",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        metavar="DIR",
+        help="write a record of every game to DIR (racko replay; docs/records.md)",
+    )
     add_rules_arguments(parser)
     return parser
 
@@ -146,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             workers=args.workers,
             progress=not args.no_progress,
+            record_dir=args.record,
             **rules,
         )
     except (IllegalActionError, BotError) as err:
@@ -168,6 +175,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.plot:
         plot_report(report, args.plot)
         print(f"wrote {args.plot}")
+    if args.record:
+        print(f"wrote a record of every game to {args.record}")
     return 0
 
 

@@ -44,6 +44,7 @@ from agents.base import Bot
 from racko_env.actions import DISCARD, NUM_ACTIONS, action_name
 from racko_env.config import RulesConfig
 from racko_env.rules import deck_size
+from racko_eval.records import Explainer, GameRecorder, write_record
 
 REPORT_SCHEMA = "racko-evaluation/1"
 WIN_POINTS = 1000.0  # ranks for ratings: a win outranks any number of card points
@@ -130,13 +131,15 @@ class SeatResult:
 @dataclass
 class TableSetup:
     """What every deal of a match is played with: the bots (specs or objects), their labels, the
-    player count, the unit (``"round"`` or ``"game"``) and the rules options."""
+    player count, the unit (``"round"`` or ``"game"``), the rules options, and the folder that
+    gets a record of every game (docs/records.md), if any."""
 
     bots: list[str | Bot]
     labels: list[str]
     num_players: int
     episode: str
     rules: dict[str, Any]
+    record_dir: str | None = None
 
 
 class DealPlayer:
@@ -144,7 +147,9 @@ class DealPlayer:
 
     ``play(deal_seed, seating, salt)`` plays one deal in one seating and returns a
     ``SeatResult`` per seat; ``racko_apps.referee`` uses it to play students' bots one deal at a
-    time, with the same deals and seeding as ``run_tournament``."""
+    time, with the same deals and seeding as ``run_tournament``. With a ``recorder``
+    (racko_eval.records.GameRecorder) every move goes into it as it is played, so a game a bot
+    breaks off still leaves its record up to the failure."""
 
     def __init__(self, setup: TableSetup) -> None:
         from racko_env import racko_v0
@@ -185,7 +190,13 @@ class DealPlayer:
             self.instances[key] = bot
         return self.instances[key]
 
-    def play(self, deal_seed: int, seating: tuple[int, ...], salt: int) -> list[SeatResult]:
+    def play(
+        self,
+        deal_seed: int,
+        seating: tuple[int, ...],
+        salt: int,
+        recorder: GameRecorder | None = None,
+    ) -> list[SeatResult]:
         env, game, setup = self.env, self.game, self.setup
         n = setup.num_players
         copies: dict[int, int] = {}
@@ -199,6 +210,9 @@ class DealPlayer:
             bots.append(bot)
         env.reset(seed=deal_seed)
         self._decks = random.Random(deal_seed ^ 0x5EED)
+        if recorder is not None:
+            recorder.start(game, deal_seed)
+        explainer = Explainer() if recorder is not None else None
         results = [SeatResult(bot=b, win=0.0) for b in seating]
         own_turns = [0] * n
         round_no = game.round_number
@@ -210,8 +224,12 @@ class DealPlayer:
                 break
             seat = env.agent_name_mapping[agent]
             obs = env.observe(agent)
+            if explainer is not None:
+                explainer.before(bots[seat])
             action = self._ask(bots[seat], seating[seat], seat, obs, deal_seed)
             env.step(action)
+            if recorder is not None:
+                recorder.move(seat, action, explainer.after(obs) if explainer else None)
             if action < 10 or action == DISCARD:
                 own_turns[seat] += 1
             if game.round_number != round_no or game.round_over:
@@ -287,12 +305,45 @@ def _init_worker(setup: TableSetup) -> None:
     _WORKER = DealPlayer(setup)
 
 
-def _play_deal(
-    job: tuple[int, list[tuple[int, ...]]],
-) -> list[list[SeatResult]]:
-    deal_seed, plan = job
-    assert _WORKER is not None
-    return [_WORKER.play(deal_seed, seating, salt) for salt, seating in enumerate(plan)]
+Job = tuple[int, int, list[tuple[int, ...]]]  # deal number, deal seed, the seatings
+
+
+def seat_labels(setup: TableSetup, seating: Sequence[int]) -> list[dict[str, Any]]:
+    """Who sits where, for a record: each seat's label and the spec that loads it."""
+    return [
+        {
+            "bot": setup.labels[b],
+            "spec": str(setup.bots[b]) if isinstance(setup.bots[b], str | Path) else None,
+        }
+        for b in seating
+    ]
+
+
+def _play_deal(job: Job) -> list[list[SeatResult]]:
+    deal, deal_seed, plan = job
+    worker = _WORKER
+    assert worker is not None
+    setup = worker.setup
+    out = []
+    for salt, seating in enumerate(plan):
+        if setup.record_dir is None:
+            out.append(worker.play(deal_seed, seating, salt))
+            continue
+        context = {"source": "evaluate", "deal": deal, "seating": salt}
+        recorder = GameRecorder(setup.episode, seat_labels(setup, seating), context)
+        name = f"deal{deal:05d}-seating{salt:02d}"
+        try:
+            results = worker.play(deal_seed, seating, salt, recorder)
+        except (BotError, IllegalActionError) as err:  # the game up to the failure, to look at
+            if recorder.game is not None:
+                names = [setup.labels[b] for b in seating]
+                seat = names.index(err.bot) if err.bot in names else None
+                forfeit = {"seat": seat, "bot": err.bot, "reason": str(err)}
+                write_record(setup.record_dir, name, recorder.finish(forfeit=forfeit))
+            raise
+        write_record(setup.record_dir, name, recorder.finish(win=[r.win for r in results]))
+        out.append(results)
+    return out
 
 
 # ----------------------------------------------------------------------------- report
@@ -322,6 +373,7 @@ def run_tournament(
     seed: int = 0,
     workers: int = 1,
     progress: bool = False,
+    record_dir: str | Path | None = None,
     **rules_options: Any,
 ) -> dict[str, Any]:
     """Play a duplicate tournament and return its report (a JSON-ready dict, see docs/evaluation.md).
@@ -329,7 +381,8 @@ def run_tournament(
     ``bots`` are ``agents.load`` specs (names, ``module:Class`` paths, bot files) or bot objects;
     ``rounds`` (default 1000) or ``games`` is the number of deals each table plays in every
     seating. ``workers`` > 1 plays deals in that many processes (bot objects must then be
-    picklable; specs always work). Raises ValueError for bad input, FileNotFoundError for a missing
+    picklable; specs always work). ``record_dir`` gets a record of every game played
+    (``deal00000-seating00.json``..., docs/records.md). Raises ValueError for bad input, FileNotFoundError for a missing
     bot file, and IllegalActionError / BotError (naming the bot) when a bot misbehaves.
     """
     if rounds is not None and games is not None:
@@ -349,15 +402,18 @@ def run_tournament(
     labels = unique_labels(bots)
     lineups = tables_for(len(bots), num_players)
     plan = [s for lineup in lineups for s in seatings(lineup)]
-    setup = TableSetup(list(bots), labels, num_players, episode, rules)
-    jobs = [(s, plan) for s in deal_seeds(seed, deals)]
+    record = None if record_dir is None else str(record_dir)
+    setup = TableSetup(list(bots), labels, num_players, episode, rules, record)
+    jobs = [(d, s, plan) for d, s in enumerate(deal_seeds(seed, deals))]
     outcomes = list(_run_jobs(setup, jobs, workers, progress))
     report = _report(setup, lineups, plan, outcomes, seed, deals)
+    if record is not None:
+        report["config"]["records"] = record
     return report
 
 
 def _run_jobs(
-    setup: TableSetup, jobs: list[tuple[int, list[tuple[int, ...]]]], workers: int, progress: bool
+    setup: TableSetup, jobs: list[Job], workers: int, progress: bool
 ) -> Iterator[list[list[SeatResult]]]:
     bar: Callable[[Iterator[Any]], Iterator[Any]]
     if progress:
@@ -389,7 +445,7 @@ def _run_jobs(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _play_chunk(chunk: list[tuple[int, list[tuple[int, ...]]]]) -> list[list[list[SeatResult]]]:
+def _play_chunk(chunk: list[Job]) -> list[list[list[SeatResult]]]:
     return [_play_deal(job) for job in chunk]
 
 

@@ -323,3 +323,48 @@ def test_rules_options_play_to_the_end_of_a_game(
     assert "Game over" in title, title
     if players == 4:
         assert "Partners add their points" in page.text_content("#reveal-racks")
+
+
+def test_the_page_replays_a_record_forward_and_back(page: object, server: str, tmp_path: Path):
+    """Open a record (3 players, a game): every rack of every step is the Python replay's."""
+    from test_records import play_recorded
+
+    from racko_eval.records import replay_states
+
+    path, _ = play_recorded(
+        tmp_path, "game", ["heuristic", "expert", "random"], "game", {"target_score": 120}, 3
+    )
+    states = replay_states(json.loads(path.read_text()))
+    page.goto(f"{server}/?fast=1")
+    page.set_input_files("#record-file", str(path))
+    page.wait_for_selector("#replay:not([hidden])", timeout=WAIT_MS)
+    assert page.locator("#setup").is_hidden()
+
+    def shown_racks() -> list[list[int]]:
+        return page.evaluate(
+            "[...document.querySelectorAll('#replay-racks .replay-seat')].map((seat) =>"
+            " [...seat.querySelectorAll('.card')].map((c) => Number(c.textContent)))"
+        )
+
+    assert shown_racks() == states[0]["racks"]
+    for _ in range(5):
+        page.click("#replay-next")
+    page.click("#replay-back")
+    assert page.get_attribute("body", "data-replay-step") == "4"
+    assert shown_racks() == states[4]["racks"]
+    assert page.text_content("#replay-why").startswith("Why: ")  # the heuristic's explanation
+    page.keyboard.press("End")
+    last = len(states) - 1
+    assert page.get_attribute("body", "data-replay-step") == str(last)
+    assert shown_racks() == states[last]["racks"]
+    assert "End of record" in page.text_content("#replay-status")
+    assert page.locator("#replay-next").is_disabled()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "replay_end.png"), full_page=True)
+    page.click("#replay-close")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "racko-record/9"}')
+    page.set_input_files("#record-file", str(bad))
+    page.wait_for_selector("#message:not([hidden])", timeout=WAIT_MS)
+    assert "racko-record/9" in page.text_content("#message")
+    assert page.locator("#replay").is_hidden()
