@@ -530,7 +530,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and wins duplicate rounds against the baselines; points from a rubric (YAML).",
     )
     parser.add_argument(
-        "bot", metavar="BOT", help="module:Class (a .py file in the current folder), or a .onnx bot"
+        "bot",
+        metavar="BOT",
+        help="module:Class or module:act (a .py file in the current folder), or a .onnx bot",
     )
     parser.add_argument(
         "--rubric", type=Path, metavar="FILE", help="rubric YAML (default: shipped)"

@@ -115,9 +115,12 @@ def results_from_report(
         for c in rubric.criteria
     ]
     lines = [report["warning"]] if "warning" in report else []
+    # Gradescope hides the total while a test is hidden: so does this line (the output is shown)
+    shown = all(c.visibility == "visible" for c in rubric.criteria)
+    points = f"{report['total']:g} / {report['max_total']:g} points: " if shown else "graded: "
     lines.append(
-        f"{report['total']:g} / {report['max_total']:g} points: {report['bot']} on rubric "
-        f"{report['rubric']} (seed {report['seed']}, {report['players']} players)"
+        f"{points}{report['bot']} on rubric {report['rubric']} "
+        f"(seed {report['seed']}, {report['players']} players)"
     )
     failures = report["failures"]
     lines += failures[:MAX_FAILURE_LINES]

@@ -17,7 +17,7 @@ import pytest
 from pydantic import ValidationError
 
 from racko_apps import gradescope
-from racko_apps.grade import RubricError, main, parse_rubric
+from racko_apps.grade import RubricError, grade, load_rubric, main, parse_rubric
 from racko_apps.gradescope import autograde, find_submission, kit_main, write_kit
 from racko_apps.gradescope_schema import Results
 from racko_apps.new_bot import write_bot
@@ -143,6 +143,8 @@ def test_a_good_submission_gets_its_points(tmp_path, rubric_file, can_isolate):
     win_rate = next(c for c in report["criteria"] if c["name"] == "against random")["win_rate"]
     assert board["against random (win rate)"] == win_rate
     assert model.execution_time is not None and model.output_format == "text"
+    # a hidden criterion: the output, which students see, does not give the total away
+    assert (model.output or "").startswith("graded: mine:act on rubric")
 
 
 @pytest.mark.parametrize(
@@ -349,3 +351,14 @@ def test_grade_without_pydantic_names_the_extra_before_playing(tmp_path):
     assert run.returncode == 2 and run.stdout == "", run.stdout
     assert run.stderr.count("\n") == 1 and "pip install 'racko[gradescope]'" in run.stderr
     assert not (tmp_path / "r.json").exists()
+
+
+def test_the_output_shows_the_points_when_every_criterion_is_visible(tmp_path):
+    visible = tmp_path / "visible.yaml"
+    visible.write_text(
+        RUBRIC.replace("visibility: hidden", "").replace(", visibility: after_due_date", "")
+    )
+    rubric = load_rubric(visible)
+    results = gradescope.results_from_report(grade("random", rubric), rubric)
+    assert results["output"].startswith(f"{results['score']:g} / 100 points: random on rubric")
+    assert {t["visibility"] for t in results["tests"]} == {"visible"}
