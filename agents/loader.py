@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Bot
+from agents.function_bot import FunctionBot, is_act_function
 from racko_env.config import RulesConfig
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
@@ -71,9 +72,10 @@ def load(
     bot's name (``"racko_2p"``, ``"racko_3p"``, ``"racko_4p"``), a ``"module:Class"``
     path to a user's bot class (constructed with ``num_players=``, ``seed=`` and the rules options
     its constructor accepts; a module not importable otherwise is looked for in the current
-    folder), a path to an exported bot file (``.onnx`` with its ``.json`` manifest
-    beside it, played by ``agents.onnx_bot``), or a bot object (returned as is). ``seed`` makes
-    random bots reproducible.
+    folder), a ``"module:function"`` path to an act function ``def act(observation) -> int``
+    (Kaggle's style, played by ``agents.function_bot.FunctionBot``), a path to an exported bot
+    file (``.onnx`` with its ``.json`` manifest beside it, played by ``agents.onnx_bot``), or a
+    bot object (returned as is). ``seed`` makes random bots reproducible.
 
     Raises ValueError for an unknown name, a bad player count or bad rules options,
     FileNotFoundError naming a bot file that does not exist, ``agents.onnx_bot.BotFileError`` (a
@@ -114,7 +116,7 @@ def load(
         return _load_class(spec, num_players, seed, rules_options)
     raise ValueError(
         f"unknown bot {spec!r}; known bots are {sorted(BUILTIN_BOTS) + sorted(SHIPPED_BOTS)}, or give a 'module:Class' "
-        f"path to your own bot class, or the path of an exported bot file ({', '.join(BOT_FILE_SUFFIXES)})"
+        f"path to your own bot class (or 'module:act', your act function), or the path of an exported bot file ({', '.join(BOT_FILE_SUFFIXES)})"
     )
 
 
@@ -152,7 +154,9 @@ def _load_class(
             )
         target = getattr(target, part)
     if not callable(target):
-        raise ValueError(f"bot {spec!r} is not a class or factory")
+        raise ValueError(f"bot {spec!r} is not a class, a factory or an act function")
+    if is_act_function(target):  # Kaggle's style: def act(observation) -> int
+        return FunctionBot(target, spec, num_players, **rules_options)
     offered = {"num_players": num_players, "seed": seed, **rules_options}
     bot = target(**_accepted(target, offered))
     if not callable(getattr(bot, "act", None)):

@@ -20,6 +20,10 @@ from collections.abc import Sequence
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("racko_apps.evaluate:main", "duplicate tournament of bots (train/evaluate.py)"),
     "grade": ("racko_apps.grade:main", "grade a bot against a rubric (legal, fast, wins)"),
+    "gradescope-kit": (
+        "racko_apps.gradescope:kit_main",
+        "write a Gradescope autograder for a rubric (autograder.zip)",
+    ),
     "league": ("racko_apps.league:main", "round-robin league of the bots in a folder, rated"),
     "new-bot": ("racko_apps.new_bot:main", "write a starter bot NAME.py and its test"),
     "play": ("racko_apps.play:main", "play Rack-O in the terminal against bots, or watch them"),
@@ -37,6 +41,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "evaluate": ("eval", ("tqdm", "openskill", "matplotlib")),
     "grade": ("eval", ("yaml",)),
+    "gradescope-kit": ("gradescope", ("yaml", "pydantic")),  # eval + pydantic: results.json
     "league": ("eval", ("openskill", "matplotlib")),
     "play": ("play", ("rich",)),
     "replay": ("eval", ("pydantic",)),

@@ -3,6 +3,7 @@
     racko grade my_bot:Bot                         # the default rubric, deals of seed 0
     racko grade my_bot:Bot --rubric course.yaml --seed 2026 --json grade.json
     racko grade runs/2p/bot.onnx
+    racko grade my_bot:act --gradescope results.json    # Gradescope's format (racko_apps.gradescope)
 
 It checks, in order: the bot loads; it plays only legal moves on sampled positions of every
 decision type (draw, keep-or-discard, place; positions come from seeded games of the baseline
@@ -47,6 +48,8 @@ from racko_eval.records import safe_name
 
 SCHEMA = "racko-grade/1"
 CHECKS = ("loads", "legal", "speed", "win_rate")
+# When students see a criterion on Gradescope (its test's "visibility"; racko_apps.gradescope).
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 PHASE_NAMES = {Phase.DRAW: "draw", Phase.KEEP_OR_DISCARD: "keep-or-discard", Phase.PLACE: "place"}
 
 
@@ -64,6 +67,7 @@ class Criterion:
     points: float
     opponent: str | None = None
     thresholds: tuple[tuple[float, float], ...] = ()  # (min win rate, points), ascending
+    visibility: str = "visible"  # one of VISIBILITIES (Gradescope's test visibility)
 
 
 @dataclass(frozen=True)
@@ -154,13 +158,19 @@ def parse_rubric(data: Any, source: str) -> Rubric:
 def _criterion(raw: Any, where: str) -> Criterion:
     if not isinstance(raw, dict):
         raise RubricError(f"{where} must be a mapping with name and check")
-    allowed = {"name", "check", "points", "opponent", "thresholds"}
-    unknown = sorted(set(raw) - allowed)
+    allowed = ("name", "check", "points", "opponent", "thresholds", "visibility")
+    unknown = sorted(set(raw) - set(allowed))
     if unknown:
         raise RubricError(f"{where}: unknown key {unknown[0]!r}; keys are {', '.join(allowed)}")
     name, check = raw.get("name"), raw.get("check")
     if not isinstance(name, str) or not name.strip():
         raise RubricError(f"{where}: name must be a non-empty string")
+    visibility = raw.get("visibility", "visible")
+    if visibility not in VISIBILITIES:
+        raise RubricError(
+            f"{where} ({name}): visibility must be one of {', '.join(VISIBILITIES)}, "
+            f"got {visibility!r}"
+        )
     if check not in CHECKS:
         raise RubricError(
             f"{where} ({name}): check must be one of {', '.join(CHECKS)}, got {check!r}"
@@ -173,7 +183,7 @@ def _criterion(raw: Any, where: str) -> Criterion:
         points = _number(raw["points"], f"{where} ({name}): points", float, positive=False)
         if points < 0:
             raise RubricError(f"{where} ({name}): points must not be negative")
-        return Criterion(name, check, points)
+        return Criterion(name, check, points, visibility=visibility)
     if "points" in raw:
         raise RubricError(f"{where} ({name}): a win_rate check gets its points from thresholds")
     opponent = raw.get("opponent")
@@ -199,7 +209,8 @@ def _criterion(raw: Any, where: str) -> Criterion:
             raise RubricError(f"{at}.points must not be negative")
         parsed.append((rate, pts))
     parsed.sort()
-    return Criterion(name, check, max(p for _, p in parsed), opponent, tuple(parsed))
+    points = max(p for _, p in parsed)
+    return Criterion(name, check, points, opponent, tuple(parsed), visibility)
 
 
 def shipped_rubrics() -> list[str]:
@@ -213,6 +224,19 @@ def load_rubric(path: str | Path | None = None) -> Rubric:
     the shipped default one."""
     import yaml
 
+    text, source = rubric_text(path)
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        raise RubricError(f"rubric {source} is not valid YAML{where}") from None
+    return parse_rubric(data, source)
+
+
+def rubric_text(path: str | Path | None = None) -> tuple[str, str]:
+    """The text of the rubric ``load_rubric(path)`` reads, and its source name (the Gradescope
+    kit copies the text, comments included)."""
     if path is None or (not Path(path).exists() and str(path) in shipped_rubrics()):
         source = f"{path or 'default'}.yaml"
         text = resources.files("racko_apps.rubrics").joinpath(source).read_text()
@@ -224,13 +248,7 @@ def load_rubric(path: str | Path | None = None) -> Rubric:
             raise RubricError(f"rubric file {source!r} does not exist") from None
         except (OSError, UnicodeDecodeError) as err:
             raise RubricError(f"rubric file {source!r} cannot be read: {err}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise RubricError(f"rubric {source} is not valid YAML{where}") from None
-    return parse_rubric(data, source)
+    return text, source
 
 
 # ----------------------------------------------------------------------------- positions
@@ -534,7 +552,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and wins duplicate rounds against the baselines; points from a rubric (YAML).",
     )
     parser.add_argument(
-        "bot", metavar="BOT", help="module:Class (a .py file in the current folder), or a .onnx bot"
+        "bot",
+        metavar="BOT",
+        help="module:Class or module:act (a .py file in the current folder), or a .onnx bot",
     )
     parser.add_argument(
         "--rubric", type=Path, metavar="FILE", help="rubric YAML (default: shipped)"
@@ -543,6 +563,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the report as JSON")
     parser.add_argument(
         "--record", type=Path, metavar="DIR", help="write a record of every game to DIR (replays)"
+    )
+    parser.add_argument(
+        "--gradescope",
+        type=Path,
+        metavar="PATH",
+        help="also write Gradescope's results.json (racko_apps.gradescope; the 'gradescope' extra)",
     )
     parser.add_argument(
         "--no-isolation",
@@ -556,7 +582,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         rubric = load_rubric(args.rubric)
-    except RubricError as err:
+        gradescope = _gradescope_writer() if args.gradescope else None
+    except (RubricError, ImportError) as err:
         print(f"racko grade: error: {err}", file=sys.stderr)
         return 2
     try:
@@ -575,7 +602,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         write_text_atomic(args.json, json.dumps(report, indent=2) + "\n")
         print(f"wrote {args.json}")
+    if gradescope is not None:
+        gradescope(args.gradescope, report, rubric)
+        print(f"wrote {args.gradescope}")
     return 0
+
+
+def _gradescope_writer() -> Any:
+    """``racko_apps.gradescope.write_report``, imported before any game is played, so that a
+    missing extra is said at once (MissingExtraError, one line naming the 'gradescope' extra)."""
+    from agents.extras import needs_extra
+
+    with needs_extra("pydantic", "gradescope", "racko grade --gradescope"):
+        from racko_apps.gradescope import write_report
+    return write_report
 
 
 if __name__ == "__main__":

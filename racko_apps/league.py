@@ -7,6 +7,7 @@ What counts as a bot in DIR (nothing else is touched):
 
 * ``NAME.onnx`` with its manifest ``NAME.json`` beside it (an exported bot, docs/bot-format.md);
 * ``NAME.py`` whose source defines a top-level ``class Bot`` (what ``racko new-bot`` writes),
+  or else a top-level function ``act(observation)`` (a bot as a function, agents.function_bot),
   where NAME is a Python identifier not starting with ``test_`` or ``_``. The file is inspected,
   never imported, by the league itself: the bot plays sandboxed in its own process, isolated
   under bubblewrap where it sees only its own file (``--no-isolation`` to skip, said in every
@@ -76,13 +77,23 @@ def _digest(*paths: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def _top_level(path: Path) -> list[ast.stmt]:
+    """The module's top-level statements, parsed, never imported ([] when it does not parse)."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path)).body
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return []
+
+
 def defines_bot_class(path: Path) -> bool:
     """True when the module's source has a top-level ``class Bot`` (parsed, not imported)."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    except (SyntaxError, UnicodeDecodeError, ValueError):
-        return False
-    return any(isinstance(n, ast.ClassDef) and n.name == "Bot" for n in tree.body)
+    return any(isinstance(n, ast.ClassDef) and n.name == "Bot" for n in _top_level(path))
+
+
+def defines_act(path: Path) -> bool:
+    """True when the module's source has a top-level ``def act`` (a bot as a function, Kaggle's
+    style: agents.function_bot); parsed, not imported."""
+    return any(isinstance(n, ast.FunctionDef) and n.name == "act" for n in _top_level(path))
 
 
 def find_bots(folder: Path, baselines: list[str]) -> tuple[list[Entry], list[str]]:
@@ -102,10 +113,11 @@ def find_bots(folder: Path, baselines: list[str]) -> tuple[list[Entry], list[str
             name = path.stem
             if name.startswith(("test_", "_")) or not name.isidentifier():
                 continue
-            if not defines_bot_class(path):
-                skipped.append(f"{path.name}: defines no top-level class Bot")
+            attribute = "Bot" if defines_bot_class(path) else "act" if defines_act(path) else ""
+            if not attribute:
+                skipped.append(f"{path.name}: defines no top-level class Bot nor function act")
                 continue
-            entries.append(Entry(name, f"{name}:Bot", f"{name}@{_digest(path)}", "python"))
+            entries.append(Entry(name, f"{name}:{attribute}", f"{name}@{_digest(path)}", "python"))
     for name in baselines:
         if name not in BUILTIN_BOTS:
             raise ValueError(f"unknown baseline {name!r}; choose from {', '.join(BUILTIN_BOTS)}")

@@ -2,11 +2,12 @@
 
     racko new-bot my_bot            # in the current folder
     racko new-bot my_bot --dir bots
+    racko new-bot my_bot --function     # the bot as one function act(observation) -> int
 
 The bot plays at once: ``racko play --bots my_bot:Bot``, ``racko grade my_bot:Bot``,
 ``agents.load("my_bot:Bot")`` (run from the folder holding ``my_bot.py``; ``agents.load`` looks
-for a module that is not otherwise importable in the current folder). Existing files are never
-overwritten.
+for a module that is not otherwise importable in the current folder); written ``--function``, it
+is ``my_bot:act`` everywhere (agents.function_bot). Existing files are never overwritten.
 """
 
 from __future__ import annotations
@@ -19,16 +20,8 @@ from pathlib import Path
 
 from racko_env.files import write_text_atomic
 
-BOT_TEMPLATE = '''"""{name}: a Rack-O bot. Started by `racko new-bot {name}`: make it yours.
-
-Try it (from this folder):
-    racko play --bots {name}:Bot              # play against it in the terminal
-    racko grade {name}:Bot --rubric quick     # a quick grade; drop --rubric quick for the real one
-    racko evaluate --bots {name}:Bot heuristic expert --rounds 200
-    python -m pytest test_{name}.py
-
-What the bot sees. ``act(observation)`` gets exactly what its seat may know, the env's dict
-``{{"observation": 177 floats, "action_mask": 14 ints}}``. ``agents.obs.decode(observation)`` turns
+GUIDE = """What the bot sees. ``act(observation)`` gets exactly what its seat may know, the env's dict
+``{"observation": 177 floats, "action_mask": 14 ints}``. ``agents.obs.decode(observation)`` turns
 it into a ``View`` with plain numbers:
 
     view.rack         your 10 cards, slot 0 (front, the "5" slot) to slot 9 (back, "50")
@@ -46,6 +39,16 @@ DRAW_PILE (10), TAKE_DISCARD (11; the card must then go into a slot), KEEP (12) 
 for a drawn card. Rules: docs/rules.md. A bot must return one of ``view.legal``: anything else
 forfeits the round under ``racko grade`` and ``racko league``.
 """
+
+BOT_TEMPLATE = '''"""{name}: a Rack-O bot. Started by `racko new-bot {name}`: make it yours.
+
+Try it (from this folder):
+    racko play --bots {name}:Bot              # play against it in the terminal
+    racko grade {name}:Bot --rubric quick     # a quick grade; drop --rubric quick for the real one
+    racko evaluate --bots {name}:Bot heuristic expert --rounds 200
+    python -m pytest test_{name}.py
+
+{guide}"""
 
 from __future__ import annotations
 
@@ -117,6 +120,62 @@ class Bot(BaseBot):
         return view.legal[0], "the first legal action"
 '''
 
+FUNCTION_TEMPLATE = '''"""{name}: a Rack-O bot as one function (Kaggle's agent style). Started by
+`racko new-bot {name} --function`: make it yours.
+
+Try it (from this folder):
+    racko play --bots {name}:act              # play against it in the terminal
+    racko grade {name}:act --rubric quick     # a quick grade; drop --rubric quick for the real one
+    racko evaluate --bots {name}:act heuristic expert --rounds 200
+    python -m pytest test_{name}.py
+
+``act`` is called once per decision. It may also take a second argument, ``configuration``:
+a read-only mapping of ``num_players`` and every rules option (``def act(observation,
+configuration)``). A function has no reset() and no seed(): what it keeps in this module lives
+on from round to round, and random choices are not replayed per deal. A bot that remembers a
+round or plays at random is a class: ``racko new-bot NAME`` writes one.
+
+{guide}"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from agents.obs import View, decode
+from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
+
+
+def act(observation: Mapping[str, Any]) -> int:
+    """Starter policy: every slot has an ideal card (slot i of 10 wants a card near the middle
+    of the i-th tenth of the deck); take or keep a card when putting it into some slot brings
+    that slot closer to its ideal card. Every branch returns a legal action."""
+    view = decode(observation)
+    if view.phase == Phase.DRAW:
+        top = view.discard_top
+        if top is not None and TAKE_DISCARD in view.legal and best_slot(view, top)[1] > 0:
+            return TAKE_DISCARD
+        return DRAW_PILE
+    if view.phase == Phase.KEEP_OR_DISCARD and view.held is not None:
+        return KEEP if best_slot(view, view.held)[1] > 0 else DISCARD
+    if view.phase == Phase.PLACE and view.held is not None:
+        return best_slot(view, view.held)[0]
+    if not view.legal:
+        raise ValueError("no legal action: the seat is not on turn")
+    return view.legal[0]
+
+
+def best_slot(view: View, card: int) -> tuple[int, float]:
+    """The slot where ``card`` helps most, and how much closer to ideal that slot gets."""
+
+    def ideal(slot: int) -> float:
+        return (slot + 0.5) * view.num_cards / 10
+
+    gains = [abs(view.rack[s] - ideal(s)) - abs(card - ideal(s)) for s in range(10)]
+    slot = max(range(10), key=lambda s: gains[s])
+    return slot, gains[slot]
+'''
+
 TEST_TEMPLATE = '''"""Tests of {name}.py (run: python -m pytest test_{name}.py)."""
 
 from __future__ import annotations
@@ -124,7 +183,9 @@ from __future__ import annotations
 import agents
 from racko_env import racko_v0
 
-from {name} import Bot
+from {name} import {attr}
+
+SPEC = "{name}:{attr}"  # the bot as racko grade, league and play name it
 
 
 def play_rounds(rounds: int = 5, num_players: int = 2) -> list[int]:
@@ -136,9 +197,8 @@ def play_rounds(rounds: int = 5, num_players: int = 2) -> list[int]:
     for seed in range(rounds):
         env = racko_v0.env(num_players=num_players)
         env.reset(seed=seed)
-        seats = [Bot(num_players=num_players)] + [
-            agents.load("heuristic", num_players) for _ in range(num_players - 1)
-        ]
+        mine = agents.load(SPEC, num_players)
+        seats = [mine] + [agents.load("heuristic", num_players) for _ in range(num_players - 1)]
         for bot in seats:
             bot.reset()
         for agent in env.agent_iter():
@@ -149,7 +209,7 @@ def play_rounds(rounds: int = 5, num_players: int = 2) -> list[int]:
             seat = seats[env.unwrapped.agent_name_mapping[agent]]
             action = seat.act(obs)
             assert obs["action_mask"][action] == 1, f"illegal action {{action}}"
-            if isinstance(seat, Bot):
+            if seat is mine:
                 assert isinstance(seat.explain(obs), str)
                 chosen.append(action)
             env.step(action)
@@ -165,8 +225,14 @@ def test_plays_with_more_players() -> None:
 
 
 def test_loads_by_name() -> None:
-    assert isinstance(agents.load("{name}:Bot", num_players=2), Bot)
+    {loads_check}
 '''
+
+# How each kind of starter bot names itself and how its test checks that it loads as itself.
+KINDS = {
+    "class": (BOT_TEMPLATE, "Bot", "assert isinstance(agents.load(SPEC, num_players=2), Bot)"),
+    "function": (FUNCTION_TEMPLATE, "act", "assert agents.load(SPEC, num_players=2).func is act"),
+}
 
 
 def check_name(name: str) -> str | None:
@@ -180,9 +246,11 @@ def check_name(name: str) -> str | None:
     return None
 
 
-def write_bot(name: str, folder: Path) -> tuple[Path, Path]:
-    """Write ``NAME.py`` and ``test_NAME.py`` into ``folder``; ValueError if either exists or
-    the name is unusable, FileNotFoundError if the folder does not exist."""
+def write_bot(name: str, folder: Path, kind: str = "class") -> tuple[Path, Path]:
+    """Write ``NAME.py`` (a ``class Bot``, or with ``kind="function"`` a function ``act``) and
+    ``test_NAME.py`` into ``folder``; ValueError if either exists or the name is unusable,
+    FileNotFoundError if the folder does not exist."""
+    template, attr, loads_check = KINDS[kind]
     if not name.isidentifier() or keyword.iskeyword(name):
         raise ValueError(check_name(name))
     if not folder.is_dir():
@@ -194,28 +262,36 @@ def write_bot(name: str, folder: Path) -> tuple[Path, Path]:
     problem = check_name(name)
     if problem:
         raise ValueError(problem)
-    for path, template in ((bot_path, BOT_TEMPLATE), (test_path, TEST_TEMPLATE)):
-        write_text_atomic(path, template.format(name=name))
+    fields = {"name": name, "guide": GUIDE, "attr": attr, "loads_check": loads_check}
+    for path, text in ((bot_path, template), (test_path, TEST_TEMPLATE)):
+        write_text_atomic(path, text.format(**fields))
     return bot_path, test_path
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="racko new-bot",
-        description="Write a starter bot NAME.py (class Bot, a simple legal policy, docstrings "
-        "on reading the observation) and its test test_NAME.py.",
+        description="Write a starter bot NAME.py (class Bot, or with --function a function act; "
+        "a simple legal policy, docstrings on reading the observation) and its test test_NAME.py.",
     )
     parser.add_argument("name", metavar="NAME", help="the bot's module name, e.g. my_bot")
     parser.add_argument("--dir", type=Path, default=Path("."), help="folder (default: here)")
+    parser.add_argument(
+        "--function",
+        action="store_true",
+        help="write the bot as one function act(observation) -> int (Kaggle's style), not a class",
+    )
     args = parser.parse_args(argv)
+    kind = "function" if args.function else "class"
     try:
-        bot_path, test_path = write_bot(args.name, args.dir)
+        bot_path, test_path = write_bot(args.name, args.dir, kind)
     except (ValueError, FileNotFoundError) as err:
         print(f"racko new-bot: error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {bot_path} and {test_path}. From {args.dir.resolve()}, try:")
-    print(f"  racko play --bots {args.name}:Bot")
-    print(f"  racko grade {args.name}:Bot --rubric quick")
+    spec = f"{args.name}:{KINDS[kind][1]}"
+    print(f"  racko play --bots {spec}")
+    print(f"  racko grade {spec} --rubric quick")
     print(f"  python -m pytest {test_path.name}")
     return 0
 

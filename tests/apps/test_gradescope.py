@@ -1,0 +1,364 @@
+"""Gradescope: the kit an instructor uploads, and its run_autograder on a folder laid out like
+Gradescope's (tmp_path/autograder/{source,submission,results}) for a good, a broken and a hostile
+submission. Every results.json is checked against Gradescope's format
+(racko_apps.gradescope_schema, which follows its specification)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from racko_apps import gradescope
+from racko_apps.grade import RubricError, grade, load_rubric, main, parse_rubric
+from racko_apps.gradescope import autograde, find_submission, kit_main, write_kit
+from racko_apps.gradescope_schema import Results
+from racko_apps.new_bot import write_bot
+from racko_apps.sandbox import IsolationUnavailableError
+
+REPO = Path(__file__).resolve().parents[2]
+
+# A small rubric (seconds per grade), with the visibilities Gradescope knows.
+RUBRIC = """# a course's rubric: its comments travel into the kit
+players: 2
+seed: 0
+positions: 2
+rounds: 2
+time_limit: 0.5
+kill_after: 2.0
+memory_mb: 1024
+max_forfeits: 2
+rules: {}
+criteria:
+  - {name: loads, check: loads, points: 10}
+  - {name: legal moves, check: legal, points: 20, visibility: after_due_date}
+  - {name: time limit, check: speed, points: 10}
+  - name: against random
+    check: win_rate
+    opponent: random
+    visibility: hidden
+    thresholds:
+      - {win_rate: 0.75, points: 60}
+"""
+VISIBILITY = {
+    "loads": "visible",
+    "legal moves": "after_due_date",
+    "time limit": "visible",
+    "against random": "hidden",
+}
+
+BROKEN_IMPORT = "import nonexistent_module_xyz\n\n\ndef act(observation):\n    return 10\n"
+BROKEN_SYNTAX = "def act(observation)\n    return 10\n"
+# Forges a perfect results.json wherever it might be, then kills its parent: none of it may work.
+HOSTILE = """
+import json, os, signal
+from pathlib import Path
+
+forged = json.dumps({"score": 100, "output": "forged"})
+here = Path(__file__).resolve().parent
+for target in (here.parent / "results" / "results.json", Path("/autograder/results/results.json"),
+               here / "results.json"):
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(forged)
+    except OSError:
+        pass
+os.kill(os.getppid(), signal.SIGKILL)
+
+
+def act(observation):
+    return 10
+"""
+
+
+@pytest.fixture
+def rubric_file(tmp_path: Path) -> Path:
+    path = tmp_path / "course.yaml"
+    path.write_text(RUBRIC)
+    return path
+
+
+def valid(results: dict) -> Results:
+    """The results, checked against Gradescope's format; and their score is their tests' sum."""
+    model = Results.model_validate(results)
+    assert model.tests is not None and model.score == sum(t.score or 0 for t in model.tests)
+    assert {t.name: t.visibility for t in model.tests} == VISIBILITY
+    assert [e.name for e in model.leaderboard or []] == ["against random (win rate)", "points"]
+    return model
+
+
+def gradescope_folder(tmp_path: Path, rubric_file: Path, isolate: bool) -> Path:
+    """tmp_path/autograder as Gradescope lays it out: the zip unpacked into source/ (modes from
+    the zip), run_autograder copied beside it, an empty submission/ and results/."""
+    root = tmp_path / "autograder"
+    for sub in ("source", "submission", "results"):
+        (root / sub).mkdir(parents=True)
+    archive = write_kit(rubric_file, tmp_path / "kit", isolate=isolate)
+    with zipfile.ZipFile(archive) as z:
+        for info in z.infolist():
+            path = root / "source" / info.filename
+            path.write_bytes(z.read(info))
+            path.chmod((info.external_attr >> 16) & 0o777)
+    runner = root / "run_autograder"
+    runner.write_bytes((root / "source" / "run_autograder").read_bytes())
+    runner.chmod((root / "source" / "run_autograder").stat().st_mode)
+    return root
+
+
+def run_autograder(root: Path, python: str = sys.executable) -> tuple[dict, str]:
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "RACKO_PYTHON": python}
+    env["PYTHONPATH"] = str(REPO)
+    run = subprocess.run(
+        [str(root / "run_autograder")],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    return json.loads((root / "results" / "results.json").read_text()), run.stdout
+
+
+def test_a_good_submission_gets_its_points(tmp_path, rubric_file, can_isolate):
+    root = gradescope_folder(tmp_path, rubric_file, can_isolate)
+    write_bot("mine", root / "submission", kind="function")
+    results, stdout = run_autograder(root)
+    model = valid(results)
+    points = {t.name: (t.score, t.max_score) for t in model.tests or []}
+    assert points["loads"] == (10, 10) and points["legal moves"] == (20, 20)
+    assert points["time limit"] == (10, 10) and points["against random"][1] == 60
+    report = results["extra_data"]["racko_grade"]
+    assert report["bot"] == "mine:act" and report["total"] == model.score
+    assert "| **total** |" in stdout  # the grade's table, for the instructor
+    board = {e.name: e.value for e in model.leaderboard or []}
+    assert board["points"] == model.score
+    win_rate = next(c for c in report["criteria"] if c["name"] == "against random")["win_rate"]
+    assert board["against random (win rate)"] == win_rate
+    assert model.execution_time is not None and model.output_format == "text"
+    # a hidden criterion: the output, which students see, does not give the total away
+    assert (model.output or "").startswith("graded: mine:act on rubric")
+
+
+@pytest.mark.parametrize(
+    ("source", "reason"),
+    [
+        (
+            BROKEN_IMPORT,
+            "bot:act does not load: cannot load bot: ValueError: cannot import module 'bot' "
+            "of bot 'bot:act': No module named 'nonexistent_module_xyz'",
+        ),
+        (BROKEN_SYNTAX, "bot.py does not parse: expected ':' (line 1)"),
+    ],
+)
+def test_a_broken_submission_gets_zero_and_the_reason(
+    tmp_path, rubric_file, can_isolate, source, reason
+):
+    root = gradescope_folder(tmp_path, rubric_file, can_isolate)
+    (root / "submission" / "bot.py").write_text(source)
+    results, _ = run_autograder(root)
+    model = valid(results)
+    assert model.score == 0 and all(t.score == 0 for t in model.tests or [])
+    assert any(reason in line for line in (model.output or "").splitlines()), model.output
+
+
+def test_a_hostile_submission_gets_zero_and_forges_nothing(tmp_path, rubric_file, isolation):
+    root = gradescope_folder(tmp_path, rubric_file, isolate=True)
+    (root / "submission" / "bot.py").write_text(HOSTILE)
+    results, _ = run_autograder(root)
+    model = valid(results)
+    assert model.score == 0 and "forged" not in json.dumps(results)
+    assert "does not load" in (model.output or "")
+    assert sorted(p.name for p in (root / "submission").iterdir()) == ["bot.py"]
+
+
+def test_run_autograder_writes_results_even_when_racko_cannot_start(tmp_path, rubric_file):
+    root = gradescope_folder(tmp_path, rubric_file, isolate=True)
+    write_bot("mine", root / "submission")
+    (root / "results" / "results.json").write_text('{"score": 100}')  # stale, or forged
+    results, _ = run_autograder(root, python=str(tmp_path / "no-python"))
+    assert Results.model_validate(results).score == 0
+    assert results["output"].startswith("The autograder could not run (exit status 127)")
+
+
+def test_an_unisolated_kit_says_so_in_run_autograder(tmp_path, rubric_file):
+    write_kit(rubric_file, tmp_path / "kit", isolate=False, stdout_visibility="visible")
+    script = (tmp_path / "kit" / "run_autograder").read_text()
+    assert "--no-isolation --stdout-visibility visible" in script
+
+
+def test_the_kit_holds_its_files_at_the_zip_root(tmp_path, rubric_file, capsys):
+    assert kit_main([str(rubric_file), "--out", str(tmp_path / "kit")]) == 0
+    assert "autograder.zip" in capsys.readouterr().out
+    archive = tmp_path / "kit" / "autograder.zip"
+    with zipfile.ZipFile(archive) as z:
+        modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in z.infolist()}
+        assert modes == {"setup.sh": 0o755, "run_autograder": 0o755, "rubric.yaml": 0o644}
+        assert z.read("rubric.yaml").decode() == RUBRIC  # the comments too
+        setup = z.read("setup.sh").decode()
+    assert "apt-get install -y --no-install-recommends bubblewrap" in setup
+    assert f"RACKO='racko[gradescope]=={metadata.version('racko')}'" in setup
+    for script in ("setup.sh", "run_autograder"):
+        check = subprocess.run(["bash", "-n", str(tmp_path / "kit" / script)], capture_output=True)
+        assert check.returncode == 0, check.stderr
+    first = archive.read_bytes()
+    write_kit(rubric_file, tmp_path / "kit")
+    assert archive.read_bytes() == first  # the same kit, the same bytes
+
+
+def test_the_kit_can_ship_a_wheel(tmp_path, rubric_file):
+    wheel = tmp_path / "racko-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK wheel bytes")
+    archive = write_kit("quick", tmp_path / "kit", wheel=wheel)
+    with zipfile.ZipFile(archive) as z:
+        assert z.read(wheel.name) == wheel.read_bytes()
+        setup = z.read("setup.sh").decode()
+    assert f"RACKO='/autograder/source/{wheel.name}[gradescope]'" in setup
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["missing.yaml"], "rubric file 'missing.yaml' does not exist"),
+        (["quick", "--wheel", "nowhere.whl"], "wheel 'nowhere.whl' does not exist"),
+        (["quick", "--wheel", "{bad}"], "is not a racko wheel"),
+    ],
+)
+def test_the_kit_refuses_bad_input_in_one_line(tmp_path, capsys, monkeypatch, args, error):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "other-1.0-py3-none-any.whl").write_bytes(b"PK")
+    args = [a.replace("{bad}", "other-1.0-py3-none-any.whl") for a in args]
+    assert kit_main([*args, "--out", str(tmp_path / "kit")]) == 2
+    err = capsys.readouterr().err
+    assert error in err and err.count("\n") == 1
+    assert not (tmp_path / "kit").exists()
+
+
+def test_racko_grade_writes_gradescope_results(tmp_path, rubric_file, capsys):
+    out = tmp_path / "results.json"
+    report_path = tmp_path / "grade.json"
+    args = ["heuristic", "--rubric", str(rubric_file), "--json", str(report_path)]
+    assert main([*args, "--gradescope", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    results = json.loads(out.read_text())
+    model = valid(results)
+    report = json.loads(report_path.read_text())
+    assert model.score == report["total"] == 100
+    assert [t.score for t in model.tests or []] == [c["points"] for c in report["criteria"]]
+
+
+def test_no_bot_or_two_bots_are_reasons_not_crashes(tmp_path, rubric_file):
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "notes.py").write_text("x = 1\n")
+    results = autograde(root, rubric_file, isolate=False)
+    assert valid(results).score == 0
+    assert "no bot in the submission (notes.py: defines no top-level class Bot" in results["output"]
+    write_bot("one", root / "submission")
+    write_bot("two", root / "submission", kind="function")
+    results = autograde(root, rubric_file, isolate=False)
+    assert "holds 2 bots (one, two)" in results["output"] and valid(results).score == 0
+    assert json.loads((root / "results" / "results.json").read_text()) == results
+
+
+def test_a_zipped_folder_is_looked_into(tmp_path):
+    inner = tmp_path / "submission" / "my-project"
+    inner.mkdir(parents=True)
+    write_bot("mine", inner)
+    assert find_submission(tmp_path / "submission") == ("mine:Bot", inner)
+
+
+def test_the_graders_own_failures_still_write_results(tmp_path, rubric_file, monkeypatch):
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    write_bot("mine", root / "submission")
+
+    def no_bwrap() -> None:
+        raise IsolationUnavailableError("bubblewrap is not installed")
+
+    monkeypatch.setattr("racko_apps.grade.check_isolation", no_bwrap)
+    results = autograde(root, rubric_file, isolate=True)
+    assert valid(results).score == 0
+    assert results["output"].startswith("the autograder cannot isolate the bot: bubblewrap")
+    assert all(t["output"].startswith("not graded: ") for t in results["tests"])
+
+    def bug(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in the grader")
+
+    monkeypatch.setattr(gradescope, "grade", bug)
+    results = autograde(root, rubric_file, isolate=False)
+    assert valid(results).score == 0
+    assert results["output"] == "the autograder failed: RuntimeError: a bug in the grader"
+    broken_rubric = tmp_path / "broken.yaml"
+    broken_rubric.write_text("players: [\n")
+    results = autograde(root, broken_rubric, isolate=False)
+    assert Results.model_validate(results).score == 0 and "not valid YAML" in results["output"]
+
+
+def test_a_criterions_visibility_is_checked():
+    base = {
+        "players": 2,
+        "seed": 0,
+        "positions": 1,
+        "rounds": 1,
+        "time_limit": 1,
+        "kill_after": 1,
+        "memory_mb": 512,
+        "max_forfeits": 1,
+    }
+    crit = {"name": "loads", "check": "loads", "points": 1}
+    assert parse_rubric({**base, "criteria": [crit]}, "r").criteria[0].visibility == "visible"
+    with pytest.raises(RubricError, match="visibility must be one of visible, hidden"):
+        parse_rubric({**base, "criteria": [{**crit, "visibility": "secret"}]}, "r")
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"tests": [{"name": "no score anywhere"}]},
+        {"score": 1, "visibilty": "visible"},  # a misspelt key
+        {"score": 1, "tests": [{"score": 1, "visibility": "sometimes"}]},
+        {"score": 1, "leaderboard": [{"name": "x", "value": 1, "order": "up"}]},
+        {"score": float("nan")},
+        {"score": 1, "stdout_visibility": "always"},
+    ],
+)
+def test_the_schema_refuses_what_gradescope_would_misread(bad):
+    with pytest.raises(ValidationError):
+        Results.model_validate(bad)
+
+
+def test_grade_without_pydantic_names_the_extra_before_playing(tmp_path):
+    code = (
+        "import sys; sys.modules['pydantic'] = None\n"
+        "from racko_apps.grade import main\n"
+        f"sys.exit(main(['heuristic', '--rubric', 'quick', '--gradescope', {str(tmp_path / 'r.json')!r}]))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 2 and run.stdout == "", run.stdout
+    assert run.stderr.count("\n") == 1 and "pip install 'racko[gradescope]'" in run.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_the_output_shows_the_points_when_every_criterion_is_visible(tmp_path):
+    visible = tmp_path / "visible.yaml"
+    visible.write_text(
+        RUBRIC.replace("visibility: hidden", "").replace(", visibility: after_due_date", "")
+    )
+    rubric = load_rubric(visible)
+    results = gradescope.results_from_report(grade("random", rubric), rubric)
+    assert results["output"].startswith(f"{results['score']:g} / 100 points: random on rubric")
+    assert {t["visibility"] for t in results["tests"]} == {"visible"}
