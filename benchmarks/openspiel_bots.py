@@ -3,6 +3,7 @@
     python -m benchmarks.openspiel_bots ismcts --rounds 6 --simulations 10 --evaluator random
     python -m benchmarks.openspiel_bots ismcts --rounds 40 --simulations 100 --evaluator progress
     python -m benchmarks.openspiel_bots dqn --train-minutes 10 --rounds 200
+    python -m benchmarks.openspiel_bots speed --rounds 20
 
 ``ismcts``: OpenSpiel's information-set MCTS (``open_spiel.python.algorithms.ismcts``) deciding
 from the game's ``resample_from_infostate``. ``--evaluator random`` is OpenSpiel's own leaf
@@ -14,7 +15,11 @@ evaluator (one random rollout to the end of the round: up to 400 turns of random
 in self-play through ``open_spiel.python.rl_environment`` on the game's information-state tensor
 (the env's observation) for a wall-clock budget, then seat 0's greedy policy plays.
 
-Both play through the real AEC env in racko_eval's duplicate tournament (every deal in both
+``speed``: random play of the game itself, decisions per second, through the pyspiel API (chance
+outcomes sampled, ``legal_actions`` and ``apply_action``) and through ``rl_environment`` (which
+also builds every seat's information-state tensor on every step).
+
+Both bots play through the real AEC env in racko_eval's duplicate tournament (every deal in both
 seatings): the OpenSpiel bot sees only its seat's observation dict, from which
 ``racko_env.openspiel.state_from_observation`` builds a state (the unseen cards dealt at random)
 for the search. Prints one JSON line: win rate against ``expert`` with its 95% Wilson interval,
@@ -244,12 +249,46 @@ def evaluate(bot: _Timed, players: int, rounds: int, seed: int) -> dict[str, Any
     }
 
 
+def speed(players: int, rounds: int, seed: int) -> dict[str, Any]:
+    """Random play of ``rounds`` rounds: decisions per second, pyspiel API and rl_environment."""
+    import random
+
+    from open_spiel.python import rl_environment
+
+    game = pyspiel.load_game("racko", {"players": players})
+    rng = random.Random(seed)
+    decisions, t0 = 0, time.perf_counter()
+    for _ in range(rounds):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice(state.chance_outcomes())[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                decisions += 1
+    api = decisions / (time.perf_counter() - t0)
+    env = rl_environment.Environment(game, seed=seed)
+    steps, t0 = 0, time.perf_counter()
+    for _ in range(rounds):
+        step = env.reset()
+        while not step.last():
+            player = step.observations["current_player"]
+            step = env.step([rng.choice(step.observations["legal_actions"][player])])
+            steps += 1
+    return {
+        "players": players,
+        "rounds": rounds,
+        "decisions_per_second_api": round(api, 1),
+        "steps_per_second_rl_environment": round(steps / (time.perf_counter() - t0), 1),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.openspiel_bots", description=__doc__.split("\n\n")[0]
     )
     sub = parser.add_subparsers(dest="algorithm", required=True)
-    for name in ("ismcts", "dqn"):
+    for name in ("ismcts", "dqn", "speed"):
         p = sub.add_parser(name)
         p.add_argument("--players", type=int, default=2)
         p.add_argument("--rounds", type=int, default=10, help="deals, each in both seatings")
@@ -262,13 +301,16 @@ def main(argv: list[str] | None = None) -> int:
         else:
             p.add_argument("--train-minutes", type=float, default=5.0)
     args = parser.parse_args(argv)
-    if args.algorithm == "ismcts":
+    if args.algorithm == "speed":
+        result = speed(args.players, args.rounds, args.seed)
+    elif args.algorithm == "ismcts":
         bot = ISMCTSPlayer(args.players, args.simulations, args.evaluator, args.uct_c, args.seed)
         result = {"simulations": args.simulations, "evaluator": args.evaluator}
     else:
         agents, result = train_dqn(args.players, args.train_minutes, args.seed)
         bot = DQNPlayer(agents[0], args.players)
-    result = {**evaluate(bot, args.players, args.rounds, args.seed), **result}
+    if args.algorithm != "speed":
+        result = {**evaluate(bot, args.players, args.rounds, args.seed), **result}
     line = json.dumps(result)
     print(line)
     if args.out:
