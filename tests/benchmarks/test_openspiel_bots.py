@@ -1,0 +1,39 @@
+"""benchmarks/openspiel_bots.py: OpenSpiel's ISMCTS and DQN play duplicate rounds against expert."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("pyspiel")
+
+
+def _run(module, tmp_path, *args: str) -> dict:
+    out = tmp_path / "result.json"
+    assert module.main([*args, "--out", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_ismcts_plays_both_seatings_of_a_deal_and_reports_its_time(tmp_path, benchmark_script):
+    module = benchmark_script("openspiel_bots")
+    args = ("ismcts", "--rounds", "1", "--simulations", "2", "--evaluator", "progress")
+    result = _run(module, tmp_path, *args)
+    assert result["rounds_played"] == 2 and result["opponent"] == "expert"
+    low, high = result["win_rate_ci95"]
+    assert 0.0 <= low <= result["win_rate"] <= high <= 1.0
+    assert result["decisions"] > 0 and result["ms_per_decision"] > 0
+
+
+@pytest.mark.slow
+def test_dqn_trains_and_plays(tmp_path, benchmark_script):
+    pytest.importorskip("torch")
+    module = benchmark_script("openspiel_bots")
+    result = _run(module, tmp_path, "dqn", "--train-minutes", "0.05", "--rounds", "1")
+    assert result["episodes"] >= 1 and result["steps"] > 0 and result["rounds_played"] == 2
+
+
+def test_the_progress_evaluator_prefers_the_better_rack(benchmark_script):
+    module = benchmark_script("openspiel_bots")
+    assert module.longest_increasing([5, 1, 2, 3, 9, 4, 6, 7, 8, 10]) == 8
+    assert module.longest_increasing([10, 9, 8, 7, 6, 5, 4, 3, 2, 1]) == 1
