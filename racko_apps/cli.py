@@ -19,6 +19,7 @@ from collections.abc import Sequence
 # name -> ("module:function", one-line description). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("racko_apps.evaluate:main", "duplicate tournament of bots (train/evaluate.py)"),
+    "exploit": ("racko_apps.exploit:main", "train a best response to a fixed bot: its win rate"),
     "grade": ("racko_apps.grade:main", "grade a bot against a rubric (legal, fast, wins)"),
     "league": ("racko_apps.league:main", "round-robin league of the bots in a folder, rated"),
     "new-bot": ("racko_apps.new_bot:main", "write a starter bot NAME.py and its test"),
@@ -35,6 +36,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 # named by the bot loader when such a bot is asked for.
 NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "evaluate": ("eval", ("tqdm", "openskill", "matplotlib")),
+    "exploit": ("train", ("torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic")),
     "grade": ("eval", ("yaml",)),
     "league": ("eval", ("openskill", "matplotlib")),
     "play": ("play", ("rich",)),
