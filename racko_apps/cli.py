@@ -19,6 +19,7 @@ from collections.abc import Sequence
 # name -> ("module:function", one-line description). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("racko_apps.evaluate:main", "duplicate tournament of bots (train/evaluate.py)"),
+    "exploit": ("racko_apps.exploit:main", "train a best response to a fixed bot: its win rate"),
     "grade": ("racko_apps.grade:main", "grade a bot against a rubric (legal, fast, wins)"),
     "gradescope-kit": (
         "racko_apps.gradescope:kit_main",
@@ -40,6 +41,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 # named by the bot loader when such a bot is asked for.
 NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "evaluate": ("eval", ("tqdm", "openskill", "matplotlib")),
+    "exploit": ("train", ("torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic")),
     "grade": ("eval", ("yaml",)),
     "gradescope-kit": ("gradescope", ("yaml", "pydantic")),  # eval + pydantic: results.json
     "league": ("eval", ("openskill", "matplotlib")),

@@ -48,11 +48,11 @@ class Strict(BaseModel):
 
 def check_bot_spec(spec: str) -> str:
     """Raise ValueError unless ``spec`` names a bot ``agents.load`` can build (cheaply checked)."""
-    from agents.loader import BOT_FILE_SUFFIXES, BUILTIN_BOTS, SEARCH_WITH_OPTIONS
+    from agents.loader import BOT_FILE_SUFFIXES, BUILTIN_BOTS, SEARCH_WITH_OPTIONS, SHIPPED_BOTS
 
     if not spec:
         raise ValueError("a bot spec must not be empty")
-    if spec in BUILTIN_BOTS:
+    if spec in BUILTIN_BOTS or spec in SHIPPED_BOTS:  # racko_2p: agents.load knows it by name
         return spec
     if spec.startswith(SEARCH_WITH_OPTIONS):
         from agents.search import parse_options
@@ -86,7 +86,8 @@ def check_bot_spec(spec: str) -> str:
             raise ValueError(f"bot {spec!r} is not a class or factory")
         return spec
     raise ValueError(
-        f"unknown bot {spec!r}; known bots are {sorted(BUILTIN_BOTS)}, a 'module:Class' path or "
+        f"unknown bot {spec!r}; known bots are {sorted(BUILTIN_BOTS) + sorted(SHIPPED_BOTS)}, "
+        "a 'module:Class' path or "
         f"a bot file ({', '.join(BOT_FILE_SUFFIXES)})"
     )
 
