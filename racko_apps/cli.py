@@ -43,7 +43,7 @@ NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "evaluate": ("eval", ("tqdm", "openskill", "matplotlib")),
     "exploit": ("train", ("torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic")),
     "grade": ("eval", ("yaml",)),
-    "gradescope-kit": ("gradescope", ("yaml", "pydantic")),  # eval + pydantic: results.json
+    "gradescope-kit": ("eval", ("yaml", "pydantic")),
     "league": ("eval", ("openskill", "matplotlib")),
     "play": ("play", ("rich",)),
     "replay": ("eval", ("pydantic",)),

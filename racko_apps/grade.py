@@ -568,7 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--gradescope",
         type=Path,
         metavar="PATH",
-        help="also write Gradescope's results.json (racko_apps.gradescope; the 'gradescope' extra)",
+        help="also write Gradescope's results.json (racko_apps.gradescope)",
     )
     parser.add_argument(
         "--no-isolation",
@@ -610,10 +610,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _gradescope_writer() -> Any:
     """``racko_apps.gradescope.write_report``, imported before any game is played, so that a
-    missing extra is said at once (MissingExtraError, one line naming the 'gradescope' extra)."""
+    missing extra is said at once (MissingExtraError, one line naming the 'eval' extra)."""
     from agents.extras import needs_extra
 
-    with needs_extra("pydantic", "gradescope", "racko grade --gradescope"):
+    with needs_extra("pydantic", "eval", "racko grade --gradescope"):
         from racko_apps.gradescope import write_report
     return write_report
 

@@ -15,7 +15,7 @@ follows Gradescope's specification). Here:
   the ``score``; the win rates (and the total) are ``leaderboard`` columns; the full
   ``racko-grade/1`` report is kept in ``extra_data``;
 * ``setup.sh`` installs bubblewrap (the sandbox of students' bots) and racko with its
-  ``gradescope`` extra into a virtual environment, ``/opt/racko``: by default this very version
+  ``eval`` extra into a virtual environment, ``/opt/racko``: by default this very version
   from the package index, or, with ``--wheel``, a wheel shipped inside the zip;
 * ``run_autograder`` finds the one bot in the submission (what ``racko league`` takes: ``NAME.py``
   with ``class Bot`` or a function ``act``, or ``NAME.onnx`` with ``NAME.json``), grades it
@@ -58,7 +58,7 @@ from racko_apps.referee import is_python_spec
 from racko_apps.sandbox import IsolationUnavailableError
 from racko_env.files import write_bytes_atomic, write_text_atomic
 
-EXTRA = "gradescope"  # the pyproject extra setup.sh installs
+EXTRA = "eval"  # the pyproject extra setup.sh installs (pydantic included)
 ROOT = "/autograder"  # Gradescope's folder (source/, submission/, results/)
 VENV = "/opt/racko"  # where setup.sh installs racko
 MAX_FAILURE_LINES = 30  # failures listed in the output students see (the rest are counted)
@@ -301,7 +301,7 @@ SETUP_SH = """#!/usr/bin/env bash
 # student's bot (racko's docs/coursework.md, "Student code is untrusted"), and racko into its own
 # virtual environment, @VENV@.
 set -euo pipefail
-# What pip installs: racko with its 'gradescope' extra, this version from the package index, or
+# What pip installs: racko with its 'eval' extra, this version from the package index, or
 # the wheel shipped in the zip (racko gradescope-kit --wheel), which Gradescope unpacks here.
 RACKO='@INSTALL@'
 export DEBIAN_FRONTEND=noninteractive

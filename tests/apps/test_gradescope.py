@@ -204,7 +204,7 @@ def test_the_kit_holds_its_files_at_the_zip_root(tmp_path, rubric_file, capsys):
         assert z.read("rubric.yaml").decode() == RUBRIC  # the comments too
         setup = z.read("setup.sh").decode()
     assert "apt-get install -y --no-install-recommends bubblewrap" in setup
-    assert f"RACKO='racko[gradescope]=={metadata.version('racko')}'" in setup
+    assert f"RACKO='racko[eval]=={metadata.version('racko')}'" in setup
     for script in ("setup.sh", "run_autograder"):
         check = subprocess.run(["bash", "-n", str(tmp_path / "kit" / script)], capture_output=True)
         assert check.returncode == 0, check.stderr
@@ -220,7 +220,7 @@ def test_the_kit_can_ship_a_wheel(tmp_path, rubric_file):
     with zipfile.ZipFile(archive) as z:
         assert z.read(wheel.name) == wheel.read_bytes()
         setup = z.read("setup.sh").decode()
-    assert f"RACKO='/autograder/source/{wheel.name}[gradescope]'" in setup
+    assert f"RACKO='/autograder/source/{wheel.name}[eval]'" in setup
 
 
 @pytest.mark.parametrize(
@@ -349,7 +349,7 @@ def test_grade_without_pydantic_names_the_extra_before_playing(tmp_path):
         timeout=300,
     )
     assert run.returncode == 2 and run.stdout == "", run.stdout
-    assert run.stderr.count("\n") == 1 and "pip install 'racko[gradescope]'" in run.stderr
+    assert run.stderr.count("\n") == 1 and "pip install 'racko[eval]'" in run.stderr
     assert not (tmp_path / "r.json").exists()
 
 
