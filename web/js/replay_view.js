@@ -125,7 +125,7 @@ async function openFile() {
   }
   const r = view.record.rules;
   $("replay-title").textContent = `Replay of ${file.name}: ${r.num_players} players, one ${view.record.episode}` +
-    (view.record.seed !== null ? `, seed ${view.record.seed}` : "");
+    (Number.isSafeInteger(view.record.seed) ? `, seed ${view.record.seed}` : "");
   $("setup").hidden = true;
   $("table").hidden = true;
   $("reveal").hidden = true;
