@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 FRONT_DOORS = [
@@ -92,16 +91,81 @@ def test_the_parts_never_import_a_front_door() -> None:
     assert {m: h for m, h in hits.items() if h} == {}
 
 
-@pytest.mark.parametrize("module", MODULES)
-def test_each_train_module_imports_alone(module: str) -> None:
+# The third-party libraries the modules import, loaded once before the forks: importing them is
+# most of the cost of a fresh interpreter, and what "alone" checks is racko's own modules (each
+# imports what it uses, in an order without cycles), which no child finds already loaded.
+PRELOAD = [
+    "numpy",
+    "numba",
+    "gymnasium",
+    "pettingzoo",
+    "torch",
+    "stable_baselines3",
+    "sb3_contrib",
+    "onnx",
+    "onnxruntime",
+    "pydantic",
+    "yaml",
+    "rich",
+    "ray.rllib",
+    "ray.tune",
+]
+IMPORT_EACH_ALONE = """
+import importlib, json, os, sys, traceback
+for name in json.loads(sys.argv[1]):
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        pass  # an extra that is not installed: the module's own import says so below
+ours = sorted(m for m in sys.modules if m.split(".")[0] in ("racko_env", "agents", "racko_eval", "train"))
+assert not ours, f"preloaded racko modules: {ours}"
+failed = {}
+for module in json.loads(sys.argv[2]):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: a fresh interpreter's view of racko, one module imported
+        os.close(read)
+        code = 0
+        try:
+            importlib.import_module(module)
+        except BaseException:
+            os.write(write, traceback.format_exc()[-3000:].encode())
+            code = 1
+        os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        error = pipe.read().decode()
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        failed[module] = error or f"exit status {status}"
+print(json.dumps(failed))
+"""
+
+
+def _import_each_alone(modules: list[str], preload: list[str] = PRELOAD) -> dict[str, str]:
+    """{module: traceback} of the modules that fail to import in a fresh process of their own."""
     out = subprocess.run(
-        [sys.executable, "-c", f"import {module}"],
+        [sys.executable, "-c", IMPORT_EACH_ALONE, json.dumps(preload), json.dumps(modules)],
         cwd=REPO,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=900,
     )
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_each_train_module_imports_alone() -> None:
+    """Each module of ``train`` imported first in a process of its own (one fork each)."""
+    assert _import_each_alone(MODULES) == {}
+
+
+def test_the_import_check_sees_a_module_that_does_not_import() -> None:
+    failed = _import_each_alone(["train.no_such_module", "train.common.files"], preload=[])
+    assert (
+        list(failed) == ["train.no_such_module"]
+        and "ModuleNotFoundError" in failed["train.no_such_module"]
+    )
 
 
 def test_the_front_door_holds_only_what_ships() -> None:

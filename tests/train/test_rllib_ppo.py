@@ -102,6 +102,7 @@ def _snapshots_equal_to_learner(ckpt: Path) -> list[bool]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray cluster at a time (pytest -n: --dist loadgroup)
 def test_smoke_trains_checkpoints_stops_resumes_exports(
     tmp_path: Path, assert_plays_legally
 ) -> None:
@@ -151,6 +152,7 @@ def test_smoke_trains_checkpoints_stops_resumes_exports(
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray cluster at a time (pytest -n: --dist loadgroup)
 def test_multi_agent_smoke_trains_and_exports(tmp_path: Path, assert_plays_legally) -> None:
     """The multi-agent path (env: multi_agent: self-play in every seat, league RLModules)."""
     home, out = tmp_path / "home", tmp_path / "run"
@@ -182,6 +184,7 @@ CLUSTER_HELPER = textwrap.dedent(
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray cluster at a time (pytest -n: --dist loadgroup)
 def test_two_node_cluster_runs_env_runners_on_node_two(tmp_path: Path) -> None:
     """A real two-node Ray cluster on this machine: env runners need a resource only node two
     has, and report the node they ran on."""

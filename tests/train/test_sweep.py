@@ -122,6 +122,7 @@ def _children_of(root: str) -> list[int]:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray cluster at a time (pytest -n: --dist loadgroup)
 def test_two_trial_sweep_finishes_and_a_killed_sweep_resumes() -> None:
     from train.sb3.checkpoint import CHECKPOINTS
 
