@@ -198,7 +198,8 @@ class _Table:
 
     def __init__(self, game: RackoOpenSpielGame) -> None:
         self.rules = game.rules
-        self.include_scores = game.episode == "game"
+        self.episode = game.episode
+        self.include_scores = game.episode == "game"  # as the env: scores are seen in game mode
         self.rounds_cap = game.rounds_cap
         self.engine = game.blank.clone()
         self.stage = _DEALER_DRAW
@@ -320,7 +321,7 @@ class RackoState(pyspiel.State):
             return [0.0] * n
         cfg = game.config
         team_of = [cfg.team_of(p) for p in range(n)]
-        if not t.include_scores:  # one round: Rack-O wins; a cut-off round, the best points
+        if t.episode == "round":  # Rack-O wins; a cut-off round, the best points
             if game.racko_player is not None:
                 winners = {team_of[game.racko_player]}
             else:
@@ -553,14 +554,19 @@ def state_from_history(text: str) -> pyspiel.State:
     try:
         data = json.loads(text)
         params, history = data["params"], data["history"]
-        if data.get("game") != GAME_NAME or not isinstance(history, list):
+        if data.get("game") != GAME_NAME or not isinstance(params, dict):
             raise ValueError
-    except (ValueError, TypeError, KeyError):
+        if not isinstance(history, list):
+            raise ValueError
+    except (ValueError, TypeError, KeyError, AttributeError):
         raise ValueError(
             'not a racko history: expected JSON {"game": "racko", "params": {...}, '
             '"history": [actions]}'
         ) from None
-    state = pyspiel.load_game(GAME_NAME, params).new_initial_state()
+    try:
+        state = pyspiel.load_game(GAME_NAME, params).new_initial_state()
+    except (pyspiel.SpielError, ValueError, TypeError) as err:
+        raise ValueError(f"bad racko parameters in the history: {err}") from None
     for i, action in enumerate(history):
         if (
             isinstance(action, bool)

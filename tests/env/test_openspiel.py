@@ -287,8 +287,11 @@ def test_a_history_file_replays_and_a_bad_one_is_one_clear_error() -> None:
     *_, state = _decision_states({"players": 3, "turn_limit": 60}, 6)
     again = ro.state_from_history(ro.history_string(state))
     assert str(again) == str(state) and again.history() == state.history()
-    with pytest.raises(ValueError, match="not a racko history"):
-        ro.state_from_history("{}")
+    for text in ("{}", "[1, 2]", "not json", '{"game": "racko", "params": [], "history": []}'):
+        with pytest.raises(ValueError, match="not a racko history"):
+            ro.state_from_history(text)
+    with pytest.raises(ValueError, match="bad racko parameters in the history: .*'players'"):
+        ro.state_from_history('{"game": "racko", "params": {"players": 9}, "history": []}')
     bad = ro.history_string(state).replace('"history": [', '"history": [99, ')
     with pytest.raises(ValueError, match=r"history entry 0 \(99\) is not a legal move"):
         ro.state_from_history(bad)
