@@ -9,8 +9,8 @@ A short example for Tianshou users (``docs/tianshou.md``), not the project's tra
   (and ``obs.agent_id``, the agent on turn). No adapter is needed.
 - **One learner, one fixed opponent, dispatched by agent.** ``MultiAgentOffPolicyAlgorithm``
   (Tianshou's multi-agent policy manager) gives ``player_0``'s decisions to a ``DQN`` whose
-  ``DiscreteQLearningPolicy`` masks illegal actions (their Q-values are set to minus infinity;
-  its epsilon-greedy exploration samples legal actions only) and ``player_1``'s to the opponent:
+  ``DiscreteQLearningPolicy`` masks illegal actions (their Q-values are pushed below every
+  legal one; its epsilon-greedy exploration samples legal actions only) and ``player_1``'s to the opponent:
   Tianshou's masked random policy (``MARLRandomDiscreteMaskedOffPolicyAlgorithm``), or any racko
   bot (``agents.load``) through ``BotAlgorithm`` below, which learns nothing.
 - **Trained by Tianshou's own off-policy trainer** (``run_training``), its test episodes scored
