@@ -9,10 +9,10 @@ A short example for Tianshou users (``docs/tianshou.md``), not the project's tra
   (and ``obs.agent_id``, the agent on turn). No adapter is needed.
 - **One learner, one fixed opponent, dispatched by agent.** ``MultiAgentOffPolicyAlgorithm``
   (Tianshou's multi-agent policy manager) gives ``player_0``'s decisions to a ``DQN`` whose
-  ``DiscreteQLearningPolicy`` masks illegal actions (their Q-values are pushed below every
-  legal one; its epsilon-greedy exploration samples legal actions only) and ``player_1``'s to the opponent:
-  Tianshou's masked random policy (``MARLRandomDiscreteMaskedOffPolicyAlgorithm``), or any racko
-  bot (``agents.load``) through ``BotAlgorithm`` below, which learns nothing.
+  ``DiscreteQLearningPolicy`` masks illegal actions (their Q-values are pushed below every legal
+  one; its epsilon-greedy exploration samples legal actions only) and ``player_1``'s to the
+  opponent: Tianshou's masked random policy (``MARLRandomDiscreteMaskedOffPolicyAlgorithm``), or
+  any racko bot (``agents.load``) through ``BotAlgorithm`` below, which learns nothing.
 - **Trained by Tianshou's own off-policy trainer** (``run_training``), its test episodes scored
   by the learner's reward (``multi_agent_return_reduction``).
 
@@ -148,8 +148,8 @@ def make_algorithm(env: PettingZooEnv, settings: Settings) -> MultiAgentOffPolic
 
 def train(settings: Settings, quiet: bool = False) -> dict[str, Any]:
     """Tianshou's off-policy trainer for ``epochs`` epochs. Returns the trained algorithm, its
-    statistics and the replay buffer's counts: ``learner_decisions`` and ``illegal`` (recorded learner actions
-    outside their mask; the masked policy makes it 0)."""
+    statistics and the replay buffer's counts: ``learner_decisions`` and ``illegal`` (recorded
+    learner actions outside their mask; the masked policy makes it 0)."""
     # a multi-agent run's rewards have one column per agent, which Tianshou's statistics warn
     # about at every collect; the learner's test score is its own column (LEARNER_SEAT)
     logging.getLogger("tianshou.data.stats").setLevel(logging.ERROR)
