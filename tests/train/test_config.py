@@ -107,6 +107,13 @@ def test_bot_specs_that_exist_are_accepted(tmp_path: Path) -> None:
     assert cfg.opponents["self"] == 1.0
 
 
+def test_the_shipped_bots_are_accepted_by_name_as_agents_load_knows_them() -> None:
+    cfg = parse_config({"opponents": {"racko_2p": 1.0}, "eval": {"opponents": ["racko_2p"]}})
+    assert cfg.opponents == {"racko_2p": 1.0} and cfg.eval.opponents == ["racko_2p"]
+    with pytest.raises(ConfigError, match=r"unknown bot 'racko_9p'; known bots are .*'racko_2p'"):
+        parse_config({"opponents": {"racko_9p": 1.0}})
+
+
 def test_config_file_errors(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="missing.yaml"):
         load_config(tmp_path / "missing.yaml")

@@ -1,0 +1,73 @@
+"""train/torchrl_ppo.py: TorchRL's PettingZoo wrapper and its action masks train on racko_v0."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from racko_env.actions import NUM_ACTIONS
+from racko_env.observation import OBS_SIZE
+from train import torchrl_ppo
+from train.torchrl_ppo import LEARNER, MASK, OBS, Settings, make_env, train
+
+ROOT = Path(__file__).resolve().parents[2]
+# a few hundred steps: short rounds (turn limit 20) so that several end in each batch
+TINY = Settings(frames=512, frames_per_batch=256, epochs=2, minibatch=64, hidden=16, turn_limit=20)
+
+
+def test_the_wrapper_takes_the_env_as_it_is_with_its_mask() -> None:
+    env = make_env(TINY)
+    assert env.observation_spec[OBS].shape[-1] == OBS_SIZE
+    assert env.full_action_spec[LEARNER, "action"].space.n == NUM_ACTIONS
+    td = env.reset()
+    acting = td[LEARNER, "mask"].item()
+    mask = td[MASK].reshape(-1)
+    assert mask.dtype.is_floating_point is False and len(mask) == NUM_ACTIONS
+    # the learner on turn sees racko's mask (draw or take the discard); off turn, all true
+    assert mask.tolist() == ([False] * 10 + [True, True, False, False] if acting else [True] * 14)
+    env.close()
+
+
+@pytest.mark.slow  # two tiny trainings through TorchRL's collector (about 10 s of CPU each)
+def test_a_few_hundred_steps_train_legally_and_the_same_seed_repeats_the_run() -> None:
+    rows = train(TINY, quiet=True)
+    assert len(rows) == 2
+    assert sum(r["rounds"] for r in rows) > 0
+    assert all(r["learner_steps"] > 0 and r["illegal"] == 0 for r in rows)
+    assert all(-1.0 <= r["mean_reward"] <= 1.0 for r in rows if r["rounds"])
+    assert train(TINY, quiet=True) == rows  # same seed, same run
+
+
+@pytest.mark.slow
+def test_against_a_racko_bot_from_the_command_line() -> None:
+    args = ["--frames", "256", "--frames-per-batch", "256", "--hidden", "16", "--turn-limit", "20"]
+    out = subprocess.run(
+        [sys.executable, "train/torchrl_ppo.py", *args, "--opponent", "heuristic"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("batch 1: ")
+
+
+def test_a_bad_opponent_is_one_line(capsys) -> None:
+    assert (
+        torchrl_ppo.main(["--frames", "256", "--frames-per-batch", "256", "--opponent", "nope"])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert err.startswith("torchrl_ppo: error: unknown bot 'nope'") and err.count("\n") == 1
+
+
+def test_without_torchrl_the_extra_is_named() -> None:
+    code = "import sys; sys.modules['torchrl'] = None\nimport train.torchrl_ppo\n"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    last = out.stderr.strip().splitlines()[-1]
+    assert "train/torchrl_ppo.py needs torchrl" in last and "pip install 'racko[torchrl]'" in last

@@ -1,0 +1,231 @@
+"""Masked PPO on Rack-O with TorchRL's PettingZoo wrapper: ``python train/torchrl_ppo.py``.
+
+A short example for TorchRL users (``docs/torchrl.md``), not the project's trainer
+(``train/ppo.py``). It shows what TorchRL needs to train on ``racko_v0`` and nothing else:
+
+- **The env is wrapped as it is.** ``torchrl.envs.PettingZooWrapper`` takes the AEC env
+  ``racko_v0.env(...)`` directly: an AEC env must be wrapped with ``use_mask=True`` (one agent
+  acts a step; ``(group, "mask")`` says which), and because racko's observations are dicts with
+  an ``"action_mask"`` entry, the wrapper moves it to ``(group, "action_mask")`` and keeps the
+  action spec's mask up to date (an agent not on turn gets an all-true mask, so a masked
+  distribution is never empty). No adapter is needed.
+- **Two groups, one learner.** ``group_map`` seats ``player_0`` in the group ``"learner"`` (a
+  ``ProbabilisticActor`` over TorchRL's ``MaskedCategorical``, so it never samples an illegal
+  action) and ``player_1`` in ``"opponent"``: a fixed racko bot (``agents.load``) in a
+  ``TensorDictModule``. The collector runs both as one policy.
+- **Only the learner's own decisions train.** GAE runs over every step of the learner's view
+  (its value while the opponent moves is a value too), then the batch keeps the rows where
+  ``("learner", "mask")`` is true for ``ClipPPOLoss``. The win reward arrives at the round's last
+  step for both groups (zero-sum, +1/-1).
+
+Same ``--seed``, same run. Prints one line per batch: rounds finished, the learner's mean round
+reward in them, the loss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import torch
+
+from agents.extras import needs_extra
+
+with needs_extra("torchrl", "torchrl", "train/torchrl_ppo.py"):
+    import torchrl  # noqa: F401  (first: a missing torchrl is named with its extra)
+    from tensordict.nn import TensorDictModule, TensorDictSequential
+    from torchrl.collectors import Collector
+    from torchrl.envs import PettingZooWrapper
+    from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor, ValueOperator
+    from torchrl.objectives import ClipPPOLoss
+    from torchrl.objectives.value import GAE
+
+LEARNER, OPPONENT = "learner", "opponent"
+OBS = (LEARNER, "observation", "observation")  # racko's observation vector, under the group
+MASK = (LEARNER, "action_mask")  # the legal actions (moved there by the wrapper)
+ACTING = (LEARNER, "mask")  # true on the steps where the learner is the one to act
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The run's settings (the command line's flags)."""
+
+    frames: int = 2048  # env steps in all (both seats' steps count)
+    frames_per_batch: int = 512
+    epochs: int = 4
+    minibatch: int = 128
+    hidden: int = 64
+    lr: float = 3e-4
+    opponent: str = "random"  # any agents.load spec
+    turn_limit: int = 400  # rules: a round stops (truncated) after this many turns
+    seed: int = 0
+
+
+def make_env(settings: Settings) -> PettingZooWrapper:
+    """``racko_v0``'s 2-player AEC env in TorchRL's wrapper: ``player_0`` learns."""
+    from racko_env import racko_v0
+
+    env = racko_v0.env(num_players=2, turn_limit=settings.turn_limit)
+    return PettingZooWrapper(
+        env,
+        use_mask=True,  # compulsory for AEC envs: one agent acts per step
+        categorical_actions=True,
+        group_map={LEARNER: ["player_0"], OPPONENT: ["player_1"]},
+        seed=settings.seed,
+    )
+
+
+class FixedBot(torch.nn.Module):
+    """A racko bot (``agents.load``) as a torch module: observation and mask in, action out. An
+    opponent not on turn gets an all-true mask from the wrapper; its action is then ignored, so
+    the bot is asked only when the mask is a real one."""
+
+    def __init__(self, spec: str, seed: int) -> None:
+        super().__init__()
+        import agents
+
+        self.bot = agents.load(spec, 2, seed=seed)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor, acting: torch.Tensor) -> torch.Tensor:
+        out = torch.zeros(mask.shape[:-1], dtype=torch.int64)
+        for i in zip(*torch.nonzero(acting, as_tuple=True), strict=True):
+            o, m = obs[i].numpy(), mask[i].numpy().astype("int8")
+            out[i] = int(self.bot.act({"observation": o, "action_mask": m}))
+        return out
+
+
+def make_modules(env: PettingZooWrapper, settings: Settings) -> tuple[Any, Any, Any]:
+    """The learner's masked actor, its critic, and the policy the collector runs (the actor and
+    the fixed opponent)."""
+    obs_size = env.observation_spec[OBS].shape[-1]
+    num_actions = env.full_action_spec[LEARNER, "action"].space.n
+    cells = [settings.hidden, settings.hidden]
+    logits = TensorDictModule(
+        MLP(in_features=obs_size, out_features=num_actions, num_cells=cells),
+        in_keys=[OBS],
+        out_keys=[(LEARNER, "logits")],
+    )
+    actor = ProbabilisticActor(
+        logits,
+        in_keys={"logits": (LEARNER, "logits"), "mask": MASK},
+        out_keys=[(LEARNER, "action")],
+        distribution_class=MaskedCategorical,
+        return_log_prob=True,
+        log_prob_key=(LEARNER, "action_log_prob"),
+    )
+    critic = ValueOperator(
+        MLP(in_features=obs_size, out_features=1, num_cells=cells),
+        in_keys=[OBS],
+        out_keys=[(LEARNER, "state_value")],
+    )
+    opponent = TensorDictModule(
+        FixedBot(settings.opponent, settings.seed),
+        in_keys=[
+            (OPPONENT, "observation", "observation"),
+            (OPPONENT, "action_mask"),
+            (OPPONENT, "mask"),
+        ],
+        out_keys=[(OPPONENT, "action")],
+    )
+    return actor, critic, TensorDictSequential(actor, opponent)
+
+
+def train(settings: Settings, quiet: bool = False) -> list[dict[str, float]]:
+    """Collect ``frames`` env steps in batches, a PPO update after each; one stats row a batch
+    (``rounds``: rounds finished in it, ``mean_reward``: the learner's mean reward in them,
+    ``loss``, ``learner_steps``: its decisions, ``illegal``: learner actions outside its mask)."""
+    torch.manual_seed(settings.seed)
+    env = make_env(settings)
+    actor, critic, policy = make_modules(env, settings)
+    keys = {
+        "action": (LEARNER, "action"),
+        "sample_log_prob": (LEARNER, "action_log_prob"),
+        "value": (LEARNER, "state_value"),
+        "reward": (LEARNER, "reward"),
+        "done": (LEARNER, "done"),
+        "terminated": (LEARNER, "terminated"),
+    }
+    gae = GAE(gamma=1.0, lmbda=0.95, value_network=critic)
+    gae.set_keys(**{k: keys[k] for k in ("value", "reward", "done", "terminated")})
+    loss = ClipPPOLoss(
+        actor, critic, clip_epsilon=0.2, entropy_coeff=0.01, normalize_advantage=True
+    )
+    loss.set_keys(**keys)
+    optim = torch.optim.Adam(loss.parameters(), lr=settings.lr)
+    collector = Collector(
+        env,
+        policy,
+        frames_per_batch=settings.frames_per_batch,
+        total_frames=settings.frames,
+        auto_register_policy_transforms=False,  # the policy keeps no state between steps
+    )
+    rows = []
+    for batch in collector:
+        with torch.no_grad():
+            gae(batch)
+        acting = batch[ACTING].squeeze(-1)
+        mine = batch[acting]  # the learner's own decisions
+        taken = mine[MASK].squeeze(1).gather(-1, mine[LEARNER, "action"]).squeeze(-1)
+        last = 0.0
+        for _ in range(settings.epochs):
+            for idx in torch.randperm(len(mine)).split(settings.minibatch):
+                parts = loss(mine[idx])
+                total = parts["loss_objective"] + parts["loss_critic"] + parts["loss_entropy"]
+                optim.zero_grad()
+                total.backward()
+                torch.nn.utils.clip_grad_norm_(loss.parameters(), 0.5)
+                optim.step()
+                last = total.item()
+        collector.update_policy_weights_()
+        ended = batch["next", "done"].squeeze(-1)
+        rewards = batch["next", LEARNER, "reward"].reshape(len(batch))[ended]
+        row = {
+            "rounds": int(ended.sum()),
+            "mean_reward": float(rewards.mean()) if len(rewards) else float("nan"),
+            "loss": last,
+            "learner_steps": len(mine),
+            "illegal": int((~taken).sum()),
+        }
+        rows.append(row)
+        if not quiet:
+            mean = f"{row['mean_reward']:+.2f}" if row["rounds"] else "-"
+            print(
+                f"batch {len(rows)}: {row['rounds']} rounds, learner's mean reward {mean}, "
+                f"loss {row['loss']:.3f}, {row['learner_steps']} learner decisions"
+            )
+    collector.shutdown()
+    return rows
+
+
+def parse_args(argv: list[str] | None) -> tuple[Settings, bool]:
+    defaults = Settings()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for name, value in vars(defaults).items():
+        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    parser.add_argument("--quiet", action="store_true", help="no line per batch")
+    args = vars(parser.parse_args(argv))
+    quiet = args.pop("quiet")
+    settings = Settings(**args)
+    if settings.frames < settings.frames_per_batch or settings.minibatch < 1:
+        parser.error("--frames must be at least --frames-per-batch, --minibatch at least 1")
+    return settings, quiet
+
+
+def main(argv: list[str] | None = None) -> int:
+    settings, quiet = parse_args(argv)
+    try:
+        train(settings, quiet)
+    except ValueError as exc:  # a bad --opponent spec: agents.load's one line
+        print(f"torchrl_ppo: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
