@@ -31,8 +31,9 @@ from typing import Any
 
 from agents.base import Bot
 from agents.obs import decode
-from racko_apps.referee import Strikes, is_python_spec, play_match, seat_bot
+from racko_apps.referee import Strikes, is_python_spec, is_sandboxed_spec, play_match, seat_bot
 from racko_apps.sandbox import (
+    DEFAULT_ROUND_SECONDS,
     NOT_ISOLATED,
     BotFailureError,
     IsolationUnavailableError,
@@ -83,6 +84,7 @@ class Rubric:
     max_forfeits: int
     rules: dict[str, Any]
     criteria: tuple[Criterion, ...] = field(default_factory=tuple)
+    round_seconds: float = DEFAULT_ROUND_SECONDS  # a sandboxed bot's clock per round
 
     @property
     def max_points(self) -> float:
@@ -98,9 +100,13 @@ _TOP_KEYS = {
     "kill_after": float,
     "memory_mb": int,
     "max_forfeits": int,
+    "round_seconds": float,
     "rules": dict,
     "criteria": list,
 }
+
+
+OPTIONAL_KEYS = ("rules", "round_seconds")  # rules: {}; round_seconds: Limits' default
 
 
 def _number(value: Any, where: str, kind: type, positive: bool = True) -> Any:
@@ -124,12 +130,12 @@ def parse_rubric(data: Any, source: str) -> Rubric:
         raise RubricError(
             f"rubric {source}: unknown key {unknown[0]!r}; keys are {', '.join(_TOP_KEYS)}"
         )
-    missing = [k for k in _TOP_KEYS if k not in data and k != "rules"]
+    missing = [k for k in _TOP_KEYS if k not in data and k not in OPTIONAL_KEYS]
     if missing:
         raise RubricError(f"rubric {source}: missing key {missing[0]!r}")
     values: dict[str, Any] = {}
     for key, kind in _TOP_KEYS.items():
-        if key in ("rules", "criteria"):
+        if key in ("rules", "criteria") or key not in data:
             continue
         values[key] = _number(data[key], f"rubric {source}: {key}", kind, positive=key != "seed")
     if not MIN_PLAYERS <= values["players"] <= MAX_PLAYERS:
@@ -321,10 +327,14 @@ def grade(
     when it cannot. Without it the report says so at its top (``isolated``, ``warning``).
     ``record_dir``: a record of every game, one folder per criterion; each criterion's row links
     its forfeits and lost rounds to theirs (``records``; docs/records.md)."""
-    if isolate and is_python_spec(spec):
+    if isolate and is_sandboxed_spec(spec):
         check_isolation()
     seed = rubric.seed if seed is None else seed
-    limits = Limits(move_seconds=rubric.kill_after, memory_mb=rubric.memory_mb)
+    limits = Limits(
+        move_seconds=rubric.kill_after,
+        round_seconds=rubric.round_seconds,
+        memory_mb=rubric.memory_mb,
+    )
     strikes = Strikes(rubric.max_forfeits)
     failures: list[str] = []
     measured: dict[str, Any] = {}

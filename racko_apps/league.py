@@ -34,6 +34,7 @@ import hashlib
 import html
 import io
 import json
+import os
 import sqlite3
 import sys
 import time
@@ -42,14 +43,23 @@ from pathlib import Path
 from typing import Any
 
 from agents import BUILTIN_BOTS
-from agents.base import Bot
-from racko_apps.referee import Strikes, play_match, seat_bot
+from agents.extras import require
+from racko_apps.league_pool import (
+    Contestant,
+    LoadJob,
+    LocalPool,
+    PairingJob,
+    RayPool,
+    play_pairing,
+    try_load,
+)
+from racko_apps.league_schedule import Rated, all_pairs, how_sure, plan_round, unsettled
+from racko_apps.referee import MatchResult
 from racko_apps.sandbox import (
+    DEFAULT_ROUND_SECONDS,
     NOT_ISOLATED,
-    BotFailureError,
     IsolationUnavailableError,
     Limits,
-    SandboxedBot,
     check_isolation,
 )
 from racko_env.files import write_text_atomic
@@ -132,6 +142,17 @@ def find_bots(folder: Path, baselines: list[str]) -> tuple[list[Entry], list[str
 # ----------------------------------------------------------------------------- the record
 
 
+def round_ranks(result: MatchResult) -> list[tuple[float, float]]:
+    """Each round's rank score of bot a and of bot b (whatever their seats), in round order."""
+    out = []
+    for r in result.rounds:
+        rank = {0: 0.0, 1: 0.0}
+        for seat, bot in enumerate(r["seating"]):
+            rank[bot] = r["rank"][seat]
+        out.append((rank[0], rank[1]))
+    return out
+
+
 class Record:
     """The league's SQLite file: its settings, and one row per finished pairing with its rounds."""
 
@@ -169,6 +190,22 @@ class Record:
     def done(self) -> set[tuple[str, str]]:
         return {(a, b) for a, b in self.conn.execute("SELECT a, b FROM pairings")}
 
+    def schedule(self) -> dict[tuple[str, str], int]:
+        """Every planned pairing and its pairing round (kept in ``meta`` as ``round/NNNNN``)."""
+        rows = self.conn.execute("SELECT key, value FROM meta WHERE key LIKE 'round/%'")
+        return {(a, b): int(key.split("/")[1]) for key, value in rows for a, b in json.loads(value)}
+
+    def plan(self, pairs: list[tuple[str, str]]) -> int:
+        """Record the next pairing round's plan (before any of it is played, so that a league
+        killed mid-round resumes the same round); its number."""
+        rounds = set(self.schedule().values())
+        number = max(rounds) + 1 if rounds else 0
+        with self.conn:
+            self.conn.execute(
+                "INSERT INTO meta VALUES (?, ?)", (f"round/{number:05d}", json.dumps(pairs))
+            )
+        return number
+
     def add(self, a: Entry, b: Entry, result: Any) -> None:
         """Record one finished pairing and its rounds in one transaction (all or nothing)."""
         with self.conn:
@@ -188,19 +225,19 @@ class Record:
                     time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 ),
             )
-            rows = []
-            for i, r in enumerate(result.rounds):
-                rank = {0: 0.0, 1: 0.0}
-                for seat, bot in enumerate(r["seating"]):
-                    rank[bot] = r["rank"][seat]
-                rows.append((a.key, b.key, i, rank[0], rank[1]))
+            rows = [(a.key, b.key, i, ra, rb) for i, (ra, rb) in enumerate(round_ranks(result))]
             self.conn.executemany("INSERT INTO rounds VALUES (?, ?, ?, ?, ?)", rows)
 
     def pairings(self, keys: set[str]) -> list[dict[str, Any]]:
-        cur = self.conn.execute("SELECT * FROM pairings ORDER BY a, b")
+        """The finished pairings among ``keys``, in the order they are rated: by pairing round
+        (one played before the schedule was recorded counts as round -1), then by key, so the
+        same record always gives the same ratings, whichever pairing of a round finished first."""
+        cur = self.conn.execute("SELECT * FROM pairings")
         names = [d[0] for d in cur.description]
         rows = [dict(zip(names, row, strict=True)) for row in cur]
-        return [r for r in rows if r["a"] in keys and r["b"] in keys]
+        planned = self.schedule()
+        rows = [r for r in rows if r["a"] in keys and r["b"] in keys]
+        return sorted(rows, key=lambda r: (planned.get((r["a"], r["b"]), -1), r["a"], r["b"]))
 
     def ranks(self, a: str, b: str) -> list[tuple[float, float]]:
         cur = self.conn.execute(
@@ -215,25 +252,49 @@ class Record:
 # ----------------------------------------------------------------------------- standings
 
 
+class Ratings:
+    """OpenSkill (Plackett-Luce) ratings of the current bots, one update per recorded round."""
+
+    def __init__(self, entries: list[Entry]) -> None:
+        from openskill.models import PlackettLuce
+
+        self.model = PlackettLuce()
+        self.labels = {e.key: e.label for e in entries}
+        self.of = {e.key: self.model.rating(name=e.label) for e in entries}
+
+    def add(self, a: str, b: str, ranks: list[tuple[float, float]]) -> None:
+        """A pairing's rounds, in their order (``(a_rank, b_rank)``: higher is better)."""
+        for a_rank, b_rank in ranks:
+            new = self.model.rate([[self.of[a]], [self.of[b]]], scores=[a_rank, b_rank])
+            self.of[a], self.of[b] = new[0][0], new[1][0]
+
+    def rated(self) -> list[Rated]:
+        return [Rated(k, self.labels[k], r.mu, r.sigma) for k, r in self.of.items()]
+
+
+def rate(record: Record, entries: list[Entry]) -> tuple[Ratings, list[dict[str, Any]]]:
+    """The ratings from every recorded pairing among ``entries`` (in the record's order), and
+    those pairings."""
+    ratings = Ratings(entries)
+    pairings = record.pairings({e.key for e in entries})
+    for p in pairings:
+        ratings.add(p["a"], p["b"], record.ranks(p["a"], p["b"]))
+    return ratings, pairings
+
+
 def standings(record: Record, entries: list[Entry]) -> dict[str, Any]:
     """Ratings and totals of the current bots from every recorded pairing among them."""
-    from openskill.models import PlackettLuce
-
     keys = {e.key for e in entries}
     by_key = {e.key: e for e in entries}
-    model = PlackettLuce()
-    ratings = {e.key: model.rating(name=e.label) for e in entries}
     totals = {e.key: {"rounds": 0, "wins": 0.0, "forfeits": 0} for e in entries}
-    pairings = record.pairings(keys)
+    rated_now, pairings = rate(record, entries)
+    ratings = rated_now.of
     for p in pairings:
         for side in ("a", "b"):
             t = totals[p[side]]
             t["rounds"] += p["rounds"]
             t["wins"] += p[f"{side}_wins"]
             t["forfeits"] += p[f"{side}_forfeits"]
-        for a_rank, b_rank in record.ranks(p["a"], p["b"]):
-            new = model.rate([[ratings[p["a"]]], [ratings[p["b"]]]], scores=[a_rank, b_rank])
-            ratings[p["a"]], ratings[p["b"]] = new[0][0], new[1][0]
     bots = []
     for key in keys:
         r, t = ratings[key], totals[key]
@@ -280,6 +341,18 @@ def format_markdown(report: dict[str, Any]) -> str:
         f"seed {cfg['seed']}. Rating: OpenSkill mu with its 95% interval (mu ± 1.96 sigma); "
         "ranked by mu - 3 sigma.",
         "",
+    ]
+    sure = report.get("sure")
+    if sure:
+        lines += [
+            f"Adaptive schedule: {len(report['pairings'])} pairings; stopped because "
+            f"{sure['stopped']}. How sure: the widest 95% interval is ±"
+            f"{sure['widest_half_width']:.2f}; {sure['within_target']} of {len(report['bots'])} "
+            f"bots are within ±{cfg['target']:g}; {sure['neighbours_apart']} of "
+            f"{sure['neighbours']} neighbours in the ranking have intervals that do not overlap.",
+            "",
+        ]
+    lines += [
         "| rank | bot | rating (95% CI) | win rate | rounds | forfeits |",
         "|---:|---|---|---:|---:|---:|",
     ]
@@ -357,6 +430,32 @@ def format_html(report: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------- running
 
 
+SCHEDULES = ("adaptive", "round-robin")
+# The adaptive schedule's defaults: a 95% interval of ± 3 rating points (OpenSkill's scale: a bot
+# starts at 25 ± 16.3; its sigma shrinks with the rounds it plays, to ± 3 in about 450), at most
+# 30 pairings per bot as the one asking for them (docs/coursework.md: what that costs and gives).
+DEFAULT_TARGET = 3.0
+DEFAULT_MAX_PAIRINGS = 30
+
+
+def _files(e: Entry, folder: Path) -> list[str]:
+    if e.kind == "onnx":
+        return [e.label, Path(e.label).with_suffix(".json").name]
+    if e.kind == "python":
+        return [f"{e.label}.py"]
+    return []
+
+
+def _bar(total: int, desc: str, show: bool) -> Any:
+    """A progress bar with the ETA on stderr (tqdm; off when ``show`` is false or stderr is not
+    a terminal); ``None`` when off."""
+    if not show or not total:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="pairing", file=sys.stderr, disable=None)
+
+
 def run_league(
     folder: Path,
     *,
@@ -370,85 +469,123 @@ def run_league(
     log: Any = print,
     isolate: bool = True,
     record_dir: Path | None = None,
+    schedule: str = "adaptive",
+    target: float = DEFAULT_TARGET,
+    max_pairings: int = DEFAULT_MAX_PAIRINGS,
+    workers: int | None = None,
+    address: str | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
-    """Play every pairing not yet in the record, then write league.md/.json/.html to ``out``.
+    """Play the pairings the schedule asks for that are not in the record yet, then write
+    league.md/.json/.html to ``out``.
 
-    ``isolate``: Python bots run under bubblewrap, each seeing only its own file
-    (racko_apps.sandbox); IsolationUnavailableError when it cannot. Without it every report says
-    so at its top."""
+    ``schedule``: ``adaptive`` (racko_apps.league_schedule: pairing rounds between bots of similar
+    rating until every 95% interval is within ± ``target``, each bot asking for at most
+    ``max_pairings``) or ``round-robin`` (every pair). Pairings are played by ``workers``
+    processes (default: one per core) or, with ``address``, as tasks on that Ray cluster
+    (racko_apps.league_pool). ``isolate``: sandboxed bots run under bubblewrap, each seeing only
+    its own files (racko_apps.sandbox); IsolationUnavailableError when it cannot. Without it
+    every report says so at its top."""
     if not folder.is_dir():
         raise FileNotFoundError(f"folder {str(folder)!r} does not exist")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {schedule!r}; choose from {', '.join(SCHEDULES)}")
     entries, skipped = find_bots(folder, list(baselines or []))
-    if isolate and any(e.kind == "python" for e in entries):
+    if isolate and any(e.kind != "builtin" for e in entries):
         check_isolation()
+    if any(e.kind == "onnx" for e in entries):
+        require("onnxruntime", "bots", "playing an exported .onnx bot")
+    limits = limits or Limits()
     settings = {"players": PLAYERS, "rounds": rounds, "seed": seed}
     record = Record(db or folder / "league.sqlite", settings)
-    seated: dict[str, str | Bot] = {}
-    records: list[dict[str, Any]] = []
+    pool: LocalPool | RayPool | None = None
     try:
-        playing = []
-        for e in entries:
-            try:
-                seated[e.key] = seat_bot(
-                    e.spec,
-                    PLAYERS,
-                    {},
-                    folder=folder,
-                    label=e.label,
-                    limits=limits,
-                    isolate=isolate,
-                )
-                playing.append(e)
-            except BotFailureError as err:
-                skipped.append(f"{e.label}: does not load: {err.reason}")
-            except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
-                skipped.append(f"{e.label}: does not load: {' '.join(str(err).split())}")
-        done = record.done()
-        todo = [
-            (a, b)
-            for i, a in enumerate(playing)
-            for b in playing[i + 1 :]
-            if (a.key, b.key) not in done
+        pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
+        contestants = {
+            e.key: pool.contestant(e.label, e.spec, e.kind, folder.resolve(), _files(e, folder))
+            for e in entries
+        }
+        checks = [LoadJob(i, contestants[e.key], limits, isolate) for i, e in enumerate(entries)]
+        failed = dict(pool.run(try_load, checks))
+        playing = [e for i, e in enumerate(entries) if failed.get(i) is None]
+        skipped += [
+            f"{e.label}: does not load: {failed[i]}" for i, e in enumerate(entries) if failed.get(i)
         ]
-        kept = len(playing) * (len(playing) - 1) // 2 - len(todo)
-        log(f"league: {len(playing)} bots, {kept} pairing(s) on record, {len(todo)} to play")
-        for n, (a, b) in enumerate(todo, 1):
-            result = play_match(
-                [seated[a.key], seated[b.key]],
-                [a.label, b.label],
-                num_players=PLAYERS,
-                deals=rounds,
-                seed=seed,
-                strikes=[Strikes(max_forfeits), Strikes(max_forfeits)],
-                record_dir=(
-                    None
-                    if record_dir is None
-                    else record_dir / safe_name(f"{a.label}-vs-{b.label}")
-                ),
-            )
-            if record_dir is not None:
-                records.append({"a": a.label, "b": b.label, "bots": _links(result)})
-            record.add(a, b, result)
-            for e in (a, b):  # the pairing is over: every process a bot started ends with it
-                if isinstance(seated[e.key], SandboxedBot):
-                    seated[e.key].end_game()
+        by_key = {e.key: e for e in playing}
+        pairs = _Pairer(
+            record,
+            playing,
+            pool,
+            contestants,
+            rounds,
+            seed,
+            limits,
+            max_forfeits,
+            isolate,
+            log,
+            progress,
+            record_dir,
+        )
+        kept = len(pairs.played)
+        if schedule == "round-robin":
+            todo = all_pairs([e.key for e in playing], pairs.played)
+            log(f"league: {len(playing)} bots, {kept} pairing(s) on record, {len(todo)} to play")
+            pairs.play_round(todo, record.plan(todo) if todo else -1)
+            sure = None
+        else:
             log(
-                f"[{n}/{len(todo)}] {a.label} {result.win_rate(0):.0%} - "
-                f"{result.win_rate(1):.0%} {b.label}"
-                + (f" ({sum(result.forfeits)} forfeited)" if sum(result.forfeits) else "")
+                f"league: {len(playing)} bots, {kept} pairing(s) on record; adaptive schedule: "
+                f"pairing rounds until every 95% interval is within ±{target:g} "
+                f"(each bot asking for at most {max_pairings} pairings)"
+            )
+            left = pairs.planned_not_played()
+            if left:
+                number, todo = left
+                log(f"round {number}: {len(todo)} pairing(s) planned and not played yet")
+                pairs.play_round(todo, number)
+            ratings, _ = rate(record, playing)
+            while True:
+                counts = pairs.counts()
+                bots = ratings.rated()
+                seekers = [b for b in unsettled(bots, target) if counts[b.key] < max_pairings]
+                todo = plan_round(bots, seekers, pairs.played, seed)
+                if not todo:
+                    break
+                number = record.plan(todo)
+                log(
+                    f"round {number}: {len(todo)} pairing(s); {len(unsettled(bots, target))} "
+                    f"bot(s) wider than ±{target:g}"
+                )
+                for a, b, ranks in pairs.play_round(todo, number):
+                    ratings.add(a, b, ranks)
+            sure = how_sure(ratings.rated(), target)
+            wide = unsettled(ratings.rated(), target)
+            sure["stopped"] = (
+                f"every 95% interval is within ±{target:g}"
+                if not wide
+                else f"{len(wide)} interval(s) wider than ±{target:g}, but no pairing left to ask "
+                f"for (each bot asks for at most {max_pairings}, and meets each other bot once)"
             )
         report = {
             **({} if isolate else {"isolated": False, "warning": NOT_ISOLATED}),
             "schema": SCHEMA,
-            "config": {**settings, "folder": str(folder), "db": str(record.path)},
+            "config": {
+                **settings,
+                "folder": str(folder),
+                "db": str(record.path),
+                "schedule": schedule,
+                **({"target": target, "max_pairings": max_pairings} if sure else {}),
+                "move_seconds": limits.move_seconds,
+                "round_seconds": limits.round_seconds,
+            },
             "skipped": skipped,
-            **standings(record, playing),
-            **({} if record_dir is None else {"records": records}),
+            **standings(record, list(by_key.values())),
+            **({"sure": sure} if sure else {}),
+            **({} if record_dir is None else {"records": pairs.records}),
         }
     finally:
-        for bot in seated.values():
-            if isinstance(bot, SandboxedBot):
-                bot.close()
+        if pool is not None:
+            pool.close()
         record.close()
     out = out or folder
     out.mkdir(parents=True, exist_ok=True)
@@ -463,12 +600,114 @@ def _links(result: Any) -> dict[str, Any]:
     return {label: result.record_links(i) for i, label in enumerate(result.labels)}
 
 
+class _Pairer:
+    """Plays pairing rounds on the pool and records each pairing as it finishes."""
+
+    def __init__(
+        self,
+        record: Record,
+        playing: list[Entry],
+        pool: LocalPool | RayPool,
+        contestants: dict[str, Contestant],
+        rounds: int,
+        seed: int,
+        limits: Limits,
+        max_forfeits: int,
+        isolate: bool,
+        log: Any,
+        progress: bool,
+        record_dir: Path | None = None,
+    ) -> None:
+        self.record, self.pool, self.contestants = record, pool, contestants
+        self.record_dir = record_dir
+        self.records: list[dict[str, Any]] = []  # per pairing, each bot's forfeit and loss records
+        self.by_key = {e.key: e for e in playing}
+        self.job = {
+            "deals": rounds,
+            "seed": seed,
+            "limits": limits,
+            "max_forfeits": max_forfeits,
+            "isolate": isolate,
+        }
+        self.log, self.progress = log, progress
+        self.played = {
+            frozenset(p) for p in record.done() if p[0] in self.by_key and p[1] in self.by_key
+        }
+
+    def _dir(self, a: str, b: str) -> Path | None:
+        """Where a pairing's game records go (``--record``): one folder per pairing."""
+        if self.record_dir is None:
+            return None
+        return self.record_dir / safe_name(f"{self.by_key[a].label}-vs-{self.by_key[b].label}")
+
+    def counts(self) -> dict[str, int]:
+        """Pairings on record per current bot."""
+        counts = dict.fromkeys(self.by_key, 0)
+        for pair in self.played:
+            for key in pair:
+                counts[key] += 1
+        return counts
+
+    def planned_not_played(self) -> tuple[int, list[tuple[str, str]]] | None:
+        """The last pairing round's pairings among the current bots that are not on record
+        (a league killed mid-round), or None."""
+        planned = self.record.schedule()
+        if not planned:
+            return None
+        last = max(planned.values())
+        todo = [
+            p
+            for p, number in planned.items()
+            if number == last
+            and p[0] in self.by_key
+            and p[1] in self.by_key
+            and frozenset(p) not in self.played
+        ]
+        return (last, sorted(todo)) if todo else None
+
+    def play_round(
+        self, todo: list[tuple[str, str]], number: int
+    ) -> list[tuple[str, str, list[tuple[float, float]]]]:
+        """Play ``todo`` in parallel, recording each as it finishes; the rounds' ranks of each
+        pairing, in key order (the order the ratings take them in)."""
+        jobs = [
+            PairingJob(
+                i, self.contestants[a], self.contestants[b], **self.job, record_dir=self._dir(a, b)
+            )
+            for i, (a, b) in enumerate(todo)
+        ]
+        bar = _bar(len(jobs), f"round {number}", self.progress)
+        say = bar.write if bar is not None else self.log
+        done: dict[int, list[tuple[float, float]]] = {}
+        try:
+            for i, result in self.pool.run(play_pairing, jobs):
+                a, b = (self.by_key[k] for k in todo[i])
+                self.record.add(a, b, result)
+                self.played.add(frozenset(todo[i]))
+                if self.record_dir is not None:
+                    self.records.append({"a": a.label, "b": b.label, "bots": _links(result)})
+                done[i] = round_ranks(result)
+                if bar is not None:
+                    bar.update()
+                if sum(result.forfeits) or bar is None:
+                    say(
+                        f"[{len(done)}/{len(jobs)}] {a.label} {result.win_rate(0):.0%} - "
+                        f"{result.win_rate(1):.0%} {b.label}"
+                        + (f" ({sum(result.forfeits)} forfeited)" if sum(result.forfeits) else "")
+                    )
+        finally:
+            if bar is not None:
+                bar.close()
+        return [(*todo[i], done[i]) for i in sorted(done, key=lambda i: todo[i])]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="racko league",
-        description="Round-robin of duplicate matches over every bot in a folder (NAME.onnx with "
-        "its NAME.json; NAME.py defining class Bot), with OpenSkill ratings; results kept in "
-        "SQLite so a rerun plays only new pairings.",
+        description="Rate every bot in a folder (NAME.onnx with its NAME.json; NAME.py defining "
+        "class Bot) by duplicate matches between bots of similar rating (or a round robin), with "
+        "OpenSkill ratings and their 95%% intervals; pairings played in parallel (every core, or "
+        "a Ray cluster), results kept in SQLite so a rerun plays only what is missing.",
     )
     parser.add_argument("folder", metavar="DIR", type=Path, help="the folder of bots")
     parser.add_argument("--rounds", type=int, default=50, help="deals per pairing (default 50)")
@@ -482,10 +721,45 @@ def main(argv: list[str] | None = None) -> int:
         "--record", type=Path, metavar="DIR", help="write a record of every game to DIR (replays)"
     )
     parser.add_argument(
+        "--schedule",
+        choices=SCHEDULES,
+        default="adaptive",
+        help="adaptive: rounds of pairings between bots of similar rating until every interval "
+        "is narrow enough (default); round-robin: every pair",
+    )
+    parser.add_argument(
+        "--target",
+        type=float,
+        default=DEFAULT_TARGET,
+        help=f"adaptive: the 95%% interval's half-width to reach (default {DEFAULT_TARGET:g})",
+    )
+    parser.add_argument(
+        "--max-pairings",
+        type=int,
+        default=DEFAULT_MAX_PAIRINGS,
+        help=f"adaptive: pairings a bot may ask for (default {DEFAULT_MAX_PAIRINGS})",
+    )
+    parser.add_argument(
+        "--workers", type=int, help="processes playing pairings (default: one per core)"
+    )
+    parser.add_argument(
+        "--address",
+        metavar="ADDR",
+        help="play the pairings on the Ray cluster at ADDR ('auto' or HOST:PORT; needs the "
+        "'cluster' extra, and racko and bubblewrap on every node)",
+    )
+    parser.add_argument(
         "--move-seconds", type=float, default=5.0, help="a move's hard time limit (default 5)"
     )
     parser.add_argument(
-        "--memory-mb", type=int, default=1024, help="a Python bot's memory limit (default 1024)"
+        "--round-seconds",
+        type=float,
+        default=DEFAULT_ROUND_SECONDS,
+        help="a bot's clock: the wall time it may use over one round, all its moves together "
+        f"(default {DEFAULT_ROUND_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--memory-mb", type=int, default=1024, help="a sandboxed bot's memory limit (default 1024)"
     )
     parser.add_argument(
         "--max-forfeits",
@@ -496,15 +770,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-isolation",
         action="store_true",
-        help="run Python bots without bubblewrap (only bots you trust; every report says so)",
+        help="run sandboxed bots without bubblewrap (only bots you trust; every report says so)",
     )
     args = parser.parse_args(argv)
-    if args.rounds < 1 or args.max_forfeits < 1:
-        parser.error("--rounds and --max-forfeits must be positive")
+    if args.rounds < 1 or args.max_forfeits < 1 or args.max_pairings < 1:
+        parser.error("--rounds, --max-forfeits and --max-pairings must be positive")
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers must be positive")
+    if not args.target > 0:
+        parser.error("--target must be positive")
     if args.no_isolation:
         print(f"**{NOT_ISOLATED}**", flush=True)
     try:
-        limits = Limits(move_seconds=args.move_seconds, memory_mb=args.memory_mb)
+        limits = Limits(
+            move_seconds=args.move_seconds,
+            round_seconds=args.round_seconds,
+            memory_mb=args.memory_mb,
+        )
         report = run_league(
             args.folder,
             rounds=args.rounds,
@@ -517,10 +799,17 @@ def main(argv: list[str] | None = None) -> int:
             log=lambda line: print(line, flush=True),
             isolate=not args.no_isolation,
             record_dir=args.record,
+            schedule=args.schedule,
+            target=args.target,
+            max_pairings=args.max_pairings,
+            workers=args.workers,
+            address=args.address,
+            progress=True,
         )
     except (
         ValueError,
         FileNotFoundError,
+        ImportError,
         sqlite3.DatabaseError,
         IsolationUnavailableError,
     ) as err:

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Bot
-from agents.loader import is_builtin_spec
+from agents.extras import require
+from agents.loader import BOT_FILE_SUFFIXES, is_builtin_spec
 from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
 from racko_eval import (
     WIN_POINTS,
@@ -51,6 +52,51 @@ def is_python_spec(spec: str) -> bool:
     )
 
 
+def is_bot_file_spec(spec: str) -> bool:
+    """An exported bot's file (``NAME.onnx``, its manifest beside it): someone else's graph, as
+    untrusted as their Python code (a shipped bot's name, ``racko_2p``, is the toolkit's own)."""
+    return spec.lower().endswith(BOT_FILE_SUFFIXES)
+
+
+def is_sandboxed_spec(spec: str) -> bool:
+    """What plays in a sandbox (racko_apps.sandbox): Python code and exported bot files."""
+    return is_python_spec(spec) or is_bot_file_spec(spec)
+
+
+def sandbox_for(
+    spec: str,
+    num_players: int,
+    rules: dict[str, Any],
+    *,
+    folder: str | Path = ".",
+    label: str | None = None,
+    limits: Limits | None = None,
+    isolate: bool = False,
+) -> SandboxedBot:
+    """A sandbox (not started) for a ``module:Class`` in ``folder`` or a bot file (a path,
+    relative to ``folder``): the child loads the file and runs its graph, under the same move
+    limit, clock and memory limit as Python code, showing it only the file and its manifest."""
+    if not is_bot_file_spec(spec):
+        return SandboxedBot(
+            spec, folder, num_players, label=label or spec, limits=limits, isolate=isolate, **rules
+        )
+    require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint, here
+    path = (Path(folder) / spec).resolve()
+    if not path.is_file():
+        raise FileNotFoundError(f"bot file {spec!r} does not exist")
+    exposed = [p for p in (path, path.with_suffix(".json")) if p.is_file()]
+    return SandboxedBot(
+        str(path),
+        path.parent,
+        num_players,
+        label=label or spec,
+        limits=limits,
+        isolate=isolate,
+        exposed=exposed,
+        **rules,
+    )
+
+
 def seat_bot(
     spec: str,
     num_players: int,
@@ -61,16 +107,17 @@ def seat_bot(
     limits: Limits | None = None,
     isolate: bool = False,
 ) -> str | Bot:
-    """What to seat for ``spec``: a started sandbox for Python code (under bubblewrap with
-    ``isolate``), the spec itself otherwise (built-in and ONNX bots are the toolkit's own code
-    and play in-process).
+    """What to seat for ``spec``: a started sandbox for Python code and bot files (under
+    bubblewrap with ``isolate``; ``sandbox_for``), the spec itself otherwise (built-in and shipped
+    bots are the toolkit's own code and play in-process).
 
-    Raises BotFailureError when a Python bot cannot start, ValueError / FileNotFoundError when any
-    other spec cannot load (``agents.load`` checks it here, so errors come before any play).
+    Raises BotFailureError when a sandboxed bot cannot start, ValueError / FileNotFoundError /
+    ImportError when any other spec cannot load (``agents.load`` checks it here, so errors come
+    before any play).
     """
-    if is_python_spec(spec):
-        bot = SandboxedBot(
-            spec, folder, num_players, label=label or spec, limits=limits, isolate=isolate, **rules
+    if is_sandboxed_spec(spec):
+        bot = sandbox_for(
+            spec, num_players, rules, folder=folder, label=label, limits=limits, isolate=isolate
         )
         bot.start()
         return bot

@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import operator
 import os
+import re
 import select
 import shutil
 import signal
@@ -55,11 +56,14 @@ import numpy as np
 from agents.base import Bot
 
 MAX_LINE = 1 << 16  # bytes in one reply line; a longer line is garbage, not a reply
+# A bot's clock per round, by default: the slowest shipped bot (``search``) uses about 1-3 s of a
+# 2-player round and about 6 s of a 4-player one on a busy 2-core machine (docs/coursework.md).
+DEFAULT_ROUND_SECONDS = 30.0
 
 
 class BotFailureError(RuntimeError):
     """A sandboxed bot broke. ``kind`` is one of: start, crash, timeout, illegal, garbage,
-    output, memory, exited; ``str()`` is a one-line reason naming the bot."""
+    output, memory, exited, clock; ``str()`` is a one-line reason naming the bot."""
 
     def __init__(self, bot: str, kind: str, reason: str) -> None:
         super().__init__(f"{bot}: {reason}")
@@ -73,6 +77,10 @@ class Limits:
     """What a sandboxed bot may use.
 
     move_seconds: wall-clock seconds to answer one request (act, reset, seed), IPC included.
+    round_seconds: the bot's clock: wall-clock seconds it may use over one round, all its
+      requests together (IPC included), from the ``reset`` (or ``seed``) that starts the round.
+      The move limit alone lets a bot that is slow on purpose (just under it on every move)
+      stretch one round to minutes; the clock bounds what a round of it costs everyone.
     memory_mb: the child's address-space limit (RLIMIT_AS), toolkit imports included.
     output_chars: characters the bot may print during one request.
     processes: processes the bot may run at once (RLIMIT_NPROC; counted per sandbox where
@@ -83,13 +91,14 @@ class Limits:
     """
 
     move_seconds: float = 1.0
+    round_seconds: float = DEFAULT_ROUND_SECONDS
     memory_mb: int = 1024
     output_chars: int = 100_000
     start_seconds: float = 60.0
     processes: int = 256
 
     def __post_init__(self) -> None:
-        for name in ("move_seconds", "start_seconds"):
+        for name in ("move_seconds", "round_seconds", "start_seconds"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
@@ -355,6 +364,7 @@ class SandboxedBot(Bot):
         self._seed = seed
         self._proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
+        self.clock_left = self.limits.round_seconds  # seconds left of this round's clock
 
     # ------------------------------------------------------------------ the Bot interface
 
@@ -362,6 +372,7 @@ class SandboxedBot(Bot):
         """Start the child and construct the bot there; raise BotFailureError if it cannot."""
         if self._proc is not None:
             return
+        self.clock_left = self.limits.round_seconds  # a fresh process: a failure ended the round
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (_toolkit_root(), env.get("PYTHONPATH", "")) if p
@@ -405,12 +416,16 @@ class SandboxedBot(Bot):
         self._request(request, self.limits.start_seconds, starting=True)
 
     def reset(self) -> None:
+        """A new round: the clock is wound up again (the reset itself is on it)."""
         self.start()
+        self.clock_left = self.limits.round_seconds
         self._request({"cmd": "reset"}, self.limits.move_seconds)
 
     def seed(self, seed: int | None) -> None:
+        """A new deal (the harness seeds before each): the clock is wound up again."""
         self._seed = seed
         self.start()
+        self.clock_left = self.limits.round_seconds
         self._request({"cmd": "seed", "seed": seed}, self.limits.move_seconds)
 
     def act(self, observation: Mapping[str, Any]) -> int:
@@ -541,7 +556,12 @@ class SandboxedBot(Bot):
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             self._fail(*self._exit_reason(starting))
-        line = self._read_line(seconds, starting)
+        began = time.monotonic()
+        if starting:
+            line = self._read_line(seconds, starting)
+        else:  # the move limit, or what is left of the round's clock if that is less
+            line = self._read_line(min(seconds, self.clock_left), starting, seconds)
+            self.clock_left -= time.monotonic() - began
         # its turn is over: an isolated bot's processes (and threads) are stopped until its next
         # request, so nothing it left running competes for the CPU with the bot whose turn it is
         self._signal_all(signal.SIGSTOP)
@@ -556,7 +576,11 @@ class SandboxedBot(Bot):
             self._fail("start" if starting and kind == "crash" else kind, str(reply.get("error")))
         return reply
 
-    def _read_line(self, seconds: float, starting: bool) -> bytes:
+    def _read_line(
+        self, seconds: float, starting: bool, move_seconds: float | None = None
+    ) -> bytes:
+        """One reply line within ``seconds``; when that is less than ``move_seconds``, the
+        round's clock is what runs out, and the failure says so."""
         proc = self._proc
         assert proc is not None and proc.stdout is not None
         fd = proc.stdout.fileno()
@@ -567,6 +591,12 @@ class SandboxedBot(Bot):
             left = deadline - time.monotonic()
             ready = select.select([fd], [], [], max(left, 0))[0] if left > 0 else []
             if not ready:
+                if move_seconds is not None and seconds < move_seconds:
+                    self._fail(
+                        "clock",
+                        f"ran out of its clock of {self.limits.round_seconds:g} s for the round "
+                        "(killed)",
+                    )
                 what = "start" if starting else "answer"
                 self._fail(
                     "start" if starting else "timeout",
@@ -819,6 +849,17 @@ def _child() -> None:
         except MemoryError:
             reply(ok=False, kind="memory", error=f"ran out of memory (limit {memory_mb} MB)")
             return
+        except Exception as err:  # noqa: BLE001 - onnxruntime's own exception types
+            size = _failed_allocation(err)
+            if size is None:
+                reply(ok=False, kind="crash", error=f"raised {_one_line(err)}")
+            else:
+                reply(
+                    ok=False,
+                    kind="memory",
+                    error=f"ran out of memory (limit {memory_mb} MB): asked for {size}",
+                )
+            return
         except BaseException as err:  # noqa: BLE001 - report everything, even SystemExit
             reply(ok=False, kind="crash", error=f"raised {_one_line(err)}")
             return
@@ -830,6 +871,23 @@ def _child() -> None:
             )
             return
         reply(ok=True, seconds=round(seconds, 6), **out)
+
+
+_ALLOCATION = re.compile(r"Failed to allocate memory for requested buffer of size (\d+)")
+
+
+def _failed_allocation(err: BaseException) -> str | None:
+    """The size an exported bot's graph failed to allocate (onnxruntime raises its own ``Fail``
+    with the arena's message, not MemoryError), as ``"64 GiB"``; None for any other error."""
+    found = _ALLOCATION.search(str(err))
+    if found is None:
+        return None
+    size = float(found.group(1))
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.3g} {unit}"
+        size /= 1024
+    return None
 
 
 def _one_line(err: BaseException) -> str:

@@ -31,7 +31,9 @@ def test_adding_a_bot_plays_only_its_new_pairings(tmp_path, can_isolate):
     write_bot("beta", tmp_path)
     (tmp_path / "notes.py").write_text("x = 1\n")  # no class Bot: not a bot
     log: list[str] = []
-    report = run_league(tmp_path, rounds=1, log=log.append, isolate=can_isolate)
+    report = run_league(
+        tmp_path, rounds=1, log=log.append, isolate=can_isolate, schedule="round-robin"
+    )
     assert [b["name"] for b in report["bots"]] == sorted(["alpha", "beta"]) or len(
         report["bots"]
     ) == 2
@@ -43,7 +45,12 @@ def test_adding_a_bot_plays_only_its_new_pairings(tmp_path, can_isolate):
     write_bot("gamma", tmp_path)
     log.clear()
     report = run_league(
-        tmp_path, rounds=1, log=log.append, baselines=["heuristic"], isolate=can_isolate
+        tmp_path,
+        rounds=1,
+        log=log.append,
+        baselines=["heuristic"],
+        isolate=can_isolate,
+        schedule="round-robin",
     )
     assert "1 pairing(s) on record, 5 to play" in log[0]
     after = rows(tmp_path / "league.sqlite")
@@ -63,7 +70,7 @@ def test_a_changed_bot_is_a_new_bot(tmp_path, can_isolate):
     path = tmp_path / "beta.py"
     path.write_text(path.read_text() + "\n# improved\n")
     log: list[str] = []
-    run_league(tmp_path, rounds=1, log=log.append, isolate=can_isolate)
+    run_league(tmp_path, rounds=1, log=log.append, isolate=can_isolate, schedule="round-robin")
     assert "0 pairing(s) on record, 1 to play" in log[0]
 
 
@@ -108,7 +115,8 @@ def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
     code = "import sys; from racko_apps.league import main; sys.exit(main())"
     isolation = [] if can_isolate else ["--no-isolation"]
     proc = subprocess.Popen(
-        [sys.executable, "-P", "-c", code, str(tmp_path), "--rounds", "2", *isolation],
+        [sys.executable, "-P", "-c", code, str(tmp_path), "--rounds", "2", *isolation]
+        + ["--schedule", "round-robin", "--workers", "1"],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -145,7 +153,7 @@ def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
             time.sleep(0.1)
         assert not any(alive(pid) for pid in pids)
     log: list[str] = []
-    run_league(tmp_path, rounds=2, log=log.append, isolate=can_isolate)
+    run_league(tmp_path, rounds=2, log=log.append, isolate=can_isolate, schedule="round-robin")
     assert f"{len(before)} pairing(s) on record, {3 - len(before)} to play" in log[0]
     after = rows(db)
     assert len(after) == 3 and all(after[k] == v for k, v in before.items())

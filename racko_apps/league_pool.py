@@ -1,0 +1,216 @@
+"""Where a league's pairings are played: worker processes on every core, or a Ray cluster.
+
+A pairing is one job (``PairingJob``): both bots, the deals, the limits. ``play_pairing`` plays it
+wherever it runs: it starts the two sandboxes (racko_apps.sandbox; Python code and exported bot
+files both play sandboxed) on that machine, plays the duplicate match (racko_apps.referee) and
+ends the sandboxes with it, so nothing a bot started outlives its pairing. A worker only plays;
+the league's process alone writes the record, one transaction per finished pairing, so a league
+killed with ``kill -9`` loses the pairings in flight and nothing else.
+
+* ``LocalPool``: ``workers`` processes of this machine (default: one per core). They are started
+  with ``spawn`` (nothing of the league's process, its database or its threads, is inherited) and
+  die with the league (``PR_SET_PDEATHSIG``), taking their sandboxes along.
+* ``RayPool``: one Ray task per pairing (one CPU each) on the cluster at ``address``; the bots'
+  files travel with the job through Ray's object store (put once per bot), so a node needs
+  racko and bubblewrap installed, not the league's folder. Each pairing's sandboxes start on
+  the node that plays it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from racko_apps.referee import MatchResult, Strikes, play_match, sandbox_for
+from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+
+PLAYERS = 2
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Contestant:
+    """What a worker needs to seat one bot: a built-in's name, or a submission's files.
+
+    ``folder`` and ``files`` (names in it) where the worker sees the league's folder;
+    ``blobs`` (Ray object refs of the files' bytes, in ``files``' order) where it may not.
+    """
+
+    label: str
+    spec: str
+    kind: str  # python, onnx, builtin
+    folder: str = ""
+    files: tuple[str, ...] = ()
+    blobs: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class PairingJob:
+    """One pairing to play: ``deals`` duplicate deals (each in both seatings) of seed ``seed``."""
+
+    index: int
+    a: Contestant
+    b: Contestant
+    deals: int
+    seed: int
+    limits: Limits
+    max_forfeits: int
+    isolate: bool
+    record_dir: Path | None = None  # game records (--record), written where the pairing plays
+
+
+@dataclass(frozen=True)
+class LoadJob:
+    """Does this bot load (start in its sandbox and construct)?"""
+
+    index: int
+    bot: Contestant
+    limits: Limits
+    isolate: bool
+
+
+def _seat(c: Contestant, scratch: Path, limits: Limits, isolate: bool) -> str | SandboxedBot:
+    if c.kind == "builtin":
+        return c.spec
+    folder = Path(c.folder)
+    if c.blobs:  # another machine: the files come with the job, into a folder of their own
+        import ray
+
+        folder = scratch / c.label
+        folder.mkdir()
+        for name, blob in zip(c.files, c.blobs, strict=True):
+            (folder / name).write_bytes(ray.get(blob))
+    spec = c.files[0] if c.kind == "onnx" else c.spec
+    return sandbox_for(
+        spec, PLAYERS, {}, folder=folder, label=c.label, limits=limits, isolate=isolate
+    )
+
+
+def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
+    """Play one pairing here; ``(job.index, result)``. Never raises for a bot's misbehaviour
+    (a bot that does not even start forfeits its rounds)."""
+    with tempfile.TemporaryDirectory(prefix="racko-pairing-") as scratch:
+        seated = [_seat(c, Path(scratch), job.limits, job.isolate) for c in (job.a, job.b)]
+        try:
+            result = play_match(
+                seated,
+                [job.a.label, job.b.label],
+                num_players=PLAYERS,
+                deals=job.deals,
+                seed=job.seed,
+                strikes=[Strikes(job.max_forfeits), Strikes(job.max_forfeits)],
+                record_dir=job.record_dir,
+            )
+        finally:
+            for bot in seated:
+                if isinstance(bot, SandboxedBot):
+                    bot.close()
+    return job.index, result
+
+
+def try_load(job: LoadJob) -> tuple[int, str | None]:
+    """``(job.index, None)`` when the bot starts and is constructed here, else the one-line
+    reason it does not (a built-in is loaded in-process)."""
+    with tempfile.TemporaryDirectory(prefix="racko-load-") as scratch:
+        try:
+            bot = _seat(job.bot, Path(scratch), job.limits, job.isolate)
+            if isinstance(bot, SandboxedBot):
+                try:
+                    bot.start()
+                finally:
+                    bot.close()
+            else:
+                import agents
+
+                agents.load(bot, PLAYERS)
+        except BotFailureError as err:
+            return job.index, err.reason
+        except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
+            return job.index, " ".join(str(err).split())
+    return job.index, None
+
+
+def _worker_init() -> None:
+    """A worker dies with the league (and its sandboxes with it: they die with their worker);
+    Ctrl-C is the league's to handle, which then ends its workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+class LocalPool:
+    """``workers`` processes of this machine playing pairings (module docstring)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: Any = None
+
+    def contestant(
+        self, label: str, spec: str, kind: str, folder: Path, files: list[str]
+    ) -> Contestant:
+        return Contestant(label, spec, kind, str(folder), tuple(files))
+
+    def run(self, fn: Callable[[Any], T], jobs: Sequence[Any]) -> Iterator[T]:
+        """``fn(job)`` for every job, results as they finish (in any order)."""
+        if not jobs:
+            return
+        if self.workers == 1:  # no process to start: play here
+            for job in jobs:
+                yield fn(job)
+            return
+        if self._pool is None:
+            ctx = multiprocessing.get_context("spawn")
+            self._pool = ctx.Pool(self.workers, initializer=_worker_init)
+        yield from self._pool.imap_unordered(fn, jobs)
+
+    def close(self) -> None:
+        """End the workers now (a pairing in flight is lost, as with a kill)."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+
+
+class RayPool:
+    """Pairings as Ray tasks on the cluster at ``address`` (module docstring)."""
+
+    def __init__(self, address: str) -> None:
+        from agents.extras import require
+
+        ray = require("ray", "cluster", "racko league --address")
+        if not ray.is_initialized():
+            try:
+                ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+            except (ConnectionError, RuntimeError, ValueError) as err:
+                raise ValueError(f"cannot join the Ray cluster at {address}: {err}") from None
+        self._ray = ray
+        self._tasks: dict[Callable[[Any], Any], Any] = {}
+
+    def contestant(
+        self, label: str, spec: str, kind: str, folder: Path, files: list[str]
+    ) -> Contestant:
+        blobs = tuple(self._ray.put((folder / name).read_bytes()) for name in files)
+        return Contestant(label, spec, kind, "", tuple(files), blobs)
+
+    def run(self, fn: Callable[[Any], T], jobs: Sequence[Any]) -> Iterator[T]:
+        """``fn(job)`` as a Ray task per job, results as they finish (in any order)."""
+        if fn not in self._tasks:
+            self._tasks[fn] = self._ray.remote(num_cpus=1)(fn)
+        pending = [self._tasks[fn].remote(job) for job in jobs]
+        while pending:
+            done, pending = self._ray.wait(pending, num_returns=1)
+            yield self._ray.get(done[0])
+
+    def close(self) -> None:
+        """Leave the cluster running; only this league's tasks end with it."""
