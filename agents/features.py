@@ -1,4 +1,5 @@
-"""The structured policy's features for a batch of observations in numpy: the twin of ``train.network.features.RackFeatures``.
+"""The structured policy's features for a batch of observations in numpy: the twin of
+``train.network.features.RackFeatures``.
 
 ``rack_features(obs, num_cards)`` returns exactly what the torch module computes (per slot
 (B, 10, 26), global (B, 31), float32) without torch, so the learner's feature cache, the self-play
@@ -242,7 +243,8 @@ def feature_planner(
 
 @njit(cache=True, nogil=True)
 def _saving(base, cost):  # pragma: no cover - compiled
-    """A saving in plan cost two ways (signed log, clipped linear), as ``train.network.features._saving``."""
+    """A saving in plan cost two ways (signed log, clipped linear), as
+    ``train.network.features._saving``."""
     s = min(max(min(base, NO_PLAN) - min(cost, NO_PLAN), -NO_PLAN), NO_PLAN)
     slog = np.sign(s) * np.log1p(abs(s))
     return slog, min(max(s, -SAVING_SCALE), SAVING_SCALE) / SAVING_SCALE
@@ -376,5 +378,6 @@ def rack_features(obs: np.ndarray, num_cards: int) -> tuple[np.ndarray, np.ndarr
 
 
 def flat_features(slots: np.ndarray, glob: np.ndarray) -> np.ndarray:
-    """(slots (B, 10, 26), global (B, 31)) as one row (B, 291), as ``train.network.features.flat_features``."""
+    """(slots (B, 10, 26), global (B, 31)) as one row (B, 291), as
+    ``train.network.features.flat_features``."""
     return np.concatenate([slots.reshape(len(slots), -1), glob], axis=1)

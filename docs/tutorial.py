@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     formats: py:percent,ipynb
 #     text_representation:
 #       extension: .py
 #       format_name: percent
@@ -30,13 +30,31 @@
 #
 # - as a script: `python docs/tutorial.py` (a few minutes: 169 s of CPU time, one core, on the
 #   project's development machine, most of it the PPO run and the evaluation);
-# - as a notebook: `pip install jupytext` then `jupytext --to notebook docs/tutorial.py` and open
-#   `docs/tutorial.ipynb` in Jupyter (this file is a jupytext "percent" script: every `# %%` is a
-#   cell), or open the `.py` in VS Code, which runs `# %%` cells as they are.
+# - as a notebook: open `docs/tutorial.ipynb` in Jupyter or Colab. It is generated from this file
+#   (a jupytext "percent" script: every `# %%` is a cell) by `jupytext --sync docs/tutorial.py`
+#   after an edit here; `tests/docs/test_tutorial.py` checks the two are in sync and runs the
+#   notebook. VS Code runs the `# %%` cells of the `.py` as they are.
 #
 # `RACKO_TUTORIAL_QUICK=1 python docs/tutorial.py` runs everything with tiny settings in seconds:
 # that is how CI checks that this tutorial works (`tests/docs/test_tutorial.py`). Everything it writes
 # goes to `runs/tutorial/` (or the folder in `RACKO_TUTORIAL_OUT`).
+#
+# **In Colab**, the next cell installs racko first: paste where pip gets this repository (its git
+# URL, or a folder you uploaded) into `RACKO_SOURCE`, then run all. Anywhere else, where racko is
+# already installed, the cell does nothing.
+
+# %%
+import importlib.util
+import subprocess
+import sys
+
+RACKO_SOURCE = ""  # @param {type:"string"}
+if "google.colab" in sys.modules and importlib.util.find_spec("racko_env") is None:
+    if not RACKO_SOURCE:
+        raise SystemExit("set RACKO_SOURCE to this repository's git URL (or an uploaded folder)")
+    remote = "://" in RACKO_SOURCE
+    spec = f"racko[train] @ git+{RACKO_SOURCE}" if remote else f"{RACKO_SOURCE}[train]"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", spec], check=True)
 
 # %%
 import os

@@ -46,7 +46,7 @@ from train.common.runs import RunKind  # noqa: E402
 from train.common.runs import prepare_run as prepare_run_folder  # noqa: E402
 from train.rllib.checkpoint import CHECKPOINTS, STATE_FILE, read_state, save_checkpoint  # noqa: E402
 from train.rllib.config import ConfigError, RLlibConfig  # noqa: E402
-from train.rllib.evaluation import EvalHistory, duplicate_eval  # noqa: E402
+from train.rllib.evaluation import EvalHistory, evaluate_module  # noqa: E402
 from train.rllib.export import export_bot  # noqa: E402
 
 # the pieces moved to train/rllib/, still importable from here (tests, docs, older scripts)
@@ -56,7 +56,7 @@ __all__ = [
     "Trainer",
     "UserError",
     "build_algo_config",
-    "duplicate_eval",
+    "evaluate_module",
     "export_bot",
     "init_ray",
     "join_cluster",

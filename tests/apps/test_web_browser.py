@@ -8,6 +8,7 @@ Debian's chromium (README test command); these tests skip only where /usr/bin/ch
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -41,6 +42,8 @@ def server() -> Iterator[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # stopped by SIGTERM: at its default, whatever a caller (nohup, a CI runner) ignores
+        preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL),
     )
     line = proc.stdout.readline()
     assert "http://127.0.0.1:" in line, line + proc.stderr.read()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import urllib.error
@@ -166,6 +167,8 @@ def test_racko_web_prints_its_address_and_serves_only_its_files(require) -> None
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # stopped by SIGTERM: at its default, whatever a caller (nohup, a CI runner) ignores
+        preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL),
     )
     try:
         line = proc.stdout.readline()

@@ -10,6 +10,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -115,7 +116,14 @@ def test_the_wheel_installed_in_a_fresh_venv_serves_the_page(tmp_path) -> None:
     for name in web.ORT_FILES:
         (cache / name).write_text(f"// {name}\n")
     proc = subprocess.Popen(
-        racko, cwd=empty, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        racko,
+        cwd=empty,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # stopped by SIGTERM: at its default, whatever a caller (nohup, a CI runner) ignores
+        preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL),
     )
     try:
         line = proc.stdout.readline()

@@ -1,4 +1,5 @@
-"""docs/tutorial.py runs end to end, top to bottom, with its quick settings (as CI runs it)."""
+"""docs/tutorial.py runs end to end, top to bottom, with its quick settings (as CI runs it), and
+so does its notebook, docs/tutorial.ipynb (generated from it with jupytext, checked in sync)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,43 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 TUTORIAL = REPO / "docs" / "tutorial.py"
+NOTEBOOK = REPO / "docs" / "tutorial.ipynb"
+# the lines every run prints, as a script or as a notebook (the quick settings)
+PRINTED = (
+    "quick=True",
+    "ascending prefix: 4 cards -> 20",
+    "Rack-O? True -> 75 points",
+    "decision: DRAW | legal actions: (10, 11)",
+    "trained for 512 env steps",
+    "| bot | rounds | wins | win rate (95% CI)",
+    "$ racko --watch --bots",
+    "won with",
+)
 
 
-def test_tutorial_runs_end_to_end(tmp_path: Path) -> None:
-    out = tmp_path / "tutorial"
-    env = {
-        **os.environ,
+def _quick_env(out: Path) -> dict[str, str]:
+    return {
         "RACKO_TUTORIAL_QUICK": "1",
         "RACKO_TUTORIAL_OUT": str(out),
         # The repository itself, not whatever copy is installed, and its folder for subprocesses.
         "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
     }
+
+
+def _check_bot(out: Path) -> None:
+    manifest = json.loads((out / "bot.json").read_text())
+    assert manifest["num_players"] == 2 and manifest["training"] == {"tutorial": True}
+    assert manifest["export_check"]["disagreements"] == 0
+    assert (out / "bot.onnx").stat().st_size > 0
+
+
+def test_tutorial_runs_end_to_end(tmp_path: Path) -> None:
+    out = tmp_path / "tutorial"
+    env = {**os.environ, **_quick_env(out)}
     # Run from an empty folder, as a student might: nothing may depend on the current directory.
     proc = subprocess.run(
         [sys.executable, str(TUTORIAL)],
@@ -33,26 +58,14 @@ def test_tutorial_runs_end_to_end(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     text = proc.stdout
-    for line in (
-        "quick=True",
-        "ascending prefix: 4 cards -> 20",
-        "Rack-O? True -> 75 points",
-        "decision: DRAW | legal actions: (10, 11)",
-        "trained for 512 env steps",
-        "| bot | rounds | wins | win rate (95% CI)",
-        "$ racko --watch --bots",
-        "won with",
-    ):
+    for line in PRINTED:
         assert line in text, f"{line!r} missing from the tutorial's output"
     # progress during the two long steps: the PPO run's bar and the tournament's (tqdm)
     assert "training for 512 env steps (the bar shows how far it is)" in text
     assert "evaluating: 5 duplicate deals" in text
     assert "tournament: 100%" in proc.stderr, proc.stderr[-2000:]
     assert "512/512" in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-2000:]
-    manifest = json.loads((out / "bot.json").read_text())
-    assert manifest["num_players"] == 2 and manifest["training"] == {"tutorial": True}
-    assert manifest["export_check"]["disagreements"] == 0
-    assert (out / "bot.onnx").stat().st_size > 0
+    _check_bot(out)
 
 
 def test_tutorial_is_a_jupytext_percent_script() -> None:
@@ -66,3 +79,43 @@ def test_tutorial_is_a_jupytext_percent_script() -> None:
     cells = text.split("# %%")
     assert len(cells) > 20 and all(c.strip() for c in cells[1:])
     compile(text, str(TUTORIAL), "exec")
+
+
+def test_the_notebook_is_the_tutorial_script() -> None:
+    """docs/tutorial.ipynb holds the script's cells, in order, word for word (regenerate it with
+    ``jupytext --sync docs/tutorial.py`` after editing the script)."""
+    import jupytext
+
+    script, notebook = jupytext.read(TUTORIAL), jupytext.read(NOTEBOOK)
+
+    def cells(nb) -> list[tuple[str, str]]:
+        return [(c.cell_type, c.source) for c in nb.cells]
+
+    assert cells(notebook) == cells(script), "docs/tutorial.ipynb is stale: jupytext --sync"
+    assert notebook.metadata["kernelspec"]["name"] == "python3"
+    assert all(not c.get("outputs") for c in notebook.cells if c.cell_type == "code")
+
+
+@pytest.mark.slow
+def test_the_notebook_runs_top_to_bottom(tmp_path: Path, monkeypatch) -> None:
+    """The notebook in a Jupyter kernel (nbclient), from an empty folder, with the quick settings."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    out = tmp_path / "tutorial"
+    for key, value in _quick_env(out).items():
+        monkeypatch.setenv(key, value)  # the kernel inherits this process's environment
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    client = NotebookClient(
+        notebook, timeout=900, kernel_name="python3", resources={"metadata": {"path": tmp_path}}
+    )
+    client.execute()
+    text = "".join(
+        o.get("text", "")
+        for c in notebook.cells
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "stream" and o.get("name") == "stdout"
+    )
+    for line in PRINTED:
+        assert line in text, f"{line!r} missing from the notebook's output"
+    _check_bot(out)

@@ -195,8 +195,10 @@ def test_the_front_door_holds_only_what_ships() -> None:
 
 
 def test_every_trainer_uses_the_one_quick_check() -> None:
-    for path in ("train/sb3/evaluation.py", "train/value/run.py"):
-        assert "racko_eval" in _imports(REPO / path, "racko_eval")
+    assert "racko_eval" in _imports(REPO / "train/common/evaluation.py", "racko_eval")
+    for path in ("sb3/evaluation", "value/run", "rllib/evaluation", "distillation/run"):
+        assert "train.common.evaluation" in _imports(REPO / f"train/{path}.py"), path
     text = "\n".join(_path(m).read_text() for m in MODULES)
     assert "def evaluate_vs" not in text and "def win_rate(" not in text
     assert "def wilson_interval" not in text and "def deal_seeds" not in text
+    assert "run_tournament" not in "\n".join(_path(m).read_text() for m in MODULES if "rllib" in m)

@@ -205,6 +205,8 @@ class FinalEvalSection(Evaluation):
 
     rounds: int = Field(0, ge=0)  # 0: skip
     seed: Seed = 0
+    # not used: the batched evaluation plays every game in one process; kept so that the configs
+    # older runs wrote (config.yaml holds every key) still load
     workers: int = Field(1, ge=1)
 
 

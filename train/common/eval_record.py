@@ -100,13 +100,14 @@ def write_iteration_record(
 ) -> None:
     """``eval_history.json`` (and, once the last of ``iterations`` is done, ``final_eval.json``)
     from the ``history.json`` rows of a trainer that works in iterations (value iteration,
-    distillation): each row's ``win_rate`` and ``win_rate_ci95`` per opponent and its
-    ``*_seconds``; one curve row per evaluated iteration, ``iteration`` counting those done."""
+    distillation): each row's ``eval`` (``train.common.evaluation.evaluate_iteration``; in rows
+    of older runs, ``win_rate`` and ``win_rate_ci95`` per opponent) and its ``*_seconds``; one
+    curve row per evaluated iteration, ``iteration`` counting those done."""
     rows, results, seconds = [], {}, 0.0
     for row in history:
         seconds += sum(row.get(k, 0.0) for k in ("collect_seconds", "fit_seconds", "eval_seconds"))
         intervals = row.get("win_rate_ci95", {})
-        results = {
+        results = row.get("eval") or {  # the results whole; older runs kept only the rates
             opp: opponent_result(opp, rounds, rate, intervals[opp], seed)
             for opp, rate in row.get("win_rate", {}).items()
             if opp in intervals

@@ -25,9 +25,9 @@ import torch
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
 from racko_env.rules import deck_size
-from racko_eval import quick_win_rate
 from train.common.config import config_data, load_config
 from train.common.eval_record import write_iteration_record
+from train.common.evaluation import evaluate_iteration
 from train.common.files import (
     RunFolderError,
     write_bytes_atomic,
@@ -196,35 +196,19 @@ def _iterate(cfg: DistillConfig, run_dir: Path, done: list[int], log: RunLog) ->
             "fit_seconds": round(t2 - t1, 1),
         }
         if cfg.eval.rounds:
-            row.update(_evaluate(cfg, policy, log, it))
+            row.update(evaluate_iteration(FrozenPolicy(policy, "learner"), cfg, log, it))
             row["eval_seconds"] = round(time.time() - t2, 1)
         history.append(row)  # history first: a crash before the weights leaves a row resume drops
         write_json_atomic(history_path, history)
         write_eval_record(cfg, run_dir, history)
         save_policy(policy, run_dir / ITERATIONS / f"iter_{it}.pt")
-        log.info(f"iteration {it}: {json.dumps({k: v for k, v in row.items() if k != 'losses'})}")
+        shown = {k: v for k, v in row.items() if k not in ("losses", "eval")}
+        log.info(f"iteration {it}: {json.dumps(shown)}")
     save_policy(policy, run_dir / POLICY)
     log.info(f"exporting (checked on {cfg.export_check} observations)")
     onnx_path, _ = export_distill_run(run_dir, cfg.export_check)
     log.info(f"exported {onnx_path}")
     return onnx_path
-
-
-def _evaluate(cfg: DistillConfig, policy: StructuredPolicy, log: RunLog, it: int) -> dict[str, Any]:
-    player = FrozenPolicy(policy, "learner")
-    rates: dict[str, float] = {}
-    intervals: dict[str, list[float]] = {}
-    for opp in cfg.eval.opponents:
-        res = quick_win_rate(
-            player, opp, cfg.eval.rounds, cfg.eval.seed, cfg.num_players, cfg.rules_options()
-        )
-        rates[opp], intervals[opp] = float(res["win_rate"]), [float(x) for x in res["ci95"]]
-        lo, hi = res["ci95"]
-        log.info(
-            f"iteration {it}: vs {opp} won {res['win_rate']:.3f} of {res['rounds']:,} rounds "
-            f"(95% CI {lo:.3f}-{hi:.3f})"
-        )
-    return {"win_rate": rates, "win_rate_ci95": intervals}
 
 
 def write_eval_record(cfg: DistillConfig, run_dir: Path, history: list[dict[str, Any]]) -> None:

@@ -127,7 +127,7 @@ class ResourcesSection(Strict):
 
 
 class RLlibEvalSection(Evaluation):
-    """Duplicate tournaments of the exported bot (``racko_eval.tournament``, as ``train/evaluate.py``)."""
+    """Duplicate rounds of the learner, the evaluation every trainer runs (``train.common.evaluation``)."""
 
     every_iterations: int = Field(10, ge=1)
     rounds: int = Field(200, ge=0)  # per opponent; 0: no periodic evaluation
@@ -135,7 +135,7 @@ class RLlibEvalSection(Evaluation):
 
 
 class RLlibFinalEvalSection(FinalEvalSection):
-    """The final duplicate tournament, written to ``final_eval.json`` and the bot manifest."""
+    """The final duplicate rounds, written to ``final_eval.json`` and the bot manifest."""
 
     rounds: int = Field(1000, ge=0)  # 0: skip
 

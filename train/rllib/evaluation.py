@@ -1,54 +1,26 @@
-"""How the RLlib trainer evaluates (``train/rllib_ppo.py``): the exported bot in duplicate
-rounds against fixed bots, as ``train/evaluate.py`` runs them, and the run's evaluation record
-(eval_history.json, ``train.common.eval_record``) as it grows, resumed and ended by the final
-evaluation."""
+"""How the RLlib trainer evaluates (``train/rllib_ppo.py``): the ``main`` module frozen into a batch
+policy (``train.rllib.module.batch_player``) in the evaluation every trainer runs
+(``train.common.evaluation.evaluate_against``: duplicate rounds of the quick batched check), and the
+run's evaluation record (eval_history.json, ``train.common.eval_record``) as it grows, resumed and
+ended by the final evaluation."""
 
 from __future__ import annotations
 
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from train.common.eval_record import (
-    append_history,
-    history_row,
-    opponent_result,
-    read_history,
-    write_history,
-)
+from train.common.eval_record import append_history, history_row, read_history, write_history
+from train.common.evaluation import describe_eval, evaluate_against
 from train.rllib.config import RLlibConfig
-from train.rllib.export import export_bot
+from train.rllib.module import batch_player
 
 
-def duplicate_eval(
-    bot_path: Path, cfg: RLlibConfig, opponents: list[str], rounds: int, seed: int, workers: int
+def evaluate_module(
+    module: Any, cfg: RLlibConfig, opponents: list[str], rounds: int, seed: int, log: Any = None
 ) -> dict[str, Any]:
-    """The SB3 trainer's evaluation: a duplicate tournament of the bot file against each
-    opponent (``racko_eval.tournament``, as ``train/evaluate.py`` runs it)."""
-    from racko_eval import run_tournament
-
-    results = {}
-    for opp in opponents:
-        report = run_tournament(
-            [str(bot_path), opp],
-            num_players=cfg.num_players,
-            rounds=rounds,
-            seed=seed,
-            workers=workers,
-            **cfg.rules_options(),
-        )
-        bot = report["bots"][0]
-        results[opp] = opponent_result(
-            opp,
-            rounds,
-            bot["win_rate"],
-            bot["win_rate_ci95"],
-            seed,
-            played=bot["played"],
-            mean_round_score=bot["mean_round_score"],
-        )
-    return results
+    """The module's deterministic policy in duplicate rounds against ``opponents``."""
+    return evaluate_against(batch_player(module), cfg, opponents, rounds, seed, log)
 
 
 class EvalHistory:
@@ -72,19 +44,15 @@ class EvalHistory:
         self.minutes_before = max((r["minutes"] for r in kept), default=0.0)
 
     def evaluate(self, algo: Any, writer: Any, state: dict[str, Any]) -> None:
-        """The periodic check: the ``main`` module exported to a temp folder, duplicate rounds
-        against ``eval.opponents``, a row, TensorBoard, a line."""
+        """The periodic check: the ``main`` module in duplicate rounds against
+        ``eval.opponents``, a row, TensorBoard, a line."""
         cfg = self.cfg
-        with tempfile.TemporaryDirectory(dir=self.run_dir, prefix=".eval_") as tmp:
-            onnx_path, _ = export_bot(algo.get_module(cfg.learner_module), Path(tmp), cfg)
-            results = duplicate_eval(
-                onnx_path, cfg, cfg.eval.opponents, cfg.eval.rounds, cfg.eval.seed, 1
-            )
+        module = algo.get_module(cfg.learner_module)
+        results = evaluate_module(module, cfg, cfg.eval.opponents, cfg.eval.rounds, cfg.eval.seed)
         self.record(results, cfg.eval.rounds, state)
         for opp, res in results.items():
             writer.add_scalar(f"eval/win_rate_vs_{opp}", res["win_rate"], state["env_steps"])
-        line = ", ".join(f"{o} {r['win_rate']:.1%}" for o, r in results.items())
-        self.log.info(f"eval ({cfg.eval.rounds} duplicate rounds each): {line}")
+        self.log.info(f"eval ({cfg.eval.rounds} duplicate rounds each): {describe_eval(results)}")
 
     def record(
         self, results: dict[str, Any], rounds: int, state: dict[str, Any], final: bool = False

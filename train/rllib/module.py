@@ -210,6 +210,27 @@ def module_actions(module: MaskedActorCritic, obs: np.ndarray, masks: np.ndarray
     return out[Columns.ACTION_DIST_INPUTS].argmax(dim=1).numpy().astype(np.int64)
 
 
+class ModulePolicy:
+    """A module as a batch policy (``act_batch``): its own masked argmax over a batch."""
+
+    def __init__(self, module: MaskedActorCritic, name: str = "rllib-module") -> None:
+        self.module, self.name = module, name
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return module_actions(self.module, obs, np.asarray(masks, dtype=np.float32))
+
+
+def batch_player(module: MaskedActorCritic, name: str = "learner") -> Any:
+    """The module frozen into the batch policy the evaluation plays (``train.common.evaluation``):
+    the structured network as every trainer's snapshots are (``FrozenPolicy``: the features from
+    the compiled kernel, the moves of the exported graph), any other network as itself."""
+    if getattr(module, "structured", False):
+        from train.network.frozen import FrozenPolicy
+
+        return FrozenPolicy(to_network(module), name)
+    return ModulePolicy(module, name)
+
+
 class ModuleBot:
     """A trained module as an ``agents`` bot (deterministic, masked argmax) for quick checks."""
 

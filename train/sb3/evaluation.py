@@ -1,6 +1,6 @@
-"""How a PPO run evaluates its policy: duplicate rounds of the quick batched check against fixed
-bots (``racko_eval.play_duplicate``), head to head with 2 players and at one table with 3-4, in
-the evaluation record's shape (``train.common.eval_record``)."""
+"""How a PPO run evaluates its policy: the evaluation every trainer runs
+(``train.common.evaluation.evaluate_against``: duplicate rounds of the quick batched check) of a
+snapshot of the model, and the run's evaluation record as it grows (``train.common.eval_record``)."""
 
 from __future__ import annotations
 
@@ -8,69 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from train.common.config import TrainConfig
-from train.common.eval_record import opponent_result, write_final
+from train.common.eval_record import write_final
+from train.common.evaluation import describe_eval, evaluate_against
 from train.sb3.model import make_snapshot
 
-
-def evaluate_against(
-    player: Any,
-    cfg: TrainConfig,
-    opponents: list[str],
-    rounds: int,
-    seed: int,
-    log: Any = None,
-) -> dict[str, Any]:
-    """Duplicate rounds of a batch policy against fixed bots (the quick batched check,
-    ``racko_eval.quick_eval``).
-
-    2 players: head to head with each opponent. 3-4 players: one table of the player and all the
-    opponents together, in every distinct seating (with 4 players and 2 opponents, each of the
-    three tables that fill the seats). Per opponent: the player's win rate with its 95% interval
-    and that opponent's; a table's win rates add up to 1.
-    """
-    from agents.batched import load_batch
-    from racko_eval import play_duplicate
-
-    rules = cfg.rules_options()
-    groups = [[opp] for opp in opponents] if cfg.num_players == 2 else [list(opponents)]
-    out: dict[str, Any] = {}
-    for group in groups:
-        bots = [load_batch(o, cfg.num_players, seed=seed, **rules) for o in group]
-        labels = ["learner", *group]
-        name = f"evaluation vs {' + '.join(group)}"
-        with _maybe_phase(log, name, rounds, "deals") as phase:
-            rep = play_duplicate(
-                [player, *bots],
-                labels,
-                cfg.num_players,
-                rules,
-                rounds,
-                seed,
-                episode=cfg.episode,
-                progress=None if phase is None else phase.update,
-            )
-        me = rep["bots"]["learner"]
-        for opp in group:
-            out[opp] = opponent_result(
-                opp,
-                rounds,
-                me["win_rate"],
-                me["ci95"],
-                seed,
-                table=labels,
-                opponent_win_rate=rep["bots"][opp]["win_rate"],
-                opponent_ci95=rep["bots"][opp]["ci95"],
-                seats=me["seats"],
-                format=rep["format"],
-            )
-    return out
-
-
-def _maybe_phase(log: Any, name: str, total: int, unit: str) -> Any:
-    """``log.phase(...)`` when there is a run log, else a context that yields None."""
-    import contextlib
-
-    return contextlib.nullcontext() if log is None else log.phase(name, total, unit)
+__all__ = ["EvalHistory", "describe_eval", "evaluate_against", "final_evaluation"]
 
 
 def final_evaluation(
@@ -83,22 +25,6 @@ def final_evaluation(
     results = evaluate_against(player, cfg, f.opponents, f.rounds, f.seed, log)
     write_final(run_dir, results)
     return results
-
-
-def describe_eval(results: dict[str, Any]) -> str:
-    """``vs heuristic 83.1% (81.4%-84.7%), vs expert 49.2% (47.0%-51.4%)``; at a table of 3-4
-    players, the learner's win rate once and each opponent's beside it."""
-    if not results:
-        return "no opponents"
-    first = next(iter(results.values()))
-    if len(first["table"]) > 2:
-        lo, hi = first["ci95"]
-        others = ", ".join(f"{o} {r['opponent_win_rate']:.1%}" for o, r in results.items())
-        return f"at the table: learner {first['win_rate']:.1%} ({lo:.1%}-{hi:.1%}), {others}"
-    return ", ".join(
-        f"vs {opp} {r['win_rate']:.1%} ({r['ci95'][0]:.1%}-{r['ci95'][1]:.1%})"
-        for opp, r in results.items()
-    )
 
 
 class EvalHistory:

@@ -13,9 +13,9 @@ from typing import Any
 import torch
 
 from racko_env.rules import deck_size
-from racko_eval import quick_win_rate
 from train.common.config import ValueConfig, config_data, load_config
 from train.common.eval_record import write_iteration_record
+from train.common.evaluation import evaluate_iteration
 from train.common.files import (
     RunFolderError,
     write_bytes_atomic,
@@ -144,29 +144,15 @@ def _iterate(
             "fit_seconds": round(t2 - t1, 1),
         }
         if cfg.eval.rounds:
-            policy = TorchOnePly(policy_of(cfg, net))
-            row["win_rate"], row["win_rate_ci95"] = {}, {}
-            n_opp = len(cfg.eval.opponents)
-            with log.phase(f"iteration {it}: evaluating", n_opp, "opponents", 0.0) as phase:
-                for opp in cfg.eval.opponents:
-                    res = quick_win_rate(
-                        policy, opp, cfg.eval.rounds, cfg.eval.seed, cfg.num_players, rules
-                    )
-                    row["win_rate"][opp] = res["win_rate"]
-                    row["win_rate_ci95"][opp] = list(res["ci95"])
-                    lo, hi = res["ci95"]
-                    phase.advance(1, f"vs {opp}: {res['win_rate']:.3f} (95% CI {lo:.3f}-{hi:.3f})")
-                    log.info(
-                        f"iteration {it}: vs {opp} won {res['win_rate']:.3f} of "
-                        f"{res['rounds']:,} rounds (95% CI {lo:.3f}-{hi:.3f})"
-                    )
+            row.update(evaluate_iteration(TorchOnePly(policy_of(cfg, net)), cfg, log, it))
             row["eval_seconds"] = round(time.time() - t2, 1)
         # history first: a crash between the two leaves an extra row that --resume drops
         history.append(row)
         write_json_atomic(history_path, history)
         write_eval_record(cfg, run_dir, history)
         _save_net(net, run_dir / ITERATIONS / f"iter_{it}.pt")
-        log.info(f"iteration {it}: {json.dumps({k: v for k, v in row.items() if k != 'losses'})}")
+        shown = {k: v for k, v in row.items() if k not in ("losses", "eval")}
+        log.info(f"iteration {it}: {json.dumps(shown)}")
     if net is None:  # iterations >= 1 by the schema; kept for a clear message
         raise ValueError("no iteration to export: iterations must be at least 1")
     _save_net(net, run_dir / "value_net.pt")

@@ -1,0 +1,104 @@
+"""The one evaluation every trainer runs, periodic and final: duplicate rounds of the quick batched
+check (``racko_eval.play_duplicate``) of the learner, as a batch policy the trainer builds (a
+frozen network, a numpy snapshot; this module never needs torch), against fixed bots: head to head
+with 2 players and at one table with 3-4, each result in the evaluation record's shape
+(``train.common.eval_record.opponent_result``), so that every trainer's ``eval_history.json`` and
+``final_eval.json`` read alike."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from train.common.config import GameConfig
+from train.common.eval_record import opponent_result
+
+
+def evaluate_against(
+    player: Any,
+    cfg: GameConfig,
+    opponents: list[str],
+    rounds: int,
+    seed: int,
+    log: Any = None,
+) -> dict[str, Any]:
+    """Duplicate rounds of a batch policy against fixed bots (the quick batched check,
+    ``racko_eval.quick_eval``), for the game of ``cfg`` (its players, rules and ``episode``).
+
+    2 players: head to head with each opponent. 3-4 players: one table of the player and all the
+    opponents together, in every distinct seating (with 4 players and 2 opponents, each of the
+    three tables that fill the seats). Per opponent: the player's win rate with its 95% interval
+    and that opponent's; a table's win rates add up to 1.
+    """
+    from agents.batched import load_batch
+    from racko_eval import play_duplicate
+
+    rules = cfg.rules_options()
+    groups = [[opp] for opp in opponents] if cfg.num_players == 2 else [list(opponents)]
+    out: dict[str, Any] = {}
+    for group in groups:
+        bots = [load_batch(o, cfg.num_players, seed=seed, **rules) for o in group]
+        labels = ["learner", *group]
+        name = f"evaluation vs {' + '.join(group)}"
+        with _maybe_phase(log, name, rounds, "deals") as phase:
+            rep = play_duplicate(
+                [player, *bots],
+                labels,
+                cfg.num_players,
+                rules,
+                rounds,
+                seed,
+                episode=getattr(cfg, "episode", "round"),
+                progress=None if phase is None else phase.update,
+            )
+        me = rep["bots"]["learner"]
+        for opp in group:
+            out[opp] = opponent_result(
+                opp,
+                rounds,
+                me["win_rate"],
+                me["ci95"],
+                seed,
+                table=labels,
+                opponent_win_rate=rep["bots"][opp]["win_rate"],
+                opponent_ci95=rep["bots"][opp]["ci95"],
+                seats=me["seats"],
+                format=rep["format"],
+            )
+    return out
+
+
+def _maybe_phase(log: Any, name: str, total: int, unit: str) -> Any:
+    """``log.phase(...)`` when there is a run log, else a context that yields None."""
+    return contextlib.nullcontext() if log is None else log.phase(name, total, unit)
+
+
+def describe_eval(results: dict[str, Any]) -> str:
+    """``vs heuristic 83.1% (81.4%-84.7%), vs expert 49.2% (47.0%-51.4%)``; at a table of 3-4
+    players, the learner's win rate once and each opponent's beside it."""
+    if not results:
+        return "no opponents"
+    first = next(iter(results.values()))
+    if len(first["table"]) > 2:
+        lo, hi = first["ci95"]
+        others = ", ".join(f"{o} {r['opponent_win_rate']:.1%}" for o, r in results.items())
+        return f"at the table: learner {first['win_rate']:.1%} ({lo:.1%}-{hi:.1%}), {others}"
+    return ", ".join(
+        f"vs {opp} {r['win_rate']:.1%} ({r['ci95'][0]:.1%}-{r['ci95'][1]:.1%})"
+        for opp, r in results.items()
+    )
+
+
+def evaluate_iteration(player: Any, cfg: Any, log: Any, iteration: int) -> dict[str, Any]:
+    """The evaluation of a trainer that works in iterations (value iteration, distillation),
+    against ``cfg.eval``'s opponents: the fields of its ``history.json`` row, ``eval`` (the
+    results, whole: ``train.common.eval_record.write_iteration_record`` writes the record from
+    them) and, per opponent, the learner's ``win_rate`` and ``win_rate_ci95``."""
+    e = cfg.eval
+    results = evaluate_against(player, cfg, e.opponents, e.rounds, e.seed, log)
+    log.info(f"iteration {iteration}: {describe_eval(results)} ({e.rounds:,} duplicate rounds)")
+    return {
+        "eval": results,
+        "win_rate": {opp: res["win_rate"] for opp, res in results.items()},
+        "win_rate_ci95": {opp: list(res["ci95"]) for opp, res in results.items()},
+    }
