@@ -153,6 +153,7 @@ def test_empty_duplicate_and_non_utf8_config_files_are_refused(
 def test_cli_config_errors_are_one_line_without_a_traceback(
     tmp_path: Path, script: str, text: str
 ) -> None:
+    import os
     import subprocess
     import sys
 
@@ -161,6 +162,10 @@ def test_cli_config_errors_are_one_line_without_a_traceback(
     out = subprocess.run(
         [sys.executable, script, "--config", str(bad), "--out", str(tmp_path / "run")],
         cwd=REPO,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+        },  # the checkout under test, not another installed copy
         capture_output=True,
         text=True,
         timeout=300,
