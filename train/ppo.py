@@ -7,10 +7,9 @@ win rates of the quick batched check, racko_eval/quick_eval.py), ``final_model.p
 weights only), ``final_eval.json`` (a duplicate tournament) and the exported bot ``bot.onnx`` +
 ``bot.json``. Every file is written atomically.
 
-Same seed + config -> same run (on the same machine, same VecEnv kind and ``n_envs``). Ctrl-C
-finishes the rollout in progress, checkpoints at the rollout boundary and exports; ``--resume``
-then continues bit for bit as if the run had not stopped (with ``vec_env: batched``, whose games
-are saved in the checkpoint; Dummy/Subproc VecEnvs are dealt afresh on resume).
+Same seed + config -> same run (on the same machine and ``n_envs``). Ctrl-C finishes the rollout
+in progress, checkpoints at the rollout boundary and exports; ``--resume`` then continues bit for
+bit as if the run had not stopped (the batched engine's games are saved in the checkpoint).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from train.common import front_door
 
 front_door.thread_defaults()  # before numpy and torch load: they read them once
 
-from train.common.config import TrainConfig, parse_config  # noqa: E402
+from train.common.config import TrainConfig, config_data, parse_config  # noqa: E402
 from train.common.files import RunFolderError  # noqa: E402
 from train.common.runs import FINAL_MODEL, RunKind  # noqa: E402
 from train.sb3.trainer import Trainer  # noqa: E402
@@ -52,7 +51,8 @@ def _refuse_old_format(run_dir: Path) -> None:
 
 
 def _checkpoint_config(run_dir: Path) -> tuple[str, dict[str, Any]] | None:
-    """The config the latest checkpoint was made with (itself checked to be a valid config)."""
+    """The config the latest checkpoint was made with, checked and as this version resolves it
+    (without the removed keys an older checkpoint records)."""
     from train.sb3.checkpoint import CHECKPOINTS, read_checkpoint_state
 
     ckpt = CHECKPOINTS.latest(run_dir)
@@ -62,8 +62,7 @@ def _checkpoint_config(run_dir: Path) -> tuple[str, dict[str, Any]] | None:
     theirs = read_checkpoint_state(ckpt)["config"]
     if not isinstance(theirs, dict):
         raise RunFolderError(f"--resume: {name} does not record its config")
-    parse_config(theirs, name)
-    return name, theirs
+    return name, config_data(parse_config(theirs, name))
 
 
 def _init_from_exists(cfg: TrainConfig) -> None:

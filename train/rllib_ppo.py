@@ -39,7 +39,13 @@ REPO = Path(__file__).resolve().parent.parent
 from train.common.files import write_text_atomic  # noqa: E402
 from train.common.progress import RunLog  # noqa: E402
 from train.common.runs import RunKind  # noqa: E402
-from train.rllib.checkpoint import CHECKPOINTS, STATE_FILE, read_state, save_checkpoint  # noqa: E402
+from train.rllib.checkpoint import (  # noqa: E402
+    CHECKPOINTS,
+    STATE_FILE,
+    read_state,
+    refuse_old_paths,
+    save_checkpoint,
+)
 from train.rllib.config import RLlibConfig  # noqa: E402
 from train.rllib.evaluation import EvalHistory, duplicate_eval  # noqa: E402
 from train.rllib.export import export_bot  # noqa: E402
@@ -469,6 +475,7 @@ RLLIB_RUN = RunKind(
     holds_a_run=_holds_a_run,
     example="configs/2p_rllib.yaml",
     stale_files=("eval_history.json", "final_eval.json"),
+    check_folder=refuse_old_paths,
 )
 
 
