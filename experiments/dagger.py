@@ -95,12 +95,16 @@ def dagger_run(
     """
     import torch
 
+    from train.common.config import config_data
     from train.common.files import RunFolderError, write_json_atomic
-    from train.ppo import build_model, config_data, final_evaluation, prepare_run
+    from train.common.runs import prepare_run
+    from train.ppo import PPO_RUN
     from train.sb3.checkpoint import save_weights
+    from train.sb3.evaluation import final_evaluation
     from train.sb3.export import export_model
+    from train.sb3.model import build_model
 
-    cfg, run_dir = prepare_run(config, out, seed, None, False)
+    cfg, run_dir = prepare_run(PPO_RUN, config, out, False, seed=seed)
     pre = cfg.pretrain
     if pre.decisions == 0:
         raise RunFolderError("pretrain.decisions must be positive for a DAgger run")

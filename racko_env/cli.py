@@ -1,4 +1,5 @@
-"""Command-line flags for the rules options, shared by every racko command (play, evaluate, ...).
+"""Command-line flags for the rules options, shared by every racko command (play, evaluate, ...),
+and the argparse type of their counts (``positive_int``).
 
 The flags are derived from ``RulesConfig``'s declaration (``racko_env.config.option``): a new rules
 option gets its flag here without an edit. ``num_players`` comes from each command's ``--players``.
@@ -40,6 +41,17 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
             default=f.default,
             help=f"{helptext} (default {f.default})",
         )
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type`` for counts (rounds, steps): a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
 
 
 def rules_options(args: argparse.Namespace) -> dict[str, Any]:

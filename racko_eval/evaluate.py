@@ -17,20 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from racko_env.cli import add_rules_arguments, flag_names, rules_options
+from racko_env.cli import add_rules_arguments, flag_names, positive_int, rules_options
 from racko_eval.tournament import BotError, IllegalActionError, run_tournament
 
 __all__ = ["format_table", "main", "plot_report", "run_tournament"]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,13 +40,13 @@ def build_parser() -> argparse.ArgumentParser:
     unit = parser.add_mutually_exclusive_group()
     unit.add_argument(
         "--rounds",
-        type=_positive,
+        type=positive_int,
         help="deals of single rounds; each is played at every table in every seating "
         "(default 1000)",
     )
     unit.add_argument(
         "--games",
-        type=_positive,
+        type=positive_int,
         help="deals of whole games to the target score, instead of rounds",
     )
     parser.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
@@ -64,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--plot", type=Path, metavar="PATH", help="write a win-rate chart (PNG)")
     parser.add_argument(
         "--workers",
-        type=_positive,
+        type=positive_int,
         default=min(2, os.cpu_count() or 1),
         help="processes to play in (default: 2, or 1 on a single core); results do not depend on it",
     )

@@ -29,10 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 import torch
 from torch import nn
 from torch.distributions import Categorical

@@ -15,43 +15,23 @@ grow); every iteration is seeded from ``seed`` and its number.
 
 from __future__ import annotations
 
-import argparse
-import os
-import shlex
-import sys
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from train.common import front_door
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+front_door.thread_defaults()  # before numpy and torch load: they read them once
 
-from train.common.config import ConfigError  # noqa: E402
-from train.common.files import RunFolderError  # noqa: E402
-from train.distillation.run import prepare_distill_run, train  # noqa: E402
+from train.distillation.run import DISTILL_RUN, record_command, train  # noqa: E402
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--config", help="YAML config (see configs/distill_2p.yaml)")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --out / out")
-    parser.add_argument("--seed", type=int, help="override the config's seed")
-    parser.add_argument("--iterations", type=int, help="override the number of iterations")
-    parser.add_argument("--out", help="override the run folder")
-    args = parser.parse_args(argv)
-    if args.config is None and not (args.resume and args.out):
-        parser.error("give --config FILE (or --resume --out RUN_DIR)")
-    command = shlex.join(["python", "train/distill.py", *argv])
-    try:
-        cfg, run_dir = prepare_distill_run(args, command)
-        onnx_path = train(cfg, run_dir, resume=args.resume)
-    except (ConfigError, RunFolderError, FileNotFoundError) as exc:
-        print(f"distill: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"exported {onnx_path}")
-    return 0
+def _train(run: front_door.Launch) -> Path:
+    if not run.args.resume:  # how the run was started, for its bot's manifest
+        record_command(run.run_dir, run.command)
+    return train(run.cfg, run.run_dir, resume=run.args.resume)
 
+
+DISTILL = front_door.FrontDoor(DISTILL_RUN, __doc__.split("\n")[0], _train)
+main = DISTILL.main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -7,12 +7,8 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from racko_eval.evaluate import main  # noqa: E402
+from racko_eval.evaluate import main
 
 if __name__ == "__main__":
     sys.exit(main())

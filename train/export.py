@@ -15,14 +15,11 @@ The graph-building pieces live in ``train.common.onnx_export`` (and, for SB3 mod
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from train.common.config import ConfigError, read_yaml
+from train.common.config import read_yaml
 from train.common.files import RunFolderError
+from train.common.front_door import fail, user_errors
 from train.common.onnx_export import (
     build_onnx,
     export_module,
@@ -75,7 +72,7 @@ def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
     """Export a run folder with its trainer's exporter; returns the bot file paths."""
     kind = run_kind(run_dir)
     if kind == "ppo":
-        from train.ppo import export_ppo_run
+        from train.sb3.export import export_ppo_run
 
         return export_ppo_run(Path(run_dir), check)
     if kind == "distill":
@@ -99,9 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(1)
     try:
         onnx_path, json_path = export_run(args.run_dir, args.check)
-    except (ConfigError, RunFolderError, FileNotFoundError) as exc:
-        print(f"export: error: {exc}", file=sys.stderr)
-        return 2
+    except user_errors() as exc:
+        return fail("export", exc)
     print(f"wrote {onnx_path} and {json_path}")
     return 0
 

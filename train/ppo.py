@@ -7,67 +7,27 @@ win rates of the quick batched check, racko_eval/quick_eval.py), ``final_model.p
 weights only), ``final_eval.json`` (a duplicate tournament) and the exported bot ``bot.onnx`` +
 ``bot.json``. Every file is written atomically.
 
-Same seed + config -> same run (on the same machine, same VecEnv kind and ``n_envs``). Ctrl-C
-finishes the rollout in progress, checkpoints at the rollout boundary and exports; ``--resume``
-then continues bit for bit as if the run had not stopped (with ``vec_env: batched``, whose games
-are saved in the checkpoint; Dummy/Subproc VecEnvs are dealt afresh on resume).
+Same seed + config -> same run (on the same machine and ``n_envs``). Ctrl-C finishes the rollout
+in progress, checkpoints at the rollout boundary and exports; ``--resume`` then continues bit for
+bit as if the run had not stopped (the batched engine's games are saved in the checkpoint).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from train.common import front_door
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-# OpenMP threads sleep instead of spinning between parallel regions: with update_threads > 1
-# spinning threads took the cores from each other (and from the rollout) whenever the machine
-# was busy (docs/training.md).
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
+front_door.thread_defaults()  # before numpy and torch load: they read them once
 
-from train.common.config import ConfigError, TrainConfig, config_data, parse_config
-from train.common.files import RunFolderError
-from train.common.runs import FINAL_MODEL, RunKind
-from train.common.runs import prepare_run as prepare_run_folder
-
-# the parts (train/sb3/), importable from the front door as before
-from train.sb3.evaluation import describe_eval, evaluate_against, final_evaluation  # noqa: E402
-from train.sb3.export import export_ppo_run  # noqa: E402
-from train.sb3.model import (  # noqa: E402
-    build_model,
-    init_policy_from,
-    load_policy_state,
-    load_trained_model,
-    make_snapshot,
-    policy_spec,
-    wrap_features,
-)
+from train.common.config import TrainConfig, config_data, parse_config  # noqa: E402
+from train.common.files import RunFolderError  # noqa: E402
+from train.common.runs import FINAL_MODEL, RunKind  # noqa: E402
 from train.sb3.trainer import Trainer  # noqa: E402
 
-__all__ = [
-    "PPO_RUN",
-    "Trainer",
-    "build_model",
-    "config_data",
-    "describe_eval",
-    "evaluate_against",
-    "export_ppo_run",
-    "final_evaluation",
-    "init_policy_from",
-    "load_policy_state",
-    "load_trained_model",
-    "main",
-    "make_snapshot",
-    "policy_spec",
-    "prepare_run",
-    "wrap_features",
-]
+__all__ = ["PPO_RUN", "Trainer", "holds_a_run", "main"]
 
 
 # ----------------------------------------------------------------- the run folder
@@ -91,7 +51,8 @@ def _refuse_old_format(run_dir: Path) -> None:
 
 
 def _checkpoint_config(run_dir: Path) -> tuple[str, dict[str, Any]] | None:
-    """The config the latest checkpoint was made with (itself checked to be a valid config)."""
+    """The config the latest checkpoint was made with, checked and as this version resolves it
+    (without the removed keys an older checkpoint records)."""
     from train.sb3.checkpoint import CHECKPOINTS, read_checkpoint_state
 
     ckpt = CHECKPOINTS.latest(run_dir)
@@ -101,8 +62,7 @@ def _checkpoint_config(run_dir: Path) -> tuple[str, dict[str, Any]] | None:
     theirs = read_checkpoint_state(ckpt)["config"]
     if not isinstance(theirs, dict):
         raise RunFolderError(f"--resume: {name} does not record its config")
-    parse_config(theirs, name)
-    return name, theirs
+    return name, config_data(parse_config(theirs, name))
 
 
 def _init_from_exists(cfg: TrainConfig) -> None:
@@ -125,40 +85,19 @@ PPO_RUN = RunKind(
 )
 
 
-def prepare_run(
-    config: str | None,
-    out: str | None,
-    seed: int | None,
-    total_steps: int | None,
-    resume: bool,
-) -> tuple[TrainConfig, Path]:
-    """The config and the run folder of a command line (``train.common.runs.prepare_run``): a
-    resumed run may only change ``total_steps``; a folder a killed run left before its first
-    checkpoint starts over."""
-    return prepare_run_folder(PPO_RUN, config, out, resume, seed=seed, total_steps=total_steps)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Train a Rack-O bot with MaskablePPO + self-play.")
-    parser.add_argument("--config", help="YAML config (configs/2p.yaml, configs/smoke.yaml, ...)")
-    parser.add_argument("--seed", type=int, help="override the config's seed")
-    parser.add_argument("--total-steps", type=int, help="override total env steps")
-    parser.add_argument("--out", help="override the run folder")
-    parser.add_argument(
-        "--resume", action="store_true", help="continue the run in --out (or the config's out)"
-    )
+def _options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    try:
-        cfg, run_dir = prepare_run(args.config, args.out, args.seed, args.total_steps, args.resume)
-        if args.no_progress:
-            cfg = cfg.model_copy(update={"progress_bar": False})
-        Trainer(cfg, run_dir, args.resume).run()
-    except (ConfigError, RunFolderError, FileNotFoundError) as exc:
-        print(f"ppo: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
 
+
+def _train(run: front_door.Launch) -> None:
+    cfg = run.cfg.model_copy(update={"progress_bar": False}) if run.args.no_progress else run.cfg
+    Trainer(cfg, run.run_dir, run.args.resume).run()
+
+
+PPO = front_door.FrontDoor(
+    PPO_RUN, "Train a Rack-O bot with MaskablePPO + self-play.", _train, _options
+)
+main = PPO.main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -25,33 +25,35 @@ import math
 import os
 import signal
 import socket
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from train.common import front_door
+
+front_door.thread_defaults()  # before numpy and torch load: they read them once
 
 REPO = Path(__file__).resolve().parent.parent
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
-os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no prompt, no ~/.ray/config.json
 
-
-from train.common.files import RunFolderError, write_text_atomic  # noqa: E402
+from train.common.files import write_text_atomic  # noqa: E402
 from train.common.progress import RunLog  # noqa: E402
 from train.common.runs import RunKind  # noqa: E402
-from train.common.runs import prepare_run as prepare_run_folder  # noqa: E402
-from train.rllib.checkpoint import CHECKPOINTS, STATE_FILE, read_state, save_checkpoint  # noqa: E402
-from train.rllib.config import ConfigError, RLlibConfig  # noqa: E402
+from train.rllib.checkpoint import (  # noqa: E402
+    CHECKPOINTS,
+    STATE_FILE,
+    read_state,
+    refuse_old_paths,
+    save_checkpoint,
+)
+from train.rllib.config import RLlibConfig  # noqa: E402
 from train.rllib.evaluation import EvalHistory, evaluate_module  # noqa: E402
 from train.rllib.export import export_bot  # noqa: E402
 
 # the pieces moved to train/rllib/, still importable from here (tests, docs, older scripts)
 __all__ = [
     "CHECKPOINTS",
+    "RLLIB_RUN",
     "STATE_FILE",
     "Trainer",
     "UserError",
@@ -63,7 +65,6 @@ __all__ = [
     "keep_home_clean",
     "keep_logs_in",
     "main",
-    "prepare_run",
     "record_placement",
     "use_this_checkout",
 ]
@@ -474,43 +475,32 @@ RLLIB_RUN = RunKind(
     holds_a_run=_holds_a_run,
     example="configs/2p_rllib.yaml",
     stale_files=("eval_history.json", "final_eval.json"),
+    check_folder=refuse_old_paths,
 )
 
 
-def prepare_run(
-    config: str | None, out: str | None, iterations: int | None, resume: bool
-) -> tuple[RLlibConfig, Path]:
-    """The config and the run folder (``train.common.runs.prepare_run``): a resumed run may only
-    change ``iterations``."""
-    return prepare_run_folder(RLLIB_RUN, config, out, resume, iterations=iterations)
+def _train(run: front_door.Launch) -> None:
+    Trainer(run.cfg, run.run_dir, run.args.resume, run.args.address).run()
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description="Train a Rack-O bot with self-play PPO on Ray RLlib (local or on a cluster)."
-    )
-    parser.add_argument("--config", help="YAML config (configs/2p_rllib.yaml, ...)")
-    parser.add_argument("--out", help="override the run folder")
-    parser.add_argument("--iterations", type=int, help="override the number of iterations")
-    parser.add_argument(
-        "--resume", action="store_true", help="continue the run in --out (or the config's out)"
-    )
+def _options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--address",
         default=os.environ.get("RAY_ADDRESS") or None,
         help="join a running Ray cluster: 'auto' or HOST:PORT of its head (default: $RAY_ADDRESS,"
         " else a local Ray instance)",
     )
-    args = parser.parse_args(argv)
-    try:
-        cfg, run_dir = prepare_run(args.config, args.out, args.iterations, args.resume)
-        Trainer(cfg, run_dir, args.resume, args.address).run()
-    except (UserError, RunFolderError, ConfigError, FileNotFoundError) as err:
-        text = str(err).replace("\n", "; ").replace(":;", ":")
-        print(f"rllib_ppo: error: {text}", file=sys.stderr)
-        return 2
-    return 0
 
+
+RLLIB = front_door.FrontDoor(
+    RLLIB_RUN,
+    "Train a Rack-O bot with self-play PPO on Ray RLlib (local or on a cluster).",
+    _train,
+    _options,
+    seed=False,
+    errors=(UserError,),
+)
+main = RLLIB.main
 
 if __name__ == "__main__":
     raise SystemExit(main())

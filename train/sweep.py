@@ -1,8 +1,8 @@
 """Seeds and sweeps of the main job on Ray Tune: ``python train/sweep.py --config
 configs/sweep_2p.yaml [--address auto]``.
 
-Every trial is one ordinary run of ``train/ppo.py`` (its ``Trainer`` and ``prepare_run``,
-imported): a run folder under ``<out>/trials/<name>/`` with its checkpoints, ``final_eval.json``
+Every trial is one ordinary run of ``train/ppo.py`` (its ``Trainer`` and run-folder contract
+``PPO_RUN``, imported): a run folder under ``<out>/trials/<name>/`` with its checkpoints, ``final_eval.json``
 and its own ``bot.onnx``, which ``python train/ppo.py --resume --out ...`` could continue by hand.
 The sweep config names the run config every trial starts from, the seeds, and optionally a grid
 and/or random samples over named keys of that config (dotted paths, e.g. ``ppo.learning_rate``),
@@ -29,22 +29,15 @@ import itertools
 import json
 import math
 import os
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from train.common import front_door
+
+front_door.thread_defaults()  # before numpy and torch load: they read them once
 
 REPO = Path(__file__).resolve().parent.parent
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-# OpenMP threads sleep instead of spinning between parallel regions: with update_threads > 1
-# spinning threads took the cores from each other (and from the rollout) whenever the machine
-# was busy (docs/training.md).
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-os.environ.setdefault("MKL_NUM_THREADS", "1")
-os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no prompt, no ~/.ray/config.json
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: E402
 
@@ -248,11 +241,12 @@ def trial_finished(run_dir: Path) -> bool:
 def run_trial(trial: dict[str, Any], config_file: Path) -> dict[str, Any]:
     """Train one trial to its end (or find it finished) and return its record.
 
-    ``train/ppo.py``'s own ``prepare_run`` decides new run or resume, with its checks (a resumed
+    ``train/ppo.py``'s own run-folder contract (``PPO_RUN``) decides new run or resume, with its checks (a resumed
     run's config must equal its checkpoint's)."""
     import torch
 
-    from train.ppo import Trainer, holds_a_run, prepare_run
+    from train.common.runs import prepare_run
+    from train.ppo import PPO_RUN, Trainer, holds_a_run
 
     run_dir = Path(trial["config"]["out"])
     status = "finished before"
@@ -260,7 +254,7 @@ def run_trial(trial: dict[str, Any], config_file: Path) -> dict[str, Any]:
         resume = holds_a_run(run_dir)
         status = "resumed" if resume else "trained"
         torch.set_num_threads(1)
-        cfg, run_dir = prepare_run(str(config_file), str(run_dir), None, None, resume)
+        cfg, run_dir = prepare_run(PPO_RUN, str(config_file), str(run_dir), resume)
         Trainer(cfg, run_dir, resume).run()
     return trial_record(trial, run_dir, status)
 
@@ -502,10 +496,8 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         run_sweep(Path(args.config), args.address)
-    except (ConfigError, RunFolderError, UserError, FileNotFoundError) as exc:
-        text = str(exc).replace("\n", "; ")
-        print(f"sweep: error: {text}", file=sys.stderr)
-        return 2
+    except (*front_door.user_errors(), UserError) as exc:
+        return front_door.fail("sweep", exc)
     return 0
 
 

@@ -18,40 +18,16 @@ resumed run ends with the same network as an uninterrupted one.
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
-from pathlib import Path
+from train.common import front_door
 
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+front_door.thread_defaults()  # before numpy and torch load: they read them once
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+from train.value.run import VALUE_RUN, train  # noqa: E402
 
-from train.common.config import ConfigError  # noqa: E402
-from train.common.files import RunFolderError  # noqa: E402
-from train.value.run import prepare_value_run, train  # noqa: E402
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--config", help="YAML config (see configs/2p_value.yaml)")
-    parser.add_argument("--resume", action="store_true", help="continue the run in --out / out")
-    parser.add_argument("--seed", type=int, help="override the config's seed")
-    parser.add_argument("--iterations", type=int, help="override the number of iterations")
-    parser.add_argument("--out", help="override the run folder")
-    args = parser.parse_args(argv)
-    if args.config is None and not (args.resume and args.out):
-        parser.error("give --config FILE (or --resume --out RUN_DIR)")
-    try:
-        cfg, run_dir = prepare_value_run(args)
-        onnx_path = train(cfg, run_dir, resume=args.resume)
-    except (ConfigError, RunFolderError, FileNotFoundError) as exc:
-        print(f"value_iteration: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"exported {onnx_path}")
-    return 0
-
+VALUE_ITERATION = front_door.FrontDoor(
+    VALUE_RUN, __doc__.split("\n")[0], lambda run: train(run.cfg, run.run_dir, run.args.resume)
+)
+main = VALUE_ITERATION.main
 
 if __name__ == "__main__":
     raise SystemExit(main())

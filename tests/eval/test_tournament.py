@@ -332,6 +332,7 @@ def test_docs_example_bot_runs(tmp_path, monkeypatch):
 
 def test_script_runs_as_documented(tmp_path):
     """`python train/evaluate.py ...` from the repository root, two workers, JSON out."""
+    import os
     import subprocess
     import sys
 
@@ -339,7 +340,8 @@ def test_script_runs_as_documented(tmp_path):
     out = tmp_path / "out.json"
     cmd = [sys.executable, "train/evaluate.py", "--players", "3", "--rounds", "4"]
     cmd += ["--bots", "expert", "heuristic", "random", "--seed", "0", "--json", str(out)]
-    done = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "PYTHONPATH": str(root)}  # the checkout under test
+    done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "| expert |" in done.stdout
     seat_counts = json.loads(out.read_text())["bots"][0]["seat_counts"]

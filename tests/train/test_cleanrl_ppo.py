@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,7 @@ def test_smoke_run_exports_and_evaluates(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "train/cleanrl_ppo.py", *SMOKE, "--out", str(out), "--tensorboard"],
         cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},  # the checkout under test
         capture_output=True,
         text=True,
         timeout=600,

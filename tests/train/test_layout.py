@@ -21,7 +21,6 @@ FRONT_DOORS = [
     "sweep",
     "value_iteration",
 ]
-OLD_PATHS = ["rllib_env", "rllib_module"]  # re-exports, so old RLlib checkpoints keep loading
 FOLDERS = ["common", "distillation", "network", "rllib", "sb3", "value"]
 
 
@@ -72,12 +71,14 @@ def test_no_import_cycles_inside_train() -> None:
 
     for m in MODULES:
         visit(m, [])
-    assert "train.ppo" in graph["train.export"] and "train.value.run" in graph["train.export"]
+    assert (
+        "train.sb3.export" in graph["train.export"] and "train.value.run" in graph["train.export"]
+    )
 
 
 def test_the_top_of_train_holds_the_front_doors_and_the_folders() -> None:
     top = sorted(p.stem for p in (REPO / "train").glob("*.py") if p.stem != "__init__")
-    assert top == sorted(FRONT_DOORS + OLD_PATHS)
+    assert top == FRONT_DOORS
     assert sorted(p.name for p in (REPO / "train").iterdir() if (p / "__init__.py").exists()) == (
         FOLDERS
     )
@@ -86,7 +87,7 @@ def test_the_top_of_train_holds_the_front_doors_and_the_folders() -> None:
 def test_the_parts_never_import_a_front_door() -> None:
     """A folder's modules are what the front doors are built from, never the other way round
     (``export`` dispatches to the trainers' front doors, which is why it sits beside them)."""
-    doors = {f"train.{m}" for m in FRONT_DOORS + OLD_PATHS}
+    doors = {f"train.{m}" for m in FRONT_DOORS}
     hits = {m: sorted(_train_imports(_path(m)) & doors) for m in MODULES if m.count(".") == 2}
     assert {m: h for m, h in hits.items() if h} == {}
 

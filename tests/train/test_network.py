@@ -97,7 +97,7 @@ def test_rllib_needs_no_stable_baselines3() -> None:
             sys.modules[name] = None  # any import of them now raises ImportError
         import gymnasium as gym
         import torch
-        import train.rllib.evaluation, train.rllib.export, train.rllib.finish, train.rllib_module
+        import train.rllib.evaluation, train.rllib.export, train.rllib.finish, train.rllib.module
         import train.rllib_ppo
         from train.rllib.env import observation_space
         from train.rllib.module import MaskedActorCritic, export_graph

@@ -11,6 +11,7 @@ import yaml
 import agents
 from train import ppo
 from train.common.config import load_config
+from train.sb3.model import build_model, init_policy_from
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke.yaml"
@@ -77,18 +78,18 @@ def test_init_from_starts_from_a_saved_policy(tmp_path: Path) -> None:
     from train.sb3.envs import make_vec_env
 
     env = make_vec_env(cfg, ["heuristic"], [1.0])
-    model = ppo.build_model(cfg, env)
-    ppo.init_policy_from(model, cfg.init_from)
+    model = build_model(cfg, env)
+    init_policy_from(model, cfg.init_from)
     want, _ = _params(source)
     got = model.policy.state_dict()
     assert _same(want, got)  # actor and critic
     assert any(k.startswith("value_net") for k in want)
     bigger = load_config(SMOKE, ppo={"net_arch": [64, 64]})
-    other = ppo.build_model(bigger, env)
+    other = build_model(bigger, env)
     with pytest.raises(RunFolderError, match="does not match the config's policy"):
-        ppo.init_policy_from(other, source / "final_model.pt")
+        init_policy_from(other, source / "final_model.pt")
     with pytest.raises(RunFolderError, match="init_from"):
-        ppo.init_policy_from(other, tmp_path / "missing.pt")
+        init_policy_from(other, tmp_path / "missing.pt")
     env.close()
 
 

@@ -21,6 +21,7 @@ import yaml
 pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not installed")
 
 import agents  # noqa: E402
+from train.common.runs import prepare_run  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke_rllib.yaml"  # the vector path
@@ -287,8 +288,8 @@ def test_resume_refuses_another_config_as_the_other_trainers_do(tmp_path: Path, 
     assert "differs from the run's" in err and "seed" in err and len(err.splitlines()) == 1
     longer = tmp_path / "longer.yaml"
     longer.write_text(SMOKE.read_text().replace("\niterations: 1\n", "\niterations: 3\n"))
-    rllib_ppo.prepare_run(str(longer), str(run), None, True)  # the length may differ
-    cfg, run_dir = rllib_ppo.prepare_run(str(SMOKE), str(run), 3, True)  # --iterations 3
+    prepare_run(rllib_ppo.RLLIB_RUN, str(longer), str(run), True)  # the length may differ
+    cfg, run_dir = prepare_run(rllib_ppo.RLLIB_RUN, str(SMOKE), str(run), True, iterations=3)
     assert cfg.iterations == 3 and run_dir == run  # more iterations continue the same run
     assert yaml.safe_load((run / "config.yaml").read_text())["iterations"] == 3
 
@@ -297,12 +298,12 @@ def test_a_new_run_records_its_kind_and_refuses_a_folder_holding_a_run(tmp_path:
     from train import rllib_ppo
     from train.common.files import RunFolderError
 
-    cfg, run = rllib_ppo.prepare_run(str(SMOKE), str(tmp_path / "run"), None, False)
+    cfg, run = prepare_run(rllib_ppo.RLLIB_RUN, str(SMOKE), str(tmp_path / "run"), False)
     assert yaml.safe_load((run / "config.yaml").read_text())["kind"] == "rllib" == cfg.kind
     (run / "checkpoints" / "iter_000001").mkdir(parents=True)
     (run / "checkpoints" / "iter_000001" / rllib_ppo.STATE_FILE).write_text("{}")
     with pytest.raises(RunFolderError, match="already holds a run"):
-        rllib_ppo.prepare_run(str(SMOKE), str(run), None, False)
+        prepare_run(rllib_ppo.RLLIB_RUN, str(SMOKE), str(run), False)
 
 
 def test_env_steps_follow_rllibs_lifetime_counter() -> None:

@@ -68,7 +68,12 @@ def straight(tmp_path_factory) -> Path:
 
 
 def _train(*args: str, kill_at: int | None = None, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    env = {**os.environ, "REPO": str(REPO), "KILL_AT_SAVE": str(kill_at or 0)}
+    env = {
+        **os.environ,
+        "REPO": str(REPO),
+        "PYTHONPATH": str(REPO),
+        "KILL_AT_SAVE": str(kill_at or 0),
+    }
     cmd = [sys.executable, "-c", KILLER] if kill_at else [sys.executable, "train/ppo.py"]
     return subprocess.run(
         [*cmd, *args, "--no-progress"],
@@ -123,6 +128,10 @@ def test_ctrl_c_then_resume_is_bit_for_bit_the_uninterrupted_run(tmp_path):
         [sys.executable, "train/ppo.py", "--config", str(SMOKE), "--out", str(run)]
         + ["--total-steps", "100000000", "--no-progress"],
         cwd=REPO,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+        },  # the checkout under test, not another installed copy
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

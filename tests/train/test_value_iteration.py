@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -145,6 +146,10 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, str(REPO / "train" / "value_iteration.py"), *args],
         cwd=cwd,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(REPO),
+        },  # the checkout under test, not another installed copy
         capture_output=True,
         text=True,
         timeout=600,

@@ -232,19 +232,26 @@ class GameConfig(Strict):
         return self.rules.model_dump()
 
 
+# settings that were removed, with the only value still accepted (and ignored) and why
+REMOVED_KEYS: dict[str, tuple[Any, str]] = {
+    "shaping": (0.0, "reward shaping was removed (the shipped configs train on the plain reward)"),
+    "shaping_kind": ("ascending", "reward shaping was removed"),
+    "vec_env": (
+        "batched",
+        "the SB3 Dummy/Subproc VecEnvs were removed: PPO steps the batched engine",
+    ),
+}
+
+
 class TrainConfig(GameConfig):
     """One training run (``python train/ppo.py --config FILE``)."""
 
     kind: Literal["ppo"] = "ppo"  # which trainer wrote a run folder (train/export.py reads it)
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
-    # potential-based shaping (train/sb3/shaping.py): shaping * (gamma * phi(s') - phi(s)); 0 = off
-    shaping: float = Field(0.0, ge=0)
-    shaping_kind: Literal["ascending"] = "ascending"
     seed: Seed = 0
     total_steps: int = Field(1_000_000, ge=1)
     n_envs: int = Field(8, ge=1)
-    vec_env: Literal["batched", "subproc", "dummy"] = "subproc"
     # opponents: spec -> weight; the special spec "self" is the self-play snapshot pool
     opponents: dict[str, float] = Field(default_factory=lambda: {"heuristic": 1.0})
     selfplay: SelfPlaySection = SelfPlaySection()
@@ -262,6 +269,21 @@ class TrainConfig(GameConfig):
     # are small and stay on torch_threads.
     update_threads: int | None = Field(None, ge=1)
     progress_bar: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _removed_keys(cls, data: Any) -> Any:
+        """Keys of removed features: the value that meant "off" (or the one kept) is accepted
+        and dropped, since older run folders and the shipped bots' configs record it; any other
+        value is refused by name, as it asks for a run this trainer no longer makes."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for key, (kept, why) in REMOVED_KEYS.items():
+            value = data.pop(key, kept)
+            if value != kept:
+                raise ValueError(f"{key}: {value!r} is no longer accepted: {why}; delete the key")
+        return data
 
     @field_validator("opponents")
     @classmethod

@@ -12,7 +12,6 @@ presence marks the iteration complete), ``history.json``, ``eval_history.json``,
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import time
@@ -35,7 +34,7 @@ from train.common.files import (
     write_text_atomic,
 )
 from train.common.progress import RunLog
-from train.common.runs import RunKind, prepare_run
+from train.common.runs import RunKind
 from train.distillation.config import DistillConfig
 from train.distillation.data import collect, policy_inputs
 from train.network.frozen import FrozenPolicy
@@ -270,12 +269,6 @@ DISTILL_RUN = RunKind(
 )
 
 
-def prepare_distill_run(args: argparse.Namespace, command: str) -> tuple[DistillConfig, Path]:
-    """The config and run folder of the CLI call (``train.common.runs.prepare_run``); a new run
-    writes ``command`` (how it was started) to ``command.txt`` for its bot's manifest."""
-    cfg, run_dir = prepare_run(
-        DISTILL_RUN, args.config, args.out, args.resume, seed=args.seed, iterations=args.iterations
-    )
-    if not args.resume:
-        write_text_atomic(run_dir / COMMAND, command + "\n")
-    return cfg, run_dir
+def record_command(run_dir: Path, command: str) -> None:
+    """``command.txt``: how a new run was started, for its bot's manifest."""
+    write_text_atomic(run_dir / COMMAND, command + "\n")

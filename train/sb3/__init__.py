@@ -4,5 +4,4 @@
 ``train.network``'s) and its feature cache
 (``feature_cache``), the batched engine as an SB3 VecEnv (``vec_env``) and the env factory
 (``envs``), self-play snapshots and callbacks (``selfplay``), data-only checkpoints
-(``checkpoint``), teacher data (``pretrain``), the warm start (``warmstart``) and reward shaping
-(``shaping``)."""
+(``checkpoint``), teacher data (``pretrain``) and the warm start (``warmstart``)."""

@@ -253,10 +253,7 @@ def resume_run(
 
     state = load_checkpoint(ckpt, model, pool)
     push_pool(vec_env, *pool.mix(cfg.opponents))
-    if restore_env_states(vec_env, state["env_state"]):
-        if hasattr(vec_env, "last_obs"):  # the shaping wrapper's view of the last step
-            vec_env.last_obs = model._last_obs.copy()
-    else:  # no saved games (Dummy/Subproc VecEnv): deal afresh, seeded by the step
+    if not restore_env_states(vec_env, state["env_state"]):  # no saved games: deal afresh
         vec_env.seed(cfg.seed + model.num_timesteps)
         model._last_obs = None
     restore_rngs(state)

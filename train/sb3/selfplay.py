@@ -50,11 +50,8 @@ def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def push_pool(vec_env: Any, specs: list[Any], weights: list[float]) -> None:
-    """Hand the pool to every env of a VecEnv (SB3 VecEnvs and the batched ``RackoVecEnv``)."""
-    if hasattr(vec_env, "set_opponent_pool") and not hasattr(vec_env, "envs"):
-        vec_env.set_opponent_pool(specs, weights)  # the batched VecEnv
-    else:
-        vec_env.env_method("set_opponent_pool", specs, weights)
+    """Hand the pool to the batched ``RackoVecEnv`` (through the feature cache, if wrapped)."""
+    vec_env.set_opponent_pool(specs, weights)
 
 
 class SelfPlayCallback(BaseCallback):

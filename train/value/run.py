@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import time
@@ -22,7 +21,7 @@ from train.common.files import (
     write_json_atomic,
 )
 from train.common.progress import RunLog
-from train.common.runs import RunKind, prepare_run
+from train.common.runs import RunKind
 from train.value.data import bootstrap_targets, collect
 from train.value.fit import fit
 from train.value.network import OnePlyPolicy, RackValueNet, TorchOnePly, describe
@@ -209,11 +208,3 @@ VALUE_RUN = RunKind(
     example="configs/2p_value.yaml",
     temp_folders=(ITERATIONS,),
 )
-
-
-def prepare_value_run(args: argparse.Namespace) -> tuple[ValueConfig, Path]:
-    """The config and run folder of the CLI call (``train.common.runs.prepare_run``): a resumed
-    run may only change ``iterations`` (more iterations continue the same run)."""
-    return prepare_run(
-        VALUE_RUN, args.config, args.out, args.resume, seed=args.seed, iterations=args.iterations
-    )

@@ -1,0 +1,97 @@
+"""The trainers' one front door (train/common/front_door.py): the same flags, the same one-line
+errors and exit status, the run kinds of the run-folder contract, for every trainer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from train.common.front_door import FrontDoor, Launch, one_line
+from train.common.runs import RunKind
+
+REPO = Path(__file__).resolve().parents[2]
+TOY_CONFIG = REPO / "configs" / "smoke_value.yaml"
+
+
+def _doors() -> dict[str, FrontDoor]:
+    from train import distill, ppo, value_iteration
+
+    doors = {"ppo": ppo.PPO, "value_iteration": value_iteration.VALUE_ITERATION}
+    doors["distill"] = distill.DISTILL
+    try:
+        from train import rllib_ppo
+    except ImportError:  # the cluster extra is not installed
+        return doors
+    return {**doors, "rllib_ppo": rllib_ppo.RLLIB}
+
+
+def test_every_trainer_has_the_common_flags_and_its_own() -> None:
+    for name, door in _doors().items():
+        assert door.name == name
+        flags = {a.dest for a in door.parser()._actions}
+        assert {"config", "out", "resume", door.run.length} <= flags, name
+        assert ("seed" in flags) == door.seed
+    doors = _doors()
+    assert "no_progress" in {a.dest for a in doors["ppo"].parser()._actions}
+    if "rllib_ppo" in doors:
+        assert "address" in {a.dest for a in doors["rllib_ppo"].parser()._actions}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "--config is required (e.g. configs/2p_value.yaml)"),
+        (["--resume"], "--resume needs --out RUN_DIR or the --config that names it"),
+        (["--config", "nowhere.yaml"], "nowhere.yaml"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(argv, message, capsys) -> None:
+    from train import value_iteration
+
+    assert value_iteration.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("value_iteration: error: ") and message in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_new_run_then_its_resume_reach_the_trainer(tmp_path: Path, capsys) -> None:
+    """A toy run kind: the door prepares the folder, passes the command line, prints the bot."""
+    from train.common.config import ValueConfig
+
+    seen: list[Launch] = []
+
+    def train(run: Launch) -> Path:
+        seen.append(run)
+        (run.run_dir / "done").write_text("1")
+        return run.run_dir / "bot.onnx"
+
+    toy = RunKind(
+        kind="value",
+        command="python train/toy.py",
+        schema=ValueConfig,
+        length="iterations",
+        holds_a_run=lambda run_dir: (run_dir / "done").is_file(),
+        example="configs/smoke_value.yaml",
+    )
+    door = FrontDoor(toy, "a toy", train, errors=(KeyError,))
+    run = tmp_path / "run"
+    assert door.main(["--config", str(TOY_CONFIG), "--out", str(run), "--seed", "4"]) == 0
+    assert capsys.readouterr().out == f"exported {run / 'bot.onnx'}\n"
+    first = seen[-1]
+    assert first.cfg.seed == 4 and first.run_dir == run and not first.args.resume
+    assert first.command == f"python train/toy.py --config {TOY_CONFIG} --out {run} --seed 4"
+    assert door.main(["--config", str(TOY_CONFIG), "--out", str(run)]) == 2  # holds a run
+    assert "already holds a run" in capsys.readouterr().err
+    assert door.main(["--resume", "--out", str(run), "--iterations", "5"]) == 0
+    assert seen[-1].args.resume and seen[-1].cfg.iterations == 5
+
+    def broken(run: Launch) -> None:
+        raise KeyError("a trainer's own bad input\nsecond line")
+
+    assert FrontDoor(toy, "a toy", broken, errors=(KeyError,)).main(["--resume", "--out", str(run)])
+    assert len(capsys.readouterr().err.splitlines()) == 1
+
+
+def test_one_line_joins_a_report() -> None:
+    assert one_line(ValueError("2 errors:\n  a\n  b")) == "2 errors:   a;   b"
