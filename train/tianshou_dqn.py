@@ -33,11 +33,7 @@ import argparse
 import logging
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np
 import torch

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +48,7 @@ def test_against_a_racko_bot_from_the_command_line() -> None:
     out = subprocess.run(
         [sys.executable, "train/torchrl_ppo.py", *args, "--opponent", "heuristic"],
         cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},  # the checkout under test
         capture_output=True,
         text=True,
         timeout=600,
