@@ -82,11 +82,11 @@ class FixedBot(torch.nn.Module):
     opponent not on turn gets an all-true mask from the wrapper; its action is then ignored, so
     the bot is asked only when the mask is a real one."""
 
-    def __init__(self, spec: str, seed: int) -> None:
+    def __init__(self, spec: str, seed: int, turn_limit: int) -> None:
         super().__init__()
         import agents
 
-        self.bot = agents.load(spec, 2, seed=seed)
+        self.bot = agents.load(spec, 2, seed=seed, turn_limit=turn_limit)  # the env's rules
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor, acting: torch.Tensor) -> torch.Tensor:
         out = torch.zeros(mask.shape[:-1], dtype=torch.int64)
@@ -121,7 +121,7 @@ def make_modules(env: PettingZooWrapper, settings: Settings) -> tuple[Any, Any, 
         out_keys=[(LEARNER, "state_value")],
     )
     opponent = TensorDictModule(
-        FixedBot(settings.opponent, settings.seed),
+        FixedBot(settings.opponent, settings.seed, settings.turn_limit),
         in_keys=[
             (OPPONENT, "observation", "observation"),
             (OPPONENT, "action_mask"),
