@@ -36,7 +36,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "evaluate": ("eval", ("tqdm", "openskill", "matplotlib")),
     "grade": ("eval", ("yaml",)),
-    "league": ("eval", ("openskill", "matplotlib")),
+    "league": ("eval", ("openskill", "matplotlib", "tqdm")),
     "play": ("play", ("rich",)),
     "train": ("train", ("torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic")),
 }
