@@ -44,7 +44,7 @@ NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "exploit": ("train", ("torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic")),
     "grade": ("eval", ("yaml",)),
     "gradescope-kit": ("eval", ("yaml", "pydantic")),
-    "league": ("eval", ("openskill", "matplotlib")),
+    "league": ("eval", ("openskill", "matplotlib", "tqdm")),
     "play": ("play", ("rich",)),
     "replay": ("eval", ("pydantic",)),
     "train": ("train", ("torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic")),

@@ -195,6 +195,20 @@ class Record:
         rows = self.conn.execute("SELECT key, value FROM meta WHERE key LIKE 'round/%'")
         return {(a, b): int(key.split("/")[1]) for key, value in rows for a, b in json.loads(value)}
 
+    def loaded(self) -> set[str]:
+        """The bots (keys) that loaded in an earlier run (a failure is checked again: it may have
+        been a machine too busy to start Python in time)."""
+        return {
+            k[len("loads/") :]
+            for (k,) in self.conn.execute("SELECT key FROM meta WHERE key LIKE 'loads/%'")
+        }
+
+    def mark_loaded(self, keys: list[str]) -> None:
+        with self.conn:
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO meta VALUES (?, '')", [(f"loads/{k}",) for k in keys]
+            )
+
     def plan(self, pairs: list[tuple[str, str]]) -> int:
         """Record the next pairing round's plan (before any of it is played, so that a league
         killed mid-round resumes the same round); its number."""
@@ -505,8 +519,14 @@ def run_league(
             e.key: pool.contestant(e.label, e.spec, e.kind, folder.resolve(), _files(e, folder))
             for e in entries
         }
-        checks = [LoadJob(i, contestants[e.key], limits, isolate) for i, e in enumerate(entries)]
+        known = record.loaded()
+        checks = [
+            LoadJob(i, contestants[e.key], limits, isolate)
+            for i, e in enumerate(entries)
+            if e.key not in known
+        ]
         failed = dict(pool.run(try_load, checks))
+        record.mark_loaded([entries[i].key for i, why in failed.items() if why is None])
         playing = [e for i, e in enumerate(entries) if failed.get(i) is None]
         skipped += [
             f"{e.label}: does not load: {failed[i]}" for i, e in enumerate(entries) if failed.get(i)

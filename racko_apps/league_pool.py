@@ -189,7 +189,8 @@ class RayPool:
         from agents.extras import require
 
         ray = require("ray", "cluster", "racko league --address")
-        if not ray.is_initialized():
+        self._owned = not ray.is_initialized()  # joined here: left again by close()
+        if self._owned:
             try:
                 ray.init(address=address, logging_level="ERROR", log_to_driver=False)
             except (ConnectionError, RuntimeError, ValueError) as err:
@@ -213,4 +214,6 @@ class RayPool:
             yield self._ray.get(done[0])
 
     def close(self) -> None:
-        """Leave the cluster running; only this league's tasks end with it."""
+        """Leave the cluster (it runs on; only this league's tasks end with it)."""
+        if self._owned:
+            self._ray.shutdown()

@@ -116,7 +116,7 @@ def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
     isolation = [] if can_isolate else ["--no-isolation"]
     proc = subprocess.Popen(
         [sys.executable, "-P", "-c", code, str(tmp_path), "--rounds", "2", *isolation]
-        + ["--schedule", "round-robin", "--workers", "1"],
+        + ["--schedule", "round-robin"],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

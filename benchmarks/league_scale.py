@@ -1,0 +1,117 @@
+"""A class-sized league: N generated submissions of graded strength, rated by ``racko league``.
+
+    python benchmarks/league_scale.py /tmp/class --bots 200          # writes the bots, runs it
+    python benchmarks/league_scale.py /tmp/class --bots 200 --write-only
+    racko league /tmp/class                                        # the same league by hand
+
+Submission ``s_NNN.py`` is the expert bot that plays a random legal move with probability
+``NNN / (N - 1)`` (``s_000`` is the expert itself, the last one plays at random), each a file
+``racko new-bot`` could have written: it plays sandboxed like any student's bot. The true order
+is known, so the league's ranking can be checked: the script prints the wall time, the pairings
+played, the rounds per second, the CPU seconds the league and its processes used (what the
+league costs, whatever else the machine was doing), how sure the ratings are (from league.json) and the Spearman rank
+correlation between the league's order and the true one (docs/coursework.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+BOT = '''"""The expert, but a random legal move with probability {p} (benchmarks/league_scale.py)."""
+
+import random
+
+import agents
+from agents.obs import legal_actions
+
+P = {p}
+
+
+class Bot:
+    def __init__(self, num_players=2, seed=None):
+        self.expert = agents.load("expert", num_players)
+        self.rng = random.Random(seed)
+
+    def seed(self, seed):
+        self.rng.seed(seed)
+
+    def reset(self):
+        self.expert.reset()
+
+    def act(self, obs):
+        if self.rng.random() < P:
+            return self.rng.choice(legal_actions(obs))
+        return self.expert.act(obs)
+'''
+
+
+def write_bots(folder: Path, n: int) -> list[str]:
+    """``n`` submissions in ``folder``, strongest first; their labels in true order."""
+    folder.mkdir(parents=True, exist_ok=True)
+    labels = []
+    for i in range(n):
+        label = f"s_{i:03d}"
+        (folder / f"{label}.py").write_text(BOT.format(p=round(i / max(1, n - 1), 4)))
+        labels.append(label)
+    return labels
+
+
+def spearman(order: list[str], truth: list[str]) -> float:
+    """Spearman's rank correlation of two orders of the same labels (no ties)."""
+    rank = {label: i for i, label in enumerate(order)}
+    n = len(truth)
+    d2 = sum((rank[label] - i) ** 2 for i, label in enumerate(truth))
+    return 1 - 6 * d2 / (n * (n * n - 1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--bots", type=int, default=200)
+    parser.add_argument("--write-only", action="store_true", help="write the bots, do not run")
+    parser.add_argument("league_args", nargs="*", help="passed to racko league (after --)")
+    args = parser.parse_args(argv)
+    truth = write_bots(args.folder, args.bots)
+    if args.write_only:
+        print(f"wrote {args.bots} bots to {args.folder}")
+        return 0
+    from racko_apps.league import main as league_main
+
+    start, cpu0 = time.perf_counter(), os.times()
+    code = league_main([str(args.folder), *args.league_args])
+    seconds, cpu1 = time.perf_counter() - start, os.times()
+    # CPU of the league, its workers and their sandboxes (all reaped by now): on a shared machine
+    # the wall time says how busy it was, this what the league itself cost
+    cpu = sum(cpu1[:4]) - sum(cpu0[:4])
+    report = json.loads((args.folder / "league.json").read_text())
+    order = [b["name"] for b in report["bots"]]
+    rounds = sum(p["rounds"] for p in report["pairings"])
+    summary = {
+        "bots": args.bots,
+        "wall_seconds": round(seconds, 1),
+        "pairings": len(report["pairings"]),
+        "rounds": rounds,
+        "rounds_per_second": round(rounds / seconds, 2) if seconds else None,
+        "cpu_seconds": round(cpu, 1),
+        "cpu_seconds_per_pairing": round(cpu / len(report["pairings"]), 3)
+        if report["pairings"]
+        else None,
+        "load_average_1min_at_end": round(os.getloadavg()[0], 1),
+        "spearman": round(spearman(order, truth), 4),
+        "sure": report.get("sure"),
+        "config": report["config"],
+    }
+    print(json.dumps(summary, indent=2))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
