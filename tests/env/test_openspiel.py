@@ -350,3 +350,23 @@ def test_openspiel_rl_environment_steps_the_game() -> None:
         assert len(step.observations["info_state"][player]) == OBS_SIZE
         step = env.step([rng.choice(step.observations["legal_actions"][player])])
     assert abs(sum(step.rewards)) < 1e-9
+
+
+def test_a_game_stopped_by_the_round_cap_is_shared_by_the_leaders() -> None:
+    """OpenSpiel needs a finite game: past the cap (never reached in play) the leaders share."""
+    game = pyspiel.load_game("racko", {"players": 3, "episode": "game", "turn_limit": 12})
+    assert ro.max_rounds(game.rules, "game") == 500 // 5 + ro.MAX_TIE_ROUNDS
+    state = game.new_initial_state()
+    state._t.rounds_cap = 2  # as if 2 rounds were the bound
+    rng = random.Random(7)
+    while not state.is_terminal():
+        outcomes = state.chance_outcomes() if state.is_chance_node() else None
+        state.apply_action(
+            rng.choice(outcomes)[0] if outcomes else rng.choice(state.legal_actions())
+        )
+    table = state.racko_game()
+    assert table.round_number == 2 and not table.game_over  # nobody is near 500 after 2 rounds
+    best = max(table.totals)
+    leaders = {t for t, s in enumerate(table.totals) if s == best}
+    assert state.returns() == racko_v0.win_rewards([0, 1, 2], leaders)
+    assert abs(sum(state.returns())) < 1e-9
