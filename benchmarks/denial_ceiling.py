@@ -55,7 +55,8 @@ class DenialOracle:
         o = _obs(game, seat)
         mask = o["action_mask"].astype(bool)
         logits = self.bot.session.run(
-            ["masked_logits"], {"observation": o["observation"][None], "action_mask": mask[None]}
+            ["masked_logits"],
+            {"observation": self.bot.graph_inputs(o["observation"]), "action_mask": mask[None]},
         )[0][0]
         return np.where(mask, -logits.astype(np.float64), np.inf)
 

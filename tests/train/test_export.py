@@ -18,6 +18,7 @@ from sb3_contrib import MaskablePPO
 import agents
 from agents.onnx_bot import BotFileError, load_onnx_bot
 from racko_env.gym_env import RackoGymEnv
+from racko_env.observation import OBS_VERSION
 from train.export import (
     build_onnx,
     check_against_model,
@@ -80,7 +81,7 @@ def test_masked_logits_match_the_policy_distribution(model) -> None:
 def test_manifest_contents(exported) -> None:
     manifest = json.loads(exported.with_suffix(".json").read_text())
     assert manifest["format"] == "racko-bot" and manifest["format_version"] == 1
-    assert manifest["observation_version"] == 1 and manifest["num_players"] == 2
+    assert manifest["observation_version"] == OBS_VERSION and manifest["num_players"] == 2
     assert manifest["actions"]["10"] == "draw_pile" and len(manifest["actions"]) == 14
     assert manifest["rules"]["turn_limit"] == 400
     assert manifest["evaluation"] == {"note": "test"}
@@ -107,9 +108,9 @@ def test_loading_needs_neither_torch_nor_sb3(exported) -> None:
         import sys
         import numpy as np
         import agents
-        from racko_env import racko_v0
+        from racko_env import racko_v1
         bot = agents.load({str(exported)!r}, num_players=2)
-        env = racko_v0.raw_env(num_players=2)
+        env = racko_v1.raw_env(num_players=2)
         env.reset(seed=1)
         for agent in env.agent_iter():
             obs, r, term, trunc, _ = env.last()
