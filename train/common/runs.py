@@ -152,6 +152,44 @@ def clean_folder(run: RunKind, run_dir: Path) -> None:
         remove_temp_files(run_dir / name)
 
 
+ITERATIONS = "iterations"  # the iteration trainers' folder of finished iterations, iter_K.pt
+
+
+def finished_iterations(run_dir: Path) -> list[int]:
+    """The iterations an iteration trainer (value iteration, distillation) has finished, by its
+    ``iterations/iter_K.pt`` files."""
+    folder = Path(run_dir) / ITERATIONS
+    return sorted(int(p.stem.removeprefix("iter_")) for p in folder.glob("iter_*.pt"))
+
+
+def iterations_to_resume(run_dir: Path, resume: bool) -> list[int]:
+    """The finished iterations a run continues after (none for a new run). ``prepare_run`` has
+    refused a resume with none already; this holds for a direct caller of a trainer."""
+    done = finished_iterations(run_dir) if resume else []
+    if resume and not done:
+        raise RunFolderError(
+            f"--resume: no finished iteration in {Path(run_dir) / ITERATIONS}; start the run "
+            "over without --resume"
+        )
+    return done
+
+
+def iteration_run(
+    kind: str, command: str, schema: type, example: str, temp_folders: tuple[str, ...] = ()
+) -> RunKind:
+    """The run kind of an iteration trainer: its length is ``iterations``, and a folder holds a
+    run once an iteration has finished."""
+    return RunKind(
+        kind=kind,
+        command=command,
+        schema=schema,
+        length="iterations",
+        holds_a_run=lambda run_dir: bool(finished_iterations(run_dir)),
+        example=example,
+        temp_folders=(ITERATIONS, *temp_folders),
+    )
+
+
 @dataclass(frozen=True)
 class Checkpoints:
     """One trainer's checkpoint folders: ``checkpoints/<prefix><number>``, complete when they

@@ -28,20 +28,19 @@ from train.common.config import config_data, load_config
 from train.common.eval_record import write_iteration_record
 from train.common.evaluation import evaluate_iteration
 from train.common.files import (
-    RunFolderError,
     write_bytes_atomic,
     write_json_atomic,
     write_text_atomic,
 )
 from train.common.progress import RunLog
-from train.common.runs import RunKind
+from train.common.runs import ITERATIONS, iteration_run, iterations_to_resume
+from train.common.weights import load_state_dict, save_state_dict
 from train.distillation.config import DistillConfig
 from train.distillation.data import collect, policy_inputs
 from train.network.frozen import FrozenPolicy
 from train.network.structured import PolicyGraph
 from train.sb3.policy import StructuredPolicy
 
-ITERATIONS = "iterations"
 DATA = "data"
 COMMAND = "command.txt"
 POLICY = "policy.pt"
@@ -62,23 +61,9 @@ def new_policy(cfg: DistillConfig) -> StructuredPolicy:
     ).eval()
 
 
-def save_policy(policy: StructuredPolicy, path: Path) -> None:
-    buf = io.BytesIO()
-    torch.save(policy.state_dict(), buf)
-    write_bytes_atomic(path, buf.getvalue())
-
-
 def load_policy(cfg: DistillConfig, path: Path) -> StructuredPolicy:
     """The policy from a data-only state dict (``weights_only``: a pickle is refused)."""
-    from train.sb3.checkpoint import load_torch_data
-
-    policy = new_policy(cfg)
-    try:
-        policy.load_state_dict(load_torch_data(path, "distilled policy"))
-    except (RuntimeError, TypeError, AttributeError) as exc:
-        first = str(exc).splitlines()[0][:200]
-        raise RunFolderError(f"policy {path} does not fit the config's net: {first}") from None
-    return policy.eval()
+    return load_state_dict(new_policy(cfg), path, "distilled policy")
 
 
 def save_data(path: Path, obs: np.ndarray, masks: np.ndarray, actions: np.ndarray) -> None:
@@ -92,21 +77,10 @@ def load_data(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return f["obs"], f["masks"], f["actions"]
 
 
-def completed_iterations(run_dir: Path) -> list[int]:
-    folder = Path(run_dir) / ITERATIONS
-    if not folder.is_dir():
-        return []
-    return sorted(int(p.stem.removeprefix("iter_")) for p in folder.glob("iter_*.pt"))
-
-
 def train(cfg: DistillConfig, run_dir: Path, resume: bool = False) -> Path:
     """Run (or continue) the distillation in ``run_dir``; export the bot; return its ONNX path."""
     torch.set_num_threads(cfg.torch_threads)
-    done = completed_iterations(run_dir) if resume else []
-    if resume and not done:
-        raise RunFolderError(f"--resume: no finished iteration in {run_dir / ITERATIONS}")
-    if not resume and done:
-        raise RunFolderError(f"{run_dir} already holds a run: pass --resume or another --out")
+    done = iterations_to_resume(run_dir, resume)
     log = RunLog(run_dir / "train.log")
     try:
         return _iterate(cfg, run_dir, done, log)
@@ -200,10 +174,10 @@ def _iterate(cfg: DistillConfig, run_dir: Path, done: list[int], log: RunLog) ->
         history.append(row)  # history first: a crash before the weights leaves a row resume drops
         write_json_atomic(history_path, history)
         write_eval_record(cfg, run_dir, history)
-        save_policy(policy, run_dir / ITERATIONS / f"iter_{it}.pt")
+        save_state_dict(policy, run_dir / ITERATIONS / f"iter_{it}.pt")
         shown = {k: v for k, v in row.items() if k not in ("losses", "eval")}
         log.info(f"iteration {it}: {json.dumps(shown)}")
-    save_policy(policy, run_dir / POLICY)
+    save_state_dict(policy, run_dir / POLICY)
     log.info(f"exporting (checked on {cfg.export_check} observations)")
     onnx_path, _ = export_distill_run(run_dir, cfg.export_check)
     log.info(f"exported {onnx_path}")
@@ -258,14 +232,8 @@ def export_distill_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Pat
     )
 
 
-DISTILL_RUN = RunKind(
-    kind="distill",
-    command="python train/distill.py",
-    schema=DistillConfig,
-    length="iterations",
-    holds_a_run=lambda run_dir: bool(completed_iterations(run_dir)),
-    example="configs/distill_2p.yaml",
-    temp_folders=(ITERATIONS, DATA),
+DISTILL_RUN = iteration_run(
+    "distill", "python train/distill.py", DistillConfig, "configs/distill_2p.yaml", (DATA,)
 )
 
 

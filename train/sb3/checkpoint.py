@@ -20,7 +20,6 @@ ignored by ``CHECKPOINTS.latest`` and removed when a run starts or resumes.
 
 from __future__ import annotations
 
-import io
 import json
 import random
 from collections import deque
@@ -33,6 +32,7 @@ import torch
 from train.common.files import RunFolderError, write_bytes_atomic
 from train.common.runs import FINAL_MODEL, Checkpoints
 from train.common.snapshot_pool import SnapshotPool
+from train.common.weights import load_torch_data, torch_bytes
 
 # checkpoints/step_000123456/, complete once state.json (written last) is there
 CHECKPOINTS = Checkpoints("step_", ("model.pt", "arrays.npz", "state.json"), digits=12)
@@ -44,31 +44,6 @@ VERSION = 1
 # ----------------------------------------------------------------- weights-only torch files
 
 
-def _torch_bytes(obj: Any) -> bytes:
-    buf = io.BytesIO()
-    torch.save(obj, buf)
-    return buf.getvalue()
-
-
-def load_torch_data(path: str | Path, what: str) -> Any:
-    """``torch.load(weights_only=True)``: tensors and plain containers only, never code.
-
-    A file that holds anything else (a pickled object, an SB3 ``.zip``) is refused with a
-    ``RunFolderError`` naming the file; nothing in it is executed.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise RunFolderError(f"{what}: no file at {path}")
-    try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # UnpicklingError, RuntimeError (not a torch file), EOFError, ...
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise RunFolderError(
-            f"{what}: {path} is not a data-only weights file written by this project "
-            f"(refused without running it: {first[:200]})"
-        ) from None
-
-
 def save_weights(model: Any, path: str | Path, timesteps: int | None = None) -> Path:
     """Write ``model.policy.state_dict()`` as a data-only ``.pt`` file (atomically)."""
     data = {
@@ -77,7 +52,7 @@ def save_weights(model: Any, path: str | Path, timesteps: int | None = None) -> 
         "timesteps": int(model.num_timesteps if timesteps is None else timesteps),
         "policy": model.policy.state_dict(),
     }
-    return write_bytes_atomic(path, _torch_bytes(data))
+    return write_bytes_atomic(path, torch_bytes(data))
 
 
 def load_weights(path: str | Path, what: str = "weights") -> dict[str, Any]:
@@ -139,7 +114,7 @@ def _fill_checkpoint(
         "optimizer": model.policy.optimizer.state_dict(),
         "torch_rng": torch.get_rng_state(),
     }
-    (tmp / "model.pt").write_bytes(_torch_bytes(tensors))
+    (tmp / "model.pt").write_bytes(torch_bytes(tensors))
     kind, keys, pos, has_gauss, cached = np.random.get_state()
     arrays: dict[str, np.ndarray] = {
         "model/last_obs": np.asarray(model._last_obs),

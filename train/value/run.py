@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import time
 from pathlib import Path
@@ -16,23 +15,14 @@ from train.common.config import ValueConfig, config_data, load_config
 from train.common.eval_record import write_iteration_record
 from train.common.evaluation import evaluate_iteration
 from train.common.files import (
-    RunFolderError,
-    write_bytes_atomic,
     write_json_atomic,
 )
 from train.common.progress import RunLog
-from train.common.runs import RunKind
+from train.common.runs import ITERATIONS, iteration_run, iterations_to_resume
+from train.common.weights import load_state_dict, save_state_dict
 from train.value.data import bootstrap_targets, collect
 from train.value.fit import fit
 from train.value.network import OnePlyPolicy, RackValueNet, TorchOnePly, describe
-
-ITERATIONS = "iterations"
-
-
-def _save_net(net: RackValueNet, path: Path) -> None:
-    buf = io.BytesIO()
-    torch.save(net.state_dict(), buf)
-    write_bytes_atomic(path, buf.getvalue())
 
 
 def new_net(cfg: ValueConfig, iteration: int) -> RackValueNet:
@@ -46,23 +36,7 @@ def policy_of(cfg: ValueConfig, net: RackValueNet) -> OnePlyPolicy:
 
 def load_net(cfg: ValueConfig, path: Path) -> RackValueNet:
     """The value net from a data-only state dict (``weights_only``: a pickle is refused)."""
-    from train.sb3.checkpoint import load_torch_data
-
-    net = new_net(cfg, 0)
-    state = load_torch_data(path, "value net")
-    try:
-        net.load_state_dict(state)
-    except (RuntimeError, TypeError, AttributeError) as exc:
-        first = str(exc).splitlines()[0][:200]
-        raise RunFolderError(f"value net {path} does not fit the config's net: {first}") from None
-    return net.eval()
-
-
-def completed_iterations(run_dir: Path) -> list[int]:
-    folder = run_dir / ITERATIONS
-    if not folder.is_dir():
-        return []
-    return sorted(int(p.stem.removeprefix("iter_")) for p in folder.glob("iter_*.pt"))
+    return load_state_dict(new_net(cfg, 0), path, "value net")
 
 
 def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
@@ -72,14 +46,7 @@ def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
     torch.set_num_threads(cfg.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
     history_path = run_dir / "history.json"
-    done = completed_iterations(run_dir) if resume else []
-    if resume and not done:
-        raise RunFolderError(
-            f"--resume: no finished iteration in {run_dir / ITERATIONS}; start the run over "
-            f"without --resume"
-        )
-    if not resume and done:
-        raise RunFolderError(f"{run_dir} already holds a run: pass --resume or another --out")
+    done = iterations_to_resume(run_dir, resume)
     log = RunLog(run_dir / "train.log")
     try:
         return _iterate(cfg, run_dir, done, history_path, log, load_batch)
@@ -149,12 +116,12 @@ def _iterate(
         history.append(row)
         write_json_atomic(history_path, history)
         write_eval_record(cfg, run_dir, history)
-        _save_net(net, run_dir / ITERATIONS / f"iter_{it}.pt")
+        save_state_dict(net, run_dir / ITERATIONS / f"iter_{it}.pt")
         shown = {k: v for k, v in row.items() if k not in ("losses", "eval")}
         log.info(f"iteration {it}: {json.dumps(shown)}")
     if net is None:  # iterations >= 1 by the schema; kept for a clear message
         raise ValueError("no iteration to export: iterations must be at least 1")
-    _save_net(net, run_dir / "value_net.pt")
+    save_state_dict(net, run_dir / "value_net.pt")
     log.info(f"exporting (checked on {cfg.export_check} observations)")
     onnx_path, _ = export_value_run(run_dir, cfg.export_check)
     log.info(f"exported {onnx_path}")
@@ -195,16 +162,6 @@ def export_value_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]
     )
 
 
-def _holds_a_run(run_dir: Path) -> bool:
-    return bool(completed_iterations(run_dir))
-
-
-VALUE_RUN = RunKind(
-    kind="value",
-    command="python train/value_iteration.py",
-    schema=ValueConfig,
-    length="iterations",
-    holds_a_run=_holds_a_run,
-    example="configs/2p_value.yaml",
-    temp_folders=(ITERATIONS,),
+VALUE_RUN = iteration_run(
+    "value", "python train/value_iteration.py", ValueConfig, "configs/2p_value.yaml"
 )
