@@ -15,7 +15,7 @@ both envs in lockstep and compares every observation, mask, reward, episode flag
 
     python -m benchmarks.aec_on_vector                       # 2 s per measurement, 3 repeats
     python -m benchmarks.aec_on_vector --seconds 3 --repeats 5 --json out_aec.json
-    python -m benchmarks.aec_on_vector --profile 2           # py-spy target: the prototype only
+    python -m benchmarks.aec_on_vector --profile 5 --variant compiled   # a py-spy target
 
 The result and the decision are in ``docs/env.md`` ("The AEC env on the batched engine").
 """
@@ -510,6 +510,8 @@ def run(players: list[int], seconds: float, repeats: int, seed: int, clock: str)
     factories = env_factories(players)
     samples: dict[str, list[float]] = {name: [] for name in factories}
     load: list[float] = []
+    for make in factories.values():  # compile the kernels (or load them from numba's cache)
+        steps_per_second(make, 0.05, seed)
     for r in range(repeats):  # interleaved: every env once per repeat
         load.append(os.getloadavg()[0])
         for name, make in factories.items():
@@ -564,12 +566,13 @@ def format_table(report: dict) -> str:
     return "\n".join(lines)
 
 
-def profile(seconds: float, num_players: int) -> None:
-    """Only the prototype's random-play loop, for ``py-spy record -- python -m ... --profile S``."""
-    for variant in ("numpy", "compiled"):
-        make = functools.partial(vector_env, variant, num_players=num_players)
-        rate, _ = steps_per_second(make, seconds, 0)
-        print(f"{variant} {num_players}p: {rate:,.0f} steps/s")
+def profile(seconds: float, num_players: int, variant: str) -> None:
+    """Only one variant's random-play loop, for ``py-spy record -- python -m ... --profile S``
+    (after a short warm-up that compiles, or loads from numba's cache, the kernels)."""
+    make = functools.partial(vector_env, variant, num_players=num_players)
+    steps_per_second(make, 0.2, 0)
+    rate, _ = steps_per_second(make, seconds, 0)
+    print(f"{variant} {num_players}p: {rate:,.0f} steps/s")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -580,7 +583,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall")
     parser.add_argument("--check-games", type=int, default=2, help="games per differential config")
-    parser.add_argument("--profile", type=float, metavar="S", help="only play the prototype S s")
+    parser.add_argument("--profile", type=float, metavar="S", help="only play --variant for S s")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="compiled")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.repeats < 1:
@@ -593,9 +597,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.profile:
-        profile(args.profile, args.players[0])
+        profile(args.profile, args.players[0], args.variant)
         return 0
-    for variant in ("numpy", "compiled"):  # "step only" does not encode: nothing to compare
+    for variant in ("numpy", "compiled") if args.check_games else ():  # "step only" encodes nothing
         start = time.perf_counter()
         steps = check_same_games(CHECK_CONFIGS, args.check_games, args.seed, VARIANTS[variant])
         print(
