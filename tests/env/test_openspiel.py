@@ -14,7 +14,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import racko_env.openspiel as ro  # noqa: E402
 from agents import load  # noqa: E402
-from racko_env import racko_v0  # noqa: E402
+from racko_env import racko_v0, racko_v1  # noqa: E402
 from racko_env.actions import DRAW_PILE  # noqa: E402
 from racko_env.observation import OBS_SIZE  # noqa: E402
 from racko_env.rules import RACK_SIZE  # noqa: E402
@@ -141,7 +141,7 @@ def _play_both(num_players: int, episode: str, rules: dict, seed: int):
     """One env episode (the env's own chance) and the OpenSpiel game fed its chance outcomes and
     the same actions; everything the players see and may do is compared at every decision.
     Returns the env's engine at the end."""
-    env = racko_v0.raw_env(num_players=num_players, episode=episode, **rules)
+    env = racko_v1.raw_env(num_players=num_players, episode=episode, **rules)
     env.reset(seed=seed)
     game = env.game
     osgame = pyspiel.load_game("racko", {"players": num_players, "episode": episode, **rules})
