@@ -76,12 +76,12 @@ def make_manifest(
     onnx_bytes: bytes,
     evaluation: dict[str, Any] | None = None,
     training: dict[str, Any] | None = None,
+    width: int = OBS_SIZE,
 ) -> dict[str, Any]:
-    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full. The layout
-    version is the one the graph reads (its observation input's width): a policy trained on
-    ``racko_v0``'s version 1 is recorded as version 1, one trained on the current layout as that."""
+    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full. ``width`` is
+    the graph's observation input (``write_bot`` reads it from the graph): a policy trained on
+    ``racko_v0``'s layout version 1 is recorded as version 1, one on the current layout as that."""
     full = RulesConfig.from_dict({**rules, "num_players": num_players}).to_dict()
-    width = graph_obs_width(onnx_bytes)
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -178,7 +178,8 @@ def write_bot(
     """Write ``stem.onnx`` and its manifest ``stem.json`` (``checked``: observations verified)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_path, json_path = out_dir / f"{stem}.onnx", out_dir / f"{stem}.json"
-    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training)
+    width = graph_obs_width(onnx_bytes)
+    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training, width)
     if checked:
         manifest["export_check"] = {"observations": checked, "disagreements": 0}
     # the graph first: a manifest never names a graph that is not there (its sha256 checks it)
