@@ -16,16 +16,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from agents.obs import cards
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
 from racko_env.observation import (
-    DISCARD_TOP,
-    DRAW_TOP_KNOWN,
-    HELD,
     OBS_SIZES,
-    OPP_PRESENT,
-    OPP_SLOTS,
     PHASE,
-    RACK,
     UNSEEN,
 )
 
@@ -97,19 +92,18 @@ class BatchHeuristic:
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(obs, masks)
-        b = len(obs)
-        rows = np.arange(b)
-        players = 1 + np.rint(obs[:, OPP_PRESENT].sum(axis=1, dtype=np.float64)).astype(np.intp)
-        n = _DECK[players - 2][:, None]
-        phase_hot = obs[:, PHASE]
-        if (phase_hot.max(axis=1) <= 0.5).any():
-            bad = np.flatnonzero(phase_hot.max(axis=1) <= 0.5).tolist()
+        rows = np.arange(len(obs))
+        seen = cards(obs)
+        if (seen.phase < 0).any():
+            bad = np.flatnonzero(seen.phase < 0).tolist()
             raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
-        phase = phase_hot.argmax(axis=1)
-        cards = np.rint(obs[:, [HELD, DISCARD_TOP]].astype(np.float64) * n).astype(np.intp)
-        rack = np.rint(obs[:, RACK].astype(np.float64) * n).astype(np.intp)
-        held, top = cards[:, 0], cards[:, 1]
-        n = n[:, 0]
+        phase, rack, held, top, n = (
+            seen.phase,
+            seen.rack,
+            seen.held,
+            seen.discard_top,
+            seen.num_cards,
+        )
 
         def zone(c: np.ndarray) -> np.ndarray:
             return (c - 1) * 10 // n
@@ -144,12 +138,11 @@ class BatchExpert:
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(obs, masks)
-        phase_hot = obs[:, PHASE]
-        if (phase_hot.max(axis=1) <= 0.5).any():
-            bad = np.flatnonzero(phase_hot.max(axis=1) <= 0.5).tolist()
+        seen = cards(obs)
+        if (seen.phase < 0).any():
+            bad = np.flatnonzero(seen.phase < 0).tolist()
             raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
-        players = 1 + np.rint(obs[:, OPP_PRESENT].sum(axis=1, dtype=np.float64)).astype(np.intp)
-        decks = _DECK[players - 2]
+        decks = seen.num_cards
         out = np.empty(len(obs), dtype=np.intp)
         for n in np.unique(decks):
             r = np.flatnonzero(decks == n)
@@ -182,18 +175,14 @@ class ExpertPlan:
         r = len(vec)
         rows = np.arange(r)
 
-        def card(x: np.ndarray) -> np.ndarray:
-            return np.rint(x * n).astype(np.intp)
-
-        self.rack = card(vec[:, RACK])
-        self.held = card(vec[:, HELD])
-        self.top = card(vec[:, DISCARD_TOP])
-        self.draw_top = card(vec[:, DRAW_TOP_KNOWN])
+        seen = cards(vec)
+        self.rack, self.held = seen.rack, seen.held
+        self.top, self.draw_top = seen.discard_top, seen.draw_top
         self.phase = vec[:, PHASE].argmax(axis=1)
         self.unseen = vec[:, UNSEEN][:, :n] > 0.5  # column c - 1 is card c
         blocked = np.zeros((r, n + 2), dtype=bool)
         blocked[rows[:, None], self.rack] = True
-        blocked[rows[:, None], card(vec[:, OPP_SLOTS])] = True  # 0 (unknown) -> column 0
+        blocked[rows[:, None], seen.opp_slots] = True  # 0 (unknown) -> column 0
         blocked[rows, self.held] = True
         prefix = np.zeros((r, n + 2), dtype=np.intp)
         prefix[:, 1 : n + 1] = np.cumsum(~blocked[:, 1 : n + 1], axis=1)

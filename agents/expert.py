@@ -25,10 +25,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Bot
-from agents.obs import split
+from agents.obs import cards, split
 from racko_env.actions import DISCARD, KEEP, TAKE_DISCARD, Phase
-from racko_env.observation import OPP_PRESENT
-from racko_env.rules import deck_size
 
 INF = float("inf")
 QUANTUM = 1024.0
@@ -82,7 +80,7 @@ class ExpertBot(Bot):
         vec, mask = split(observation)
         if not mask.any():
             raise ValueError("no legal action: the seat is not on turn (all-zero action mask)")
-        n = deck_size(1 + int(round(float(vec[OPP_PRESENT].sum()))))
+        n = int(cards(vec[None]).num_cards[0])
         plan = ExpertPlan(vec[None], mask[None].astype(bool), n, self.params)
         action = int(plan.act()[0])
         base, row = float(plan.base[0]), np.zeros(1, dtype=np.intp)

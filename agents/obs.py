@@ -92,6 +92,43 @@ def split(observation: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     return vec, mask
 
 
+@dataclass(frozen=True)
+class Cards:
+    """The integer view of a batch of observation vectors [B, width]: the one place that turns
+    the layout's ``card / N`` floats back into cards (``decode`` for one seat, the batched bots and
+    the planner read it). Card arrays hold 0 for none/unknown; ``phase`` is -1 off turn."""
+
+    players: np.ndarray  # [B] seats at the table
+    num_cards: np.ndarray  # [B] the deck size N
+    rack: np.ndarray  # [B, 10] own rack
+    opp_slots: np.ndarray  # [B, MAX_OPPONENTS * 10] the public opponent slots
+    held: np.ndarray  # [B]
+    discard_top: np.ndarray  # [B]
+    draw_top: np.ndarray  # [B] known top of the draw pile (flip), else 0
+    draw_size: np.ndarray  # [B]
+    phase: np.ndarray  # [B] Phase value, -1 when the seat is not on turn
+
+
+def cards(obs: np.ndarray) -> Cards:
+    """Decode a batch of observation vectors (any layout version: versions only append)."""
+    vec = np.asarray(obs, dtype=np.float64)
+    players = 1 + np.rint(vec[:, OPP_PRESENT].sum(axis=1)).astype(np.intp)
+    n = np.array([deck_size(int(p)) for p in players], dtype=np.intp).reshape(-1)
+    scale = n[:, None].astype(np.float64)
+    phase_hot = vec[:, PHASE]
+    return Cards(
+        players=players,
+        num_cards=n,
+        rack=np.rint(vec[:, RACK] * scale).astype(np.intp),
+        opp_slots=np.rint(vec[:, OPP_SLOTS] * scale).astype(np.intp),
+        held=np.rint(vec[:, HELD] * n).astype(np.intp),
+        discard_top=np.rint(vec[:, DISCARD_TOP] * n).astype(np.intp),
+        draw_top=np.rint(vec[:, DRAW_TOP_KNOWN] * n).astype(np.intp),
+        draw_size=np.rint(vec[:, DRAW_SIZE] * n).astype(np.intp),
+        phase=np.where(phase_hot.max(axis=1) > 0.5, phase_hot.argmax(axis=1), -1),
+    )
+
+
 def legal_actions(observation: Mapping[str, Any]) -> tuple[int, ...]:
     """Action ids the mask allows (empty when the seat is not on turn)."""
     _, mask = split(observation)
@@ -101,22 +138,17 @@ def legal_actions(observation: Mapping[str, Any]) -> tuple[int, ...]:
 def decode(observation: Mapping[str, Any]) -> View:
     """Decode the observation dict of one seat (see ``View``)."""
     vec, mask = split(observation)
-    n_players = 1 + int(round(float(vec[OPP_PRESENT].sum())))
-    n = deck_size(n_players)
-
-    def card(x: float) -> int:
-        return int(round(x * n))
-
-    rack = tuple(card(x) for x in vec[RACK])
-    opp_raw = [card(x) for x in vec[OPP_SLOTS]]
+    c = cards(vec[None])
+    n_players, n = int(c.players[0]), int(c.num_cards[0])
+    rack = tuple(int(x) for x in c.rack[0])
+    opp_raw = [int(x) for x in c.opp_slots[0]]
     opponents = tuple(
         tuple(opp_raw[k * RACK_SIZE : (k + 1) * RACK_SIZE]) for k in range(n_players - 1)
     )
-    phase_hot = vec[PHASE]
-    phase = Phase(int(np.argmax(phase_hot))) if phase_hot.max() > 0.5 else None
-    held = card(vec[HELD]) or None
-    top = card(vec[DISCARD_TOP]) or None
-    draw_top = card(vec[DRAW_TOP_KNOWN]) or None
+    phase = Phase(int(c.phase[0])) if c.phase[0] >= 0 else None
+    held = int(c.held[0]) or None
+    top = int(c.discard_top[0]) or None
+    draw_top = int(c.draw_top[0]) or None
     return View(
         num_players=n_players,
         num_cards=n,
@@ -126,7 +158,7 @@ def decode(observation: Mapping[str, Any]) -> View:
         held_from_discard=bool(vec[HELD_FROM_DISCARD] > 0.5),
         discard_top=top,
         draw_top=draw_top,
-        draw_size=card(vec[DRAW_SIZE]),
+        draw_size=int(c.draw_size[0]),
         phase=phase,
         turn_fraction=float(vec[TURN]),
         partners=bool(vec[PARTNERS] > 0.5),

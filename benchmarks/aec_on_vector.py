@@ -48,6 +48,7 @@ from racko_env.observation import (
     HELD_FROM_DISCARD,
     IN_DISCARD,
     OBS_SIZE,
+    OBS_SIZES,
     OFF_TURN_MASK,
     OPP_PRESENT,
     OPP_SCORES,
@@ -68,6 +69,8 @@ from racko_env.vector.engine import IN_DRAW as _IN_DRAW
 from racko_env.vector.engine import IN_HAND as _IN_HAND
 from racko_env.wrappers import wrap_classic
 
+# racko_v0 (what the prototype would replace) gives layout version 1, the first entries of version 2
+V1_SIZE = OBS_SIZES[1]
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 
@@ -124,7 +127,7 @@ class VectorAECEnv(AECEnv):
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+                "observation": spaces.Box(0.0, 1.0, (V1_SIZE,), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
             }
         )
@@ -169,7 +172,7 @@ class VectorAECEnv(AECEnv):
         self._seats[0] = player
         game = self.game
         return {
-            "observation": self.vec.observe(self._games, self._seats)[0],
+            "observation": self.vec.observe(self._games, self._seats)[0][:V1_SIZE],
             "action_mask": (
                 PHASE_MASKS[game.phase[0]] if game.current[0] == player else OFF_TURN_MASK
             ).copy(),
@@ -229,7 +232,7 @@ class FreeObserveEnv(VectorAECEnv):
     """The prototype with an observation that costs nothing (a constant vector, the true mask): an
     upper bound for any encoder, compiled or not, on top of the batched step at one game."""
 
-    _blank = np.zeros(OBS_SIZE, dtype=np.float32)
+    _blank = np.zeros(V1_SIZE, dtype=np.float32)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
@@ -382,7 +385,7 @@ class CompiledEnv(VectorAECEnv):
         game = self.game
         out = np.empty(OBS_SIZE, dtype=np.float32)
         return {
-            "observation": _encode_seat(player, *self._obs_state, out),
+            "observation": _encode_seat(player, *self._obs_state, out)[:V1_SIZE],
             "action_mask": (
                 PHASE_MASKS[game.phase[0]] if game.current[0] == player else OFF_TURN_MASK
             ).copy(),

@@ -436,6 +436,11 @@ def _game_from_world(config: RulesConfig, worlds: Worlds, w: int) -> RackoGame:
     game.draw_known = bool(worlds.draw_known[w])
     game.reshuffles = int(worlds.reshuffles[w])
     game.totals = [int(s) for s in worlds.totals[w]]
+    # the slots' public history (layout version 2), as the world carries it
+    game.slot_drawn = [[int(x) for x in row] for row in worlds.slot_drawn[w]]
+    game.slot_changed = [[int(x) for x in row] for row in worlds.slot_changed[w]]
+    game.slot_out = [[int(x) for x in row] for row in worlds.slot_out[w]]
+    game.declined = [int(x) for x in worlds.declined[w]]
     return game
 
 

@@ -14,11 +14,14 @@ FRONT_DOORS = [
     "cleanrl_ppo",
     "distill",
     "evaluate",
+    "exploit",
     "export",
     "plot_curve",
     "ppo",
     "rllib_ppo",
     "sweep",
+    "tianshou_dqn",
+    "torchrl_ppo",
     "value_iteration",
 ]
 FOLDERS = ["common", "distillation", "network", "rllib", "sb3", "value"]
