@@ -136,3 +136,31 @@ def test_expert_plan_costs_are_zero_for_an_ascending_rack_only() -> None:
     assert cost.shape == (8,) and (cost > 0).all()  # dealt racks are not ascending
     obs[:, RACK] = np.arange(4, 41, 4) / 40.0  # 4, 8, ..., 40: already Rack-O
     assert (expert_plan_costs(obs, 40) == 0).all()
+
+
+def test_one_reading_of_the_observation_for_a_batch_and_for_one_seat() -> None:
+    """agents.obs.cards (what the batched bots and the planner read) gives, row by row, the cards
+    decode gives one seat, for 2, 3 and 4 players in one batch."""
+    from agents.obs import cards
+
+    rows, masks = [], []
+    for n in (2, 3, 4):
+        v = VectorRacko(6, n, seed=n, turn_limit=80)
+        rng = np.random.default_rng(n)
+        for _ in range(7):
+            games, cur = np.arange(v.num_games), v.game.current
+            rows.append(v.observe(games, cur))
+            masks.append(v.action_masks(games, cur))
+            r = v.step(random_actions(masks[-1], rng))
+            if r.done.any():
+                v.reset(np.flatnonzero(r.done))
+    obs, mask = np.concatenate(rows), np.concatenate(masks)
+    got = cards(obs)
+    for i in range(len(obs)):
+        view = decode({"observation": obs[i], "action_mask": mask[i].astype(np.int8)})
+        assert (got.players[i], got.num_cards[i]) == (view.num_players, view.num_cards)
+        assert tuple(got.rack[i]) == view.rack
+        assert (got.held[i] or None, got.discard_top[i] or None) == (view.held, view.discard_top)
+        assert got.phase[i] == (-1 if view.phase is None else int(view.phase))
+        flat = [c for opp in view.opponents for c in opp]
+        assert list(got.opp_slots[i][: len(flat)]) == flat
