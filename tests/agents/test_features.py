@@ -327,3 +327,40 @@ def test_planner_rejects_cards_out_of_range():
         plan.placements(np.array([[41]]))
     with pytest.raises(ValueError, match="shape"):
         rack_features(np.zeros((3, 170), np.float32), 40)
+
+
+def test_opponent_facts_read_the_next_opponents_zone_slot_history():
+    """A discard whose zone slot (next opponent) still holds its dealt card reads "dealt" and the
+    higher take estimate; the same slot refilled from the draw pile reads "drawn" and the lower
+    one; a known neighbour that leaves no room zeroes the estimate. The facts are the last
+    ``len(OPP_STATS)`` slot features, and the decision card's are the last global ones."""
+    n = 40
+    obs = random_observations(2, 1, seed=5)[0]
+    obs[RACK] = np.arange(1, 11) * 4 / n  # slot s holds 4(s + 1); card 20 (slot 4) is zone 4
+    obs[PHASE] = 0.0
+    obs[PHASE.start + 2] = 1.0  # placing a held card
+    obs[HELD] = 21 / n
+    obs[OPP_SLOTS] = 0.0
+    obs[OPP_SLOT_CHANGED] = 0.0
+    obs[OPP_SLOT_DRAWN] = 0.0
+    obs[OPP_SLOT_OUT] = 0.0
+    obs[TURN] = 0.05
+    k = len(OPP_STATS)
+    facts = dict(zip(OPP_STATS, rack_features(obs[None], n)[0][0, 4, -k:], strict=True))
+    assert facts["opp_dealt"] == 1 and facts["opp_drawn"] == 0 and facts["opp_known"] == 0
+    assert facts["opp_take"] == pytest.approx(TAKE_DEALT)
+    assert facts["opp_age"] == pytest.approx(min(0.05 * AGE_SCALE, 1.0))
+    obs[OPP_SLOT_CHANGED.start + 4] = 0.04
+    obs[OPP_SLOT_DRAWN.start + 4] = 1.0
+    obs[OPP_SLOT_OUT.start + 4] = 30 / n
+    slots, glob = rack_features(obs[None], n)
+    facts = dict(zip(OPP_STATS, slots[0, 4, -k:], strict=True))
+    assert facts["opp_dealt"] == 0 and facts["opp_drawn"] == 1
+    assert facts["opp_take"] == pytest.approx(TAKE_REFILLED)
+    assert facts["opp_out_gap"] == pytest.approx((30 - 20) / n)
+    assert facts["opp_age"] == pytest.approx(0.01 * AGE_SCALE, rel=1e-4)
+    held = dict(zip(OPP_STATS, glob[0, -k:], strict=True))  # the held card 21: zone 5, dealt
+    assert held["opp_dealt"] == 1 and held["opp_take"] == pytest.approx(TAKE_DEALT)
+    obs[OPP_SLOTS.start + 3] = 25 / n  # the opponent's slot left of zone 4 holds 25 > 20
+    facts = dict(zip(OPP_STATS, rack_features(obs[None], n)[0][0, 4, -k:], strict=True))
+    assert facts["opp_left"] == -1 and facts["opp_take"] == 0

@@ -18,6 +18,7 @@ from sb3_contrib import MaskablePPO
 import agents
 from agents.onnx_bot import BotFileError, load_onnx_bot
 from racko_env.gym_env import RackoGymEnv
+from racko_env.observation import OBS_VERSION
 from train.export import (
     build_onnx,
     check_against_model,
@@ -80,7 +81,7 @@ def test_masked_logits_match_the_policy_distribution(model) -> None:
 def test_manifest_contents(exported) -> None:
     manifest = json.loads(exported.with_suffix(".json").read_text())
     assert manifest["format"] == "racko-bot" and manifest["format_version"] == 1
-    assert manifest["observation_version"] == 1 and manifest["num_players"] == 2
+    assert manifest["observation_version"] == OBS_VERSION and manifest["num_players"] == 2
     assert manifest["actions"]["10"] == "draw_pile" and len(manifest["actions"]) == 14
     assert manifest["rules"]["turn_limit"] == 400
     assert manifest["evaluation"] == {"note": "test"}
@@ -196,6 +197,7 @@ def test_shipped_pretrained_bots_load_and_play(n: int, assert_plays_legally) -> 
         pytest.skip(f"{path.name} is not shipped")
     manifest = json.loads(path.with_suffix(".json").read_text())
     assert manifest["num_players"] == n
+    assert manifest["observation_version"] == OBS_VERSION  # the shipped bots read every fact
     assert manifest["training"]["seed"] == manifest["training"]["config"]["seed"]
     evaluation = manifest["evaluation"]
     assert evaluation.get("final_eval") or evaluation.get("win_rate")  # PPO or value-trained
