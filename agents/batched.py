@@ -1,6 +1,7 @@
 """Bots that decide for a whole batch of games in one call (the batched VecEnv's opponents).
 
-A ``BatchPolicy`` maps observations float32 [B, 177] and legal-action masks bool [B, 14] to one
+A ``BatchPolicy`` maps observations float32 [B, width] (any layout version) and legal-action
+masks bool [B, 14] to one
 action id per row. ``BatchRandom``, ``BatchHeuristic`` and ``BatchExpert`` are vectorized twins
 of the ``random``, ``heuristic`` and ``expert`` bots (``BatchHeuristic`` and ``BatchExpert`` make
 exactly the decisions ``HeuristicBot`` and ``ExpertBot`` make on the same observation);
@@ -20,7 +21,7 @@ from racko_env.observation import (
     DISCARD_TOP,
     DRAW_TOP_KNOWN,
     HELD,
-    OBS_SIZE,
+    OBS_SIZES,
     OPP_PRESENT,
     OPP_SLOTS,
     PHASE,
@@ -44,8 +45,10 @@ def check_batch(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Shapes checked, masks as bool; a row without a legal action is an error (never guessed)."""
     obs = np.asarray(obs)
     masks = np.asarray(masks).astype(bool, copy=False)
-    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
-        raise ValueError(f"obs must have shape (B, {OBS_SIZE}), got {obs.shape}")
+    # Any layout version's rows: these bots read version 1's fields, a prefix of every version.
+    if obs.ndim != 2 or obs.shape[1] not in OBS_SIZES.values():
+        widths = " or ".join(f"(B, {w})" for w in OBS_SIZES.values())
+        raise ValueError(f"obs must have shape {widths}, got {obs.shape}")
     if masks.shape != (obs.shape[0], NUM_ACTIONS):
         raise ValueError(
             f"masks must have shape ({obs.shape[0]}, {NUM_ACTIONS}), got {masks.shape}"

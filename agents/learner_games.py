@@ -2,7 +2,7 @@
 with the opponents played inside: the one core of the project's vectorized training envs.
 
 The Gymnasium ``VectorEnv`` (``agents.vector_env.RackoVectorEnv``, what
-``gymnasium.make_vec("racko/Racko-v0", vectorization_mode="vector_entry_point")`` returns) and the
+``gymnasium.make_vec("racko/Racko-v1", vectorization_mode="vector_entry_point")`` returns) and the
 stable-baselines3 ``VecEnv`` (``train.sb3.vec_env.RackoVecEnv``) are thin API layers over it; only
 how they hand out steps and resets differs.
 

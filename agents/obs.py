@@ -1,7 +1,9 @@
 """Decode a seat's observation dict into plain Python values, for bots and tools.
 
-Bots must see only what their seat may know, so they read the observation vector (layout version 1,
-``racko_env.observation``) rather than the engine. Cards are stored as ``card / N``; the deck size N
+Bots must see only what their seat may know, so they read the observation vector
+(``racko_env.observation``) rather than the engine. ``View`` holds layout version 1's fields; a
+vector of any layout version is accepted (``racko_v0`` gives version 1, ``racko_v1`` version 2),
+since versions only append fields. Cards are stored as ``card / N``; the deck size N
 (40/50/60) follows from the player count, which is 1 + the opponent-present flags.
 """
 
@@ -21,7 +23,7 @@ from racko_env.observation import (
     HELD,
     HELD_FROM_DISCARD,
     IN_DISCARD,
-    OBS_SIZE,
+    OBS_SIZES,
     OPP_PRESENT,
     OPP_SLOTS,
     PARTNERS,
@@ -82,8 +84,9 @@ def split(observation: Mapping[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         )
     vec = np.asarray(observation["observation"], dtype=np.float64)
     mask = np.asarray(observation.get("action_mask", np.ones(NUM_ACTIONS)), dtype=np.int64)
-    if vec.shape != (OBS_SIZE,):
-        raise ValueError(f"observation vector must have shape ({OBS_SIZE},), got {vec.shape}")
+    if vec.ndim != 1 or vec.shape[0] not in OBS_SIZES.values():
+        widths = " or ".join(f"({w},)" for w in OBS_SIZES.values())
+        raise ValueError(f"observation vector must have shape {widths}, got {vec.shape}")
     if mask.shape != (NUM_ACTIONS,):
         raise ValueError(f"action_mask must have shape ({NUM_ACTIONS},), got {mask.shape}")
     return vec, mask

@@ -1,8 +1,11 @@
 """Trained bots from exported files (``bot.onnx`` + ``bot.json``), with numpy and onnxruntime only.
 
 ``agents.load("path/bot.onnx", num_players=2)`` lands here. The manifest beside the ONNX file
-says which game the bot was trained for; a file for another player count, observation layout or
-rules options is refused, since the bot would silently play badly. Format: docs/bot-format.md.
+says which game the bot was trained for; a file for another player count, an unknown observation
+layout or other rules options is refused, since the bot would silently play badly. A bot trained
+on an older layout version (every shipped bot reads version 1) plays on a newer observation through
+that version's view, its first ``obs_size(version)`` entries: layouts only append fields.
+Format: docs/bot-format.md.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from agents.base import Bot
 from agents.extras import require
 from racko_env.actions import NUM_ACTIONS
 from racko_env.config import RulesConfig
-from racko_env.observation import OBS_SIZE, OBS_VERSION
+from racko_env.observation import OBS_SIZES, OBS_VERSION, obs_size
 
 FORMAT = "racko-bot"
 SUPPORTED_FORMAT_VERSIONS = (1,)
@@ -41,16 +44,28 @@ class OnnxBot(Bot):
         self.session = session
         self.manifest = manifest
         self.name = name
+        self.observation_version = int(manifest.get("observation_version", OBS_VERSION))
+        self.obs_size = obs_size(self.observation_version)
+
+    def graph_inputs(self, obs: Any) -> np.ndarray:
+        """The graph's observation input: rows of this bot's layout version, cut from rows of
+        that version or a newer one (an older, narrower observation lacks what it reads)."""
+        rows = np.atleast_2d(np.asarray(obs, dtype=np.float32))
+        rows = rows.reshape(-1, rows.shape[-1])
+        width = rows.shape[1]
+        if width not in OBS_SIZES.values() or width < self.obs_size:
+            raise ValueError(
+                f"{self.name}: reads observation layout version {self.observation_version} "
+                f"({self.obs_size} entries), got observations of {width} entries"
+            )
+        return np.ascontiguousarray(rows[:, : self.obs_size])
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions for a batch (the ``BatchPolicy`` protocol)."""
         masks = np.asarray(masks).astype(bool).reshape(-1, NUM_ACTIONS)
         out = self.session.run(
             [OUTPUT_ACTION],
-            {
-                INPUT_OBS: np.asarray(obs, dtype=np.float32).reshape(-1, OBS_SIZE),
-                INPUT_MASK: masks,
-            },
+            {INPUT_OBS: self.graph_inputs(obs), INPUT_MASK: masks},
         )
         actions = np.asarray(out[0])
         if actions.shape != (masks.shape[0],) or actions.dtype.kind not in "iu":
@@ -82,10 +97,17 @@ class OnnxBot(Bot):
 # The graph's interface (docs/bot-format.md), as the manifest writes it: dtype and shape per name.
 INPUT_OBS, INPUT_MASK = "observation", "action_mask"
 OUTPUT_ACTION, OUTPUT_LOGITS = "action", "masked_logits"
-INPUTS: dict[str, dict[str, Any]] = {
-    INPUT_OBS: {"dtype": "float32", "shape": ["batch", OBS_SIZE]},
-    INPUT_MASK: {"dtype": "bool", "shape": ["batch", NUM_ACTIONS]},
-}
+
+
+def inputs_for(version: int) -> dict[str, dict[str, Any]]:
+    """The graph inputs of a bot that reads observation layout ``version``."""
+    return {
+        INPUT_OBS: {"dtype": "float32", "shape": ["batch", obs_size(version)]},
+        INPUT_MASK: {"dtype": "bool", "shape": ["batch", NUM_ACTIONS]},
+    }
+
+
+INPUTS: dict[str, dict[str, Any]] = inputs_for(OBS_VERSION)  # what a new export declares
 OUTPUTS: dict[str, dict[str, Any]] = {
     OUTPUT_ACTION: {"dtype": "int64", "shape": ["batch"]},
     OUTPUT_LOGITS: {"dtype": "float32", "shape": ["batch", NUM_ACTIONS]},
@@ -116,19 +138,22 @@ def check_manifest(
             f"{source}: bot format version {version!r} is not supported "
             f"(supported: {SUPPORTED_FORMAT_VERSIONS})"
         )
-    if manifest.get("observation_version") != OBS_VERSION:
+    layout = manifest.get("observation_version")
+    if isinstance(layout, bool) or layout not in OBS_SIZES:
         raise BotFileError(
-            f"{source}: trained on observation layout version "
-            f"{manifest.get('observation_version')!r}, this env uses version {OBS_VERSION}"
+            f"{source}: trained on observation layout version {layout!r}, which this env does "
+            f"not know (it knows versions {', '.join(map(str, OBS_SIZES))})"
         )
-    if manifest.get("observation_size") != OBS_SIZE:
+    if manifest.get("observation_size") != OBS_SIZES[layout]:
         raise BotFileError(
             f"{source}: the manifest's observation_size is {manifest.get('observation_size')!r}, "
-            f"layout version {OBS_VERSION} has {OBS_SIZE}"
+            f"layout version {layout} has {OBS_SIZES[layout]}"
         )
-    if manifest.get("inputs") != INPUTS:
+    wanted_inputs = inputs_for(layout)
+    if manifest.get("inputs") != wanted_inputs:
         raise BotFileError(
-            f"{source}: the manifest's inputs are {manifest.get('inputs')!r}, expected {INPUTS!r}"
+            f"{source}: the manifest's inputs are {manifest.get('inputs')!r}, expected "
+            f"{wanted_inputs!r}"
         )
     outputs = manifest.get("outputs")
     if (

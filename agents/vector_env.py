@@ -5,7 +5,7 @@ never imports ``agents``)::
 
     import gymnasium, racko_env
     envs = gymnasium.make_vec(
-        "racko/Racko-v0", num_envs=256, vectorization_mode="vector_entry_point",
+        "racko/Racko-v1", num_envs=256, vectorization_mode="vector_entry_point",
         opponents={"heuristic": 0.5, "expert": 0.3, "self": 0.2}, seed=0, features=True,
     )
     obs, info = envs.reset(seed=0)
@@ -23,8 +23,10 @@ weighted ``opponents`` mix:
   them (it knows no network); the trainer feeds them with ``set_self_play(snapshots)`` and the
   weight is shared out over them. Until then the other entries are sampled alone.
 
-Spaces: ``single_observation_space`` is the 177-float observation (``racko_env.observation``),
-with ``features=True`` followed by the structured policy's 291 features of that observation
+Spaces: ``single_observation_space`` is the observation of layout ``observation_version``
+(``racko_env.observation``: default the current one; ``racko/Racko-v1`` passes 2, 270 floats,
+``racko/Racko-v0`` passes 1, its first 177), with ``features=True`` followed by the structured
+policy's 291 features of the (current-layout) observation
 (``agents.features.rack_features`` flattened, computed once per observation by the compiled
 kernel, as ``train.sb3.feature_cache`` appends them); ``single_action_space`` is ``Discrete(14)``.
 
@@ -56,7 +58,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from agents.learner_games import LearnerGames, OpponentSpec, opponent_mix
 from racko_env.actions import NUM_ACTIONS
-from racko_env.observation import OBS_SIZE
+from racko_env.observation import OBS_SIZE, OBS_VERSION, obs_size
 from racko_env.rules import deck_size
 
 SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
@@ -85,8 +87,11 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         features: bool = False,
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: None = None,
+        observation_version: int = OBS_VERSION,
         **rules_options: Any,
     ) -> None:
+        self.observation_version = observation_version
+        self._width = obs_size(observation_version)  # ValueError naming an unknown version
         if render_mode is not None:
             raise ValueError(f"RackoVectorEnv does not render (render_mode={render_mode!r})")
         mode = AutoresetMode(autoreset_mode)
@@ -114,7 +119,7 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         self.autoreset_mode = mode
         self.features = bool(features)
         self.num_cards = deck_size(num_players)
-        width = OBS_SIZE
+        width = self._width
         if self.features:  # imported here: the kernel loads numba, which plain envs do not need
             from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
 
@@ -225,13 +230,15 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         return self._out(obs), rewards, terminated, truncated, info
 
     def _out(self, obs: np.ndarray) -> np.ndarray:
-        """The observations handed out: a copy, with the features appended when asked for."""
-        obs = np.array(obs, dtype=np.float32)
+        """The observations handed out: a copy in this env's layout version, with the features
+        (of the whole current-layout observation) appended when asked for."""
+        shown = np.array(obs[:, : self._width], dtype=np.float32)
         if not self.features:
-            return obs
+            return shown
         from agents.features import flat_features, rack_features
 
-        return np.concatenate([obs, flat_features(*rack_features(obs, self.num_cards))], axis=1)
+        features = flat_features(*rack_features(np.asarray(obs[:, :OBS_SIZE]), self.num_cards))
+        return np.concatenate([shown, features], axis=1)
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.action_masks().copy(), "_action_mask": self._ones.copy()}

@@ -102,14 +102,14 @@ print("Rack-O?", is_racko(racko), "->", hand_score(racko, went_racko=True), "poi
 # %% [markdown]
 # ## 2. The AEC loop
 #
-# `racko_v0` is a PettingZoo AEC environment, used like PettingZoo's classic games: agents take
+# `racko_v1` is a PettingZoo AEC environment, used like PettingZoo's classic games: agents take
 # turns; `env.last()` gives the agent on turn its observation, the reward since its last move, and
 # whether it is done. Here every agent plays a random legal action.
 
 # %%
-from racko_env import racko_v0
+from racko_env import racko_v1
 
-env = racko_v0.env(num_players=2, render_mode="ansi")
+env = racko_v1.env(num_players=2, render_mode="ansi")
 env.reset(seed=42)
 steps = 0
 for agent in env.agent_iter():
@@ -132,15 +132,16 @@ print(f"{steps} steps; scores {env.unwrapped.scores}")
 # %% [markdown]
 # ## 3. Reading the observation
 #
-# Each seat sees a dict: `"observation"`, 177 floats in [0, 1] holding only what that seat may
-# know, and `"action_mask"`, 14 ints. Cards are stored as `card / N` (N = 40, 50 or 60).
+# Each seat sees a dict: `"observation"`, 270 floats in [0, 1] holding what that seat may know
+# (layout version 2: every public fact at the table, each opponent slot's history included;
+# `racko_v0` gives version 1, its first 177), and `"action_mask"`, 14 ints. Cards are stored as `card / N` (N = 40, 50 or 60).
 # `agents.obs.decode` turns the vector back into cards; the full layout is in
 # [`docs/env.md`](env.md).
 
 # %%
 from agents.obs import decode
 
-env = racko_v0.env(num_players=2)
+env = racko_v1.env(num_players=2)
 env.reset(seed=7)
 agent = env.agent_selection
 obs, *_ = env.last()
@@ -206,7 +207,7 @@ class ZoneBot(Bot):
 import agents
 
 bots = {"player_0": ZoneBot(), "player_1": agents.load("heuristic", num_players=2)}
-env = racko_v0.env(num_players=2)
+env = racko_v1.env(num_players=2)
 env.reset(seed=3)
 for agent in env.agent_iter():
     obs, reward, termination, truncation, info = env.last()
@@ -223,7 +224,7 @@ for agent in env.agent_iter():
 # %% [markdown]
 # ## 5. The Gymnasium single-agent view
 #
-# Most RL libraries want one agent. `gymnasium.make("racko/Racko-v0", ...)` seats the learner in
+# Most RL libraries want one agent. `gymnasium.make("racko/Racko-v1", ...)` seats the learner in
 # one seat (rotating from episode to episode) and plays the others with bots inside `step`. The
 # legal actions are in `env.action_masks()` (the method MaskablePPO looks for) and in
 # `info["action_mask"]`. The reward arrives on the step that ends the round, also when an
@@ -232,9 +233,9 @@ for agent in env.agent_iter():
 # %%
 import gymnasium
 
-import racko_env  # noqa: F401  (registers racko/Racko-v0)
+import racko_env  # noqa: F401  (registers racko/Racko-v1)
 
-genv = gymnasium.make("racko/Racko-v0", num_players=2, opponents=["heuristic"])
+genv = gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])
 obs, info = genv.reset(seed=0)
 rng = np.random.default_rng(0)
 done, length, total = False, 0, 0.0
@@ -257,7 +258,7 @@ print(f"obs {obs.shape}, {length} learner steps, return {total:+.0f}")
 # %%
 from sb3_contrib import MaskablePPO
 
-train_env = gymnasium.make("racko/Racko-v0", num_players=2, opponents=["heuristic"])
+train_env = gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])
 model = MaskablePPO(
     "MlpPolicy",
     train_env,
@@ -288,7 +289,7 @@ onnx_path, json_path = export_model(
 )
 print("wrote", onnx_path, "and", json_path)
 my_bot = agents.load(str(onnx_path), num_players=2)
-env = racko_v0.env(num_players=2)
+env = racko_v1.env(num_players=2)
 env.reset(seed=1)
 obs, *_ = env.last()
 print("the exported bot plays", my_bot.act(obs), "where the legal actions are", decode(obs).legal)

@@ -244,11 +244,11 @@ def sample_positions(
     ones); a position is the acting seat's observation. The same seed gives the same positions.
     """
     import agents
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
     rng = random.Random(seed)
     pool: dict[Phase, list[dict[str, Any]]] = {p: [] for p in PHASE_NAMES}
-    env = racko_v0.raw_env(num_players=num_players, **rules)
+    env = racko_v1.raw_env(num_players=num_players, **rules)
     game = 0
     while min(len(v) for v in pool.values()) < per_phase * 4 and game < 200:
         seats = [

@@ -60,7 +60,7 @@ def bot_probabilities(bot: Any, observation: Mapping[str, Any]) -> dict[int, flo
         return None
     if LOGITS_OUTPUT not in names:
         return None
-    obs = np.asarray(observation["observation"], dtype=np.float32).reshape(1, -1)
+    obs = bot.graph_inputs(observation["observation"])  # its layout version's view
     mask = np.asarray(observation["action_mask"]).astype(bool)
     from agents.onnx_bot import INPUT_MASK, INPUT_OBS
 

@@ -28,8 +28,9 @@ Try it (from this folder):
     python -m pytest test_{name}.py
 
 What the bot sees. ``act(observation)`` gets exactly what its seat may know, the env's dict
-``{{"observation": 177 floats, "action_mask": 14 ints}}``. ``agents.obs.decode(observation)`` turns
-it into a ``View`` with plain numbers:
+``{{"observation": 270 floats, "action_mask": 14 ints}}`` (layout version 2 of
+``racko_env.observation``; ``racko_env.observation.FIELDS`` names every piece, e.g. each opponent
+slot's history). ``agents.obs.decode(observation)`` turns it into a ``View`` with plain numbers:
 
     view.rack         your 10 cards, slot 0 (front, the "5" slot) to slot 9 (back, "50")
     view.held         the card in your hand (None at the start of a turn)
@@ -122,7 +123,7 @@ TEST_TEMPLATE = '''"""Tests of {name}.py (run: python -m pytest test_{name}.py).
 from __future__ import annotations
 
 import agents
-from racko_env import racko_v0
+from racko_env import racko_v1
 
 from {name} import Bot
 
@@ -134,7 +135,7 @@ def play_rounds(rounds: int = 5, num_players: int = 2) -> list[int]:
     """
     chosen = []
     for seed in range(rounds):
-        env = racko_v0.env(num_players=num_players)
+        env = racko_v1.env(num_players=num_players)
         env.reset(seed=seed)
         seats = [Bot(num_players=num_players)] + [
             agents.load("heuristic", num_players) for _ in range(num_players - 1)

@@ -1,4 +1,4 @@
-"""The table of the terminal game: drives ``racko_v0.raw_env`` and draws it with rich.
+"""The table of the terminal game: drives ``racko_v1.raw_env`` and draws it with rich.
 
 Every move goes through ``env.step``; to describe a move (and to reveal the racks of a round that the
 env has already re-dealt) the table plays the same action on ``game.clone()`` first, so what is
@@ -26,7 +26,7 @@ from racko_apps.play_text import (
     parse_command,
     prompt_for,
 )
-from racko_env import racko_v0
+from racko_env import racko_v1
 from racko_env.actions import ACTION_NAMES, DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
@@ -104,7 +104,7 @@ class Table:
         self.echo = not sys.stdin.isatty()  # piped input is not echoed by the terminal
         options = config.to_dict()
         n = options.pop("num_players")
-        self.env = racko_v0.raw_env(num_players=n, episode="game", **options)
+        self.env = racko_v1.raw_env(num_players=n, episode="game", **options)
         self.game: RackoGame = self.env.game
         self.n = n
         self.human = None if watch else self.specs.index(None)

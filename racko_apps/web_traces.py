@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 
 from agents.heuristic import HeuristicBot
-from agents.onnx_bot import BotFileError, check_manifest
+from agents.onnx_bot import BotFileError, check_manifest, inputs_for
 from agents.random_bot import RandomBot
 from racko_env import observation as layout_module
 from racko_env.config import option_table
 from racko_env.files import write_text_atomic
-from racko_env.racko_v0 import raw_env
+from racko_env.racko_v1 import raw_env
 from racko_env.rules import RACK_SIZE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,24 +41,17 @@ _DROP = object()
 FULL_OBS_EPISODES = 5
 MAX_STEPS = 50_000  # these episodes carry every observation in full (for readable failures)
 
-_PIECES = (
-    "RACK OPP_SLOTS HELD DISCARD_TOP DRAW_TOP_KNOWN DRAW_SIZE CARD_SCALED PHASE HELD_FROM_DISCARD "
-    "TURN OWN_SCORE OPP_SCORES OPP_PRESENT PARTNERS IN_DISCARD UNSEEN"
-).split()
-
 
 def layout() -> dict[str, Any]:
-    """The observation layout of ``racko_env.observation`` as data: piece -> [start, stop)."""
-    pieces: dict[str, list[int]] = {}
-    for name in _PIECES:
-        where = getattr(layout_module, name)
-        if isinstance(where, slice):
-            pieces[name.lower()] = [where.start, where.stop]
-        else:
-            pieces[name.lower()] = [int(where), int(where) + 1]
+    """The observation layout of ``racko_env.observation`` as data: each field of ``LAYOUT`` (and
+    the card-valued run ``card_scaled``) -> [start, stop), and each version's width."""
+    pieces = {f.name: [f.start, f.stop] for f in layout_module.LAYOUT}
+    scaled = layout_module.CARD_SCALED
+    pieces["card_scaled"] = [scaled.start, scaled.stop]
     return {
         "obs_version": layout_module.OBS_VERSION,
         "obs_size": layout_module.OBS_SIZE,
+        "obs_sizes": {str(v): size for v, size in layout_module.OBS_SIZES.items()},
         "num_actions": layout_module.NUM_ACTIONS,
         "max_opponents": layout_module.MAX_OPPONENTS,
         "max_cards": layout_module.MAX_CARDS,
@@ -233,7 +226,19 @@ def manifest_cases() -> list[dict[str, Any]]:
         (changed(format_version=_DROP), 2, {}),
         (changed(format_version="1"), 2, {}),
         (changed(observation_version=2), 2, {}),
+        (changed(observation_version=3), 2, {}),
+        (changed(observation_version=True), 2, {}),
         (changed(observation_version=None), 2, {}),
+        (changed(observation_size=176), 2, {}),
+        (
+            changed(
+                observation_version=2,
+                observation_size=layout_module.OBS_SIZES[2],
+                inputs=inputs_for(2),
+            ),
+            2,
+            {},
+        ),
         (changed(num_players=3), 2, {}),
         (changed(num_players="2"), 2, {}),
         (changed(rules={}), 2, {}),

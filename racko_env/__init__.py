@@ -2,11 +2,12 @@
 
 The rules engine (``RackoGame``, ``RulesConfig``, ``rules``) needs only the standard library; the
 environments need numpy, gymnasium and pettingzoo, and are registered on import:
-``pettingzoo.make("aec", "racko/racko-v0")``, ``gymnasium.make("racko/Racko-v0")`` (the
-single-agent view, ``racko_env.gym_env``) and ``gymnasium.make_vec("racko/Racko-v0", num_envs=N,
+``pettingzoo.make("aec", "racko/racko-v1")``, ``gymnasium.make("racko/Racko-v1")`` (the
+single-agent view, ``racko_env.gym_env``) and ``gymnasium.make_vec("racko/Racko-v1", num_envs=N,
 vectorization_mode="vector_entry_point")`` (the batched engine with its opponents inside,
 ``agents.vector_env.RackoVectorEnv``: named by a string, imported only when asked for, because its
-bots live in ``agents``, the layer above).
+bots live in ``agents``, the layer above). Version 1 of each id gives observation layout version 2;
+the ``-v0`` ids (``racko_v0``) are kept and give layout version 1, its first 177 entries.
 """
 
 from racko_env import rules
@@ -25,9 +26,16 @@ __all__ = [
     "RulesConfig",
     "TurnRecord",
     "racko_v0",
+    "racko_v1",
     "rules",
 ]
 __version__ = "0.1.0"
+
+
+# The registered ids and the observation layout version each gives (PettingZoo / Gymnasium
+# convention: a changed observation is a new env version; the old id keeps its old observation).
+ENV_VERSIONS = {"racko/racko-v0": 1, "racko/racko-v1": 2}
+GYM_VERSIONS = {"racko/Racko-v0": 1, "racko/Racko-v1": 2}
 
 
 def _register() -> None:
@@ -35,23 +43,27 @@ def _register() -> None:
         import pettingzoo
     except ImportError:  # the rules engine works without the environment dependencies
         return
-    if "racko/racko-v0" not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", "racko/racko-v0", entry_point="racko_env.racko_v0:env")
+    for name in ENV_VERSIONS:
+        if name not in pettingzoo.aec_registry:
+            module = "racko_v" + name.rsplit("-v", 1)[1]
+            pettingzoo.register("aec", name, entry_point=f"racko_env.{module}:env")
     import gymnasium
 
-    if "racko/Racko-v0" not in gymnasium.registry:
-        gymnasium.register(
-            id="racko/Racko-v0",
-            entry_point="racko_env.gym_env:make_env",
-            vector_entry_point="agents.vector_env:RackoVectorEnv",
-        )
+    for name, version in GYM_VERSIONS.items():
+        if name not in gymnasium.registry:
+            gymnasium.register(
+                id=name,
+                entry_point="racko_env.gym_env:make_env",
+                vector_entry_point="agents.vector_env:RackoVectorEnv",
+                kwargs={"observation_version": version},
+            )
 
 
 def __getattr__(name: str):
-    if name == "racko_v0":  # imported lazily so that the engine alone needs no numpy/gym
+    if name in ("racko_v0", "racko_v1"):  # imported lazily: the engine alone needs no numpy/gym
         import importlib
 
-        return importlib.import_module("racko_env.racko_v0")
+        return importlib.import_module(f"racko_env.{name}")
     raise AttributeError(f"module 'racko_env' has no attribute {name!r}")
 
 

@@ -123,6 +123,14 @@ class RackoGame:
         self.discard = [rest[0]]  # the top of the rest is turned face up
         self.draw = rest[:0:-1]  # list end = top of the draw pile
         self.public_slots = [[0] * RACK_SIZE for _ in range(n)]
+        # Each slot's public history this round (what the whole table saw; 0 = still dealt):
+        # whether its card came from the draw pile, the turn (the first is 1) it last changed,
+        # and the card that last came out of it; and per seat the discard top it last passed
+        # over by drawing from the draw pile.
+        self.slot_drawn = [[0] * RACK_SIZE for _ in range(n)]
+        self.slot_changed = [[0] * RACK_SIZE for _ in range(n)]
+        self.slot_out = [[0] * RACK_SIZE for _ in range(n)]
+        self.declined = [0] * n
         self.current = (self.dealer + 1) % n
         self.phase = Phase.DRAW
         self.held: int | None = None
@@ -163,6 +171,7 @@ class RackoGame:
             )
         if phase == _DRAW:
             if action == DRAW_PILE:
+                self.declined[self.current] = self.discard[-1] if self.discard else 0
                 self.held = self.draw.pop()
                 self.held_from_discard = False
                 self.phase = _KEEP_OR_DISCARD
@@ -182,6 +191,9 @@ class RackoGame:
             old = rack[action]
             rack[action] = self.held
             self.public_slots[self.current][action] = self.held if self.held_from_discard else 0
+            self.slot_drawn[self.current][action] = 0 if self.held_from_discard else 1
+            self.slot_changed[self.current][action] = self.turn + 1  # the turn that ends now
+            self.slot_out[self.current][action] = old
             self.discard.append(old)
             source = TAKE_DISCARD if self.held_from_discard else DRAW_PILE
             taken = self.held if self.held_from_discard else 0
@@ -280,6 +292,10 @@ class RackoGame:
         other.rng.setstate(self.rng.getstate())
         other.racks = [list(r) for r in self.racks]
         other.public_slots = [list(r) for r in self.public_slots]
+        other.slot_drawn = [list(r) for r in self.slot_drawn]
+        other.slot_changed = [list(r) for r in self.slot_changed]
+        other.slot_out = [list(r) for r in self.slot_out]
+        other.declined = list(self.declined)
         other.draw = list(self.draw)
         other.discard = list(self.discard)
         other.totals = list(self.totals)

@@ -1,6 +1,7 @@
 """Rack-O as a single-agent Gymnasium env: the learner takes one seat, bots play the others.
 
-Registered as ``gymnasium.make("racko/Racko-v0", num_players=2, opponents=["heuristic"])``.
+Registered as ``gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])``
+(observation layout version 2) and ``"racko/Racko-v0"`` (layout version 1, its first 177 entries).
 This is the view MaskablePPO trains on; it is torch-free.
 
 - The learner's seat rotates: episode k of an env instance plays seat ``(offset + k) % n``, with
@@ -11,14 +12,17 @@ This is the view MaskablePPO trains on; it is torch-free.
   imports ``agents``) or bot objects (``reset()`` / ``act(obs_dict)``, or a batch policy with
   ``act_batch(obs, masks)``), and ``opponent_weights`` their relative weights (default: equal).
   ``set_opponent_pool`` swaps the pool during training (self-play snapshots).
-- Observation: the learner's ``OBS_SIZE``-float vector (layout v1, ``racko_env.observation``).
+- Observation: the learner's vector of layout ``observation_version`` (``racko_env.observation``;
+  default the current one, ``OBS_VERSION``; the registered ids pass theirs). The game underneath is
+  ``racko_v1``'s, so opponents always see the current layout, whatever the learner is shown.
   Legal actions: ``action_masks()`` (bool, ``NUM_ACTIONS``) and ``info["action_mask"]``.
   Opponents move until the learner has a decision again, so the mask is never all False.
 - Reward: the learner seat's reward from the AEC env (``reward="win"|"score"``,
   ``episode="round"|"game"``), delivered on the step that ends the episode also when an opponent's
   move ended it; in game mode with score rewards each round's reward arrives on the learner step
   where that round ended. ``terminated``: Rack-O (or game over); ``truncated``: the turn limit.
-- ``deal_seed``: the seed of the current episode's ``racko_v0`` reset, to replay it there.
+- ``deal_seed``: the seed of the current episode's ``racko_v1`` (or ``racko_v0``: the same game)
+  reset, to replay it there.
 - Actions are integers (a Python int or a numpy integer; not a bool, float, string, None or
   array of more than one element): anything else raises ``ValueError``, nothing is rounded. An
   integer that is not legal now (any integer outside 0..13 too) ends the episode with reward -1
@@ -37,9 +41,9 @@ import numpy as np
 from gymnasium import spaces
 
 from racko_env.actions import NUM_ACTIONS, as_action_id
-from racko_env.observation import OBS_SIZE
+from racko_env.observation import OBS_VERSION, obs_size
 from racko_env.opponents import resolve as resolve_bot_name
-from racko_env.racko_v0 import raw_env
+from racko_env.racko_v1 import raw_env
 
 ILLEGAL_REWARD = -1.0
 
@@ -61,7 +65,7 @@ class _BatchAdapter:
 
 
 class RackoGymEnv(gymnasium.Env):
-    """The single-agent view of ``racko_v0`` (see the module docstring)."""
+    """The single-agent view of ``racko_v1`` (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
@@ -74,8 +78,11 @@ class RackoGymEnv(gymnasium.Env):
         episode: str = "round",
         seat: int | None = None,
         render_mode: str | None = None,
+        observation_version: int = OBS_VERSION,
         **rules_options: Any,
     ) -> None:
+        self.observation_version = observation_version
+        self._width = obs_size(observation_version)  # ValueError naming an unknown version
         self._aec = raw_env(
             num_players=num_players,
             episode=episode,
@@ -90,7 +97,7 @@ class RackoGymEnv(gymnasium.Env):
         self.num_players = n
         self.rules_options = self._aec.config.to_dict()
         self.fixed_seat = seat
-        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        self.observation_space = spaces.Box(0.0, 1.0, (self._width,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._bot_cache: dict[str, Any] = {}
         self.set_opponent_pool(opponents, opponent_weights)
@@ -243,7 +250,8 @@ class RackoGymEnv(gymnasium.Env):
         )
 
     def _obs(self) -> np.ndarray:
-        return self._aec.observe(self._aec.possible_agents[self.learner])["observation"]
+        obs = self._aec.observe(self._aec.possible_agents[self.learner])["observation"]
+        return obs if len(obs) == self._width else obs[: self._width].copy()
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "seat": self.learner, **extra}
@@ -289,5 +297,5 @@ class RackoGymEnv(gymnasium.Env):
 
 
 def make_env(**kwargs: Any) -> RackoGymEnv:
-    """Entry point for ``gymnasium.make("racko/Racko-v0", ...)``."""
+    """Entry point for ``gymnasium.make("racko/Racko-v1", ...)`` (and ``-v0``)."""
     return RackoGymEnv(**kwargs)

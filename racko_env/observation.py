@@ -6,12 +6,20 @@ constants below (``RACK``, ``HELD``, ``UNSEEN``, ...), the encoders, the decoder
 ``agents.obs`` and the tables in the docs are all derived from it; ``python -m racko_env.observation``
 prints the docs table (``tests/env/test_observation.py`` checks the docs hold exactly that).
 
+Versions: a layout version only ever appends fields, so the view of an older version is a prefix
+of the vector. ``LAYOUTS[v]`` is version v's tuple of fields, ``obs_size(v)`` its width and
+``view(obs, v)`` the version-v view of a newer vector (its first ``obs_size(v)`` entries). Version 1
+(177 entries) is what ``racko_v0`` gives and the shipped bot files were trained on; version 2
+appends each opponent slot's public history (where its card came from, when it changed, which card
+last came out of it) and the discard each opponent last passed over. ``docs/env.md`` lists every
+public fact at the table and whether (and why not) the observation holds it.
+
 The layout is the same size for 2, 3 and 4 players so that tools and bot files need one schema.
 Cards are scaled by the deck size N (40/50/60), so a card c reads c/N and 0 means "none/unknown".
 Opponents are listed by seat relative to the observer: the first is the next player to act
 after the observer (to the left), then the one after, and so on. Scores in partners mode are team
 totals. The observer's own private information is only its rack and its held card; nothing about
-other racks beyond the public slots is ever encoded.
+other racks beyond what the whole table saw is ever encoded.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ from racko_env.actions import LEGAL_BY_PHASE, NUM_ACTIONS, Phase
 from racko_env.engine import RackoGame
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS, RACK_SIZE, deck_size
 
-OBS_VERSION = 1
+OBS_VERSION = 2
 MAX_OPPONENTS = MAX_PLAYERS - 1
 MAX_CARDS = deck_size(MAX_PLAYERS)
 DECISION_PHASES = int(Phase.PLACE) + 1  # draw, keep-or-discard, place: the phases that ask a seat
@@ -119,10 +127,77 @@ LAYOUT: tuple[Field, ...] = _lay_out(
             "card c (index {before} + c) is unseen: not in own rack, the discard pile, an "
             "opponent's known slot, nor held in public view",
         ),
+        # ---- version 2: appended, so that version 1 is the first 177 entries
+        (
+            "opp_slot_drawn",
+            MAX_OPPONENTS * RACK_SIZE,
+            "per opponent slot (blocks as `opp_slots`): 1 if its card came from the draw pile "
+            "(drawn and kept), else 0 (taken from the discard pile, or still its dealt card)",
+        ),
+        (
+            "opp_slot_changed",
+            MAX_OPPONENTS * RACK_SIZE,
+            "per opponent slot: the turn of the round (the first is 1) when its card last "
+            "changed / turn limit; 0 while it holds its dealt card",
+        ),
+        (
+            "opp_slot_out",
+            MAX_OPPONENTS * RACK_SIZE,
+            "per opponent slot: the card / N that last came out of it (onto the discard pile); "
+            "0 while it holds its dealt card",
+        ),
+        (
+            "opp_declined",
+            MAX_OPPONENTS,
+            "per opponent: the discard-pile top / N it last passed over by drawing from the draw "
+            "pile this round, else 0",
+        ),
     ]
 )
 FIELDS: dict[str, Field] = {f.name: f for f in LAYOUT}
 OBS_SIZE = LAYOUT[-1].stop
+
+# Each version's fields: a version appends to the one before, so an older view is a prefix.
+LAYOUTS: dict[int, tuple[Field, ...]] = {
+    1: LAYOUT[: [f.name for f in LAYOUT].index("opp_slot_drawn")],
+    2: LAYOUT,
+}
+OBS_SIZES: dict[int, int] = {v: fields[-1].stop for v, fields in LAYOUTS.items()}
+
+
+def obs_size(version: int) -> int:
+    """The width of layout ``version``; a ``ValueError`` naming it for an unknown one."""
+    try:
+        return OBS_SIZES[version]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown observation layout version {version!r}; known: {sorted(OBS_SIZES)}"
+        ) from None
+
+
+def version_of_size(width: int) -> int:
+    """The layout version whose vectors are ``width`` entries wide (a ``ValueError`` otherwise)."""
+    for version, size in OBS_SIZES.items():
+        if size == width:
+            return version
+    raise ValueError(
+        f"an observation of {width} entries is of no layout version (widths: "
+        f"{', '.join(f'v{v}: {s}' for v, s in OBS_SIZES.items())})"
+    )
+
+
+def view(obs: np.ndarray, version: int) -> np.ndarray:
+    """The version-``version`` view of observations of that version or a newer one (last axis).
+
+    A view, not a copy: a prefix of the vector, since versions only append fields."""
+    size = obs_size(version)
+    if obs.shape[-1] < size:
+        raise ValueError(
+            f"an observation of {obs.shape[-1]} entries has no version-{version} view "
+            f"({size} entries)"
+        )
+    return obs[..., :size]
+
 
 RACK = FIELDS["rack"].slice
 OPP_SLOTS = FIELDS["opp_slots"].slice
@@ -140,20 +215,40 @@ OPP_PRESENT = FIELDS["opp_present"].slice
 PARTNERS = FIELDS["partners"].index
 IN_DISCARD = FIELDS["in_discard"].slice
 UNSEEN = FIELDS["unseen"].slice
+OPP_SLOT_DRAWN = FIELDS["opp_slot_drawn"].slice
+OPP_SLOT_CHANGED = FIELDS["opp_slot_changed"].slice
+OPP_SLOT_OUT = FIELDS["opp_slot_out"].slice
+OPP_DECLINED = FIELDS["opp_declined"].slice
+HISTORY_CARDS = slice(OPP_SLOT_OUT.start, OPP_DECLINED.stop)  # cards / N, gathered as one
+
+
+def _since(field: Field) -> int:
+    """The first layout version holding ``field``."""
+    return min(v for v, fields in LAYOUTS.items() if field in fields)
 
 
 def markdown_table() -> str:
-    """The layout as the docs show it (README.md, docs/env.md, docs/bot-format.md)."""
-    rows = [("index", "size", "name", "meaning")]
-    rows += [(f.indices, str(f.size), f"`{f.name}`", f.meaning) for f in LAYOUT]
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    """The layout as the docs show it (README.md, docs/env.md, docs/bot-format.md): a line
+    naming the version and its older views, then one row per field with the version it came in."""
+    rows = [("index", "size", "version", "name", "meaning")]
+    rows += [(f.indices, str(f.size), str(_since(f)), f"`{f.name}`", f.meaning) for f in LAYOUT]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
 
     def line(r: tuple[str, ...]) -> str:
-        cells = [c.ljust(w) for c, w in zip(r, widths, strict=False)] + [r[3]]
+        cells = [c.ljust(w) for c, w in zip(r, widths, strict=False)] + [r[4]]
         return "| " + " | ".join(cells) + " |"
 
     rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|" + "-" * 9 + "|"
-    return "\n".join([line(rows[0]), rule, *map(line, rows[1:])])
+    older = "; ".join(
+        f"version {v} is its first {size} entries (indices 0-{size - 1})"
+        for v, size in OBS_SIZES.items()
+        if v != OBS_VERSION
+    )
+    intro = (
+        f"Layout version {OBS_VERSION}: {OBS_SIZE} float32 entries; {older} "
+        "(`racko_env.observation.view(obs, version)`)."
+    )
+    return "\n".join([intro, "", line(rows[0]), rule, *map(line, rows[1:])])
 
 
 __doc__ = f"{__doc__}\n{markdown_table()}\n"  # help(racko_env.observation) shows the table too
@@ -227,6 +322,22 @@ def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.nda
     status = np.frombuffer(where, dtype=np.uint8)[1:]
     obs[IN_DISCARD] = status == 1
     obs[UNSEEN] = status == 0
+    # Version 2: each opponent slot's public history, and the discard each opponent passed over.
+    drawn, changed, outs, declined = [], [], [], []
+    for k in range(1, n):
+        q = (player + k) % n
+        drawn += game.slot_drawn[q]
+        changed += game.slot_changed[q]
+        outs += game.slot_out[q]
+        declined.append(game.declined[q])
+    unused = MAX_PLAYERS - n
+    outs += [0] * (RACK_SIZE * unused)
+    declined += [0] * unused
+    width = len(drawn)
+    obs[OPP_SLOT_DRAWN.start : OPP_SLOT_DRAWN.start + width] = drawn
+    limit = cfg.turn_limit
+    obs[OPP_SLOT_CHANGED.start : OPP_SLOT_CHANGED.start + width] = [t / limit for t in changed]
+    obs[HISTORY_CARDS] = CARD_VALUES[n_cards][outs + declined]
     return obs
 
 

@@ -42,8 +42,10 @@ the discard. ``agent_selection`` stays on the player until the turn ends.
 
 **Observations** are dicts ``{"observation": Box(0, 1, (177,), float32), "action_mask":
 Box(0, 1, (14,), int8)}`` seen from the observing seat; the mask is all zeros for an agent not on
-turn. The layout (version ``OBS_VERSION`` = 1) is documented in ``racko_env.observation``; it holds
-only what that seat may know under "What is public" in the rules.
+turn. The layout is version 1 of ``racko_env.observation`` (``raw_env.obs_version``); it holds
+only what that seat may know under "What is public" in the rules. ``racko_v1`` is this env with
+layout version 2, which appends the opponents' slot histories (version 1 is its first 177
+entries); new code should use ``racko_v1``.
 
 **Rewards.** ``reward="win"`` (default): zero-sum, given once when the episode ends. The winners
 (the player who went Rack-O; if the turn limit cut the round off, the best round score; in game
@@ -83,7 +85,10 @@ turn, a seat index, or "all"), and the rules options of ``racko_env.RulesConfig`
 first deal (``deck_order[0]`` is the top card, dealt first); later rounds and refills still follow
 the seed.
 
-**Version history.** v0: first release (observation layout version 1).
+**Version history.** v0: first release (observation layout version 1). v1 (``racko_v1``): the
+observation is layout version 2 (270 entries: version 1's 177 in place, then each opponent slot's
+public history); v0 is kept and gives version 1's view of the same game, so code and bot files
+written for it keep working unchanged.
 """
 
 from __future__ import annotations
@@ -98,7 +103,7 @@ from pettingzoo import AECEnv
 from racko_env.actions import NUM_ACTIONS, Phase, as_action_id
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import OBS_SIZE, OBS_VERSION, OFF_TURN_MASK, PHASE_MASKS
+from racko_env.observation import OFF_TURN_MASK, PHASE_MASKS, obs_size
 from racko_env.render import render_table
 from racko_env.rules import RACKO_SCORE
 from racko_env.seat_views import SeatViews
@@ -143,6 +148,10 @@ def win_rewards(team_of: list[int], winners: set[int]) -> list[float]:
 
 
 class raw_env(AECEnv):
+    """``racko_v0``'s bare env (see the module docstring); ``racko_v1.raw_env`` is its subclass
+    with another ``obs_version``: one game, the observation cut to that layout version."""
+
+    obs_version = 1  # the observation layout version this env gives
     metadata = {
         "name": "racko_v0",
         "render_modes": ["human", "ansi"],
@@ -177,14 +186,14 @@ class raw_env(AECEnv):
         self.reward_mode = reward
         self.render_mode = render_mode
         self.viewer = viewer
-        self.obs_version = OBS_VERSION
+        self._obs_width = obs_size(self.obs_version)
         self.game = RackoGame(self.config)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         self._team_of = [self.config.team_of(p) for p in range(n)]
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32),
+                "observation": spaces.Box(0.0, 1.0, (self._obs_width,), dtype=np.float32),
                 "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8),
             }
         )
@@ -229,11 +238,12 @@ class raw_env(AECEnv):
         self._has_reset = True
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """Fresh arrays on every call: the seat's row of ``SeatViews`` and ``action_mask``."""
+        """Fresh arrays on every call: the seat's row of ``SeatViews`` (the current layout), cut
+        to this env's ``obs_version``, and ``action_mask``."""
         player = self.agent_name_mapping[agent]
         game = self.game
         return {
-            "observation": self._views.row_views[player].copy(),
+            "observation": self._views.row_views[player][: self._obs_width].copy(),
             "action_mask": (
                 PHASE_MASKS[game.phase] if game.current == player else OFF_TURN_MASK
             ).copy(),  # = observation.action_mask(game, player), inlined

@@ -22,6 +22,10 @@ from racko_env.observation import (
     HELD_FROM_DISCARD,
     IN_DISCARD,
     OBS_SIZE,
+    OPP_DECLINED,
+    OPP_SLOT_CHANGED,
+    OPP_SLOT_DRAWN,
+    OPP_SLOT_OUT,
     OPP_SLOTS,
     PHASE,
     RACK,
@@ -36,6 +40,10 @@ _UN0 = UNSEEN.start - 1
 _PH = PHASE.start
 _RACK0 = RACK.start
 _DRAW = int(Phase.DRAW)  # a plain int: comparing with it skips the enum's attribute lookup
+# Where a slot's history fields sit relative to its `opp_slots` entry (the blocks line up).
+_TO_DRAWN = OPP_SLOT_DRAWN.start - OPP_SLOTS.start
+_TO_CHANGED = OPP_SLOT_CHANGED.start - OPP_SLOTS.start
+_TO_OUT = OPP_SLOT_OUT.start - OPP_SLOTS.start
 
 
 class SeatViews:
@@ -65,6 +73,11 @@ class SeatViews:
                 ((mover + k) % n) * OBS_SIZE + OPP_SLOTS.start + (n - k - 1) * RACK_SIZE
                 for k in range(1, n)
             ]
+            for mover in range(n)
+        ]
+        # Where the mover's passed-over discard sits in every other seat's row.
+        self._declined_cols = [
+            [((mover + k) % n) * OBS_SIZE + OPP_DECLINED.start + n - k - 1 for k in range(1, n)]
             for mover in range(n)
         ]
         self._values = CARD_VALUES[game.num_cards].tolist()  # float32 values as Python floats
@@ -130,6 +143,9 @@ class SeatViews:
                         f[in0 + held] = 0.0
                 else:
                     f[me + _UN0 + held] = 0.0
+                    passed = value[game.declined[mover]]
+                    for at in self._declined_cols[mover]:
+                        f[at] = passed
                     draw = game.draw
                     size = value[len(draw)]
                     for _, _, _, _, at_size, _ in self._cols:
@@ -146,11 +162,18 @@ class SeatViews:
         f[me + HELD] = 0.0
         f[me + HELD_FROM_DISCARD] = 0.0
         slot = record.slot
+        turn = game.turn / game.config.turn_limit
         if slot is not None:
             f[me + _RACK0 + slot] = value[game.racks[mover][slot]]
             taken = value[record.taken]
+            drawn = 0.0 if record.taken else 1.0
+            out = value[record.discarded]
             for b in self._opp_slot_bases[mover]:
-                f[b + slot] = taken
+                at = b + slot
+                f[at] = taken
+                f[at + _TO_DRAWN] = drawn
+                f[at + _TO_CHANGED] = turn
+                f[at + _TO_OUT] = out
         if game.reshuffles != self._reshuffles:
             # The discard pile under the card just discarded became the draw pile: those cards
             # (flagged in the discard block until now, and never unseen while there) are unseen
@@ -160,7 +183,6 @@ class SeatViews:
             self._reshuffles = game.reshuffles
         discarded = record.discarded
         top = value[discarded]
-        turn = game.turn / game.config.turn_limit
         draw = game.draw
         size = value[len(draw)]
         for at_top, in0, un0, at_turn, at_size, _ in self._cols:

@@ -28,6 +28,10 @@ What a world fixes, and what is assumed where the observation alone does not fix
 - With ``empty_pile: flip`` the whole draw pile's order is public after a refill (the flipped
   discard pile, less the cards drawn since). The observation holds only its top, which is kept;
   the rest is sampled uniformly among the unseen cards unless ``draw_orders`` gives the known pile.
+- The slots' public history (layout version 2: where each opponent slot's card came from, when it
+  changed, the card that came out of it, and the discard each opponent last passed over) is the
+  observation's; the observer's own history is not in its observation and is left at 0 ("dealt")
+  in the worlds. A version-1 observation holds no history: every world's is 0.
 - Counts that are not in the observation are set so that the future plays the same: the dealer is
   the seat that makes the observed turn count consistent, ``reshuffles`` is 1 when the draw order
   is public and 0 otherwise, and game totals come from the observation's scores (round mode: 0).
@@ -56,8 +60,13 @@ from racko_env.observation import (
     IN_DISCARD,
     MAX_CARDS,
     OBS_SIZE,
+    OBS_SIZES,
+    OPP_DECLINED,
     OPP_PRESENT,
     OPP_SCORES,
+    OPP_SLOT_CHANGED,
+    OPP_SLOT_DRAWN,
+    OPP_SLOT_OUT,
     OPP_SLOTS,
     OWN_SCORE,
     PHASE,
@@ -81,6 +90,10 @@ class Worlds:
     config: RulesConfig
     racks: np.ndarray  # [W, P, 10]
     public_slots: np.ndarray  # [W, P, 10]
+    slot_drawn: np.ndarray  # [W, P, 10] bool
+    slot_changed: np.ndarray  # [W, P, 10]
+    slot_out: np.ndarray  # [W, P, 10]
+    declined: np.ndarray  # [W, P]
     draw: np.ndarray  # [W, N]
     draw_len: np.ndarray
     discard: np.ndarray  # [W, N]
@@ -121,7 +134,8 @@ def sample_worlds(
     draw_orders: Sequence[Sequence[int] | None] | None = None,
     **rules_options: object,
 ) -> Worlds:
-    """``k`` worlds per observation: ``obs`` float32 [B, 177] (or one [177]) of seats on turn.
+    """``k`` worlds per observation: ``obs`` float32 [B, width] (or one [width]) of seats on
+    turn, of any layout version (a version-1 observation gives worlds without slot histories).
 
     Returns B * k worlds, those of observation i at rows i*k .. i*k + k - 1. ``rng`` (a Generator
     or a seed) makes the sample reproducible. ``discard_orders[i]`` (bottom..top, optional) fixes
@@ -134,8 +148,9 @@ def sample_worlds(
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim == 1:
         obs = obs[None, :]
-    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
-        raise ValueError(f"obs must have shape (B, {OBS_SIZE}), got {obs.shape}")
+    if obs.ndim != 2 or obs.shape[1] not in OBS_SIZES.values():
+        widths = " or ".join(f"(B, {w})" for w in OBS_SIZES.values())
+        raise ValueError(f"obs must have shape {widths}, got {obs.shape}")
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise ValueError(f"k (worlds per observation) must be a positive int, got {k!r}")
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
@@ -175,6 +190,13 @@ def sample_worlds(
     turn = np.rint(obs[:, TURN].astype(np.float64) * config.turn_limit).astype(np.intp)
     in_discard = obs[:, IN_DISCARD][:, :n] > 0.5  # column c - 1 is card c
     unseen = obs[:, UNSEEN][:, :n] > 0.5
+    history = np.zeros((4, b, o, RACK_SIZE), dtype=np.int64)  # drawn, changed, out, declined
+    if obs.shape[1] == OBS_SIZE:
+        for at, (field, scale) in enumerate(
+            ((OPP_SLOT_DRAWN, 1), (OPP_SLOT_CHANGED, config.turn_limit), (OPP_SLOT_OUT, n))
+        ):
+            history[at] = _cards(obs[:, field], scale).reshape(b, -1, RACK_SIZE)[:, :o]
+        history[3, :, :, 0] = _cards(obs[:, OPP_DECLINED], n)[:, :o]
     hidden = opp_pub == 0  # [B, o, 10] slots whose card the seat has not seen
     n_hidden = hidden.reshape(b, -1).sum(axis=1)
     known_top = draw_top > 0
@@ -211,6 +233,14 @@ def sample_worlds(
     public_slots = np.zeros_like(racks)
     racks[:, 0] = rack[src]
     public_slots[:, 1:] = opp_pub[src]
+    slot_drawn = np.zeros((w, n_players, RACK_SIZE), dtype=bool)
+    slot_changed = np.zeros((w, n_players, RACK_SIZE), dtype=np.int64)
+    slot_out = np.zeros((w, n_players, RACK_SIZE), dtype=np.int16)
+    declined = np.zeros((w, n_players), dtype=np.int16)
+    slot_drawn[:, 1:] = history[0][src] > 0
+    slot_changed[:, 1:] = history[1][src]
+    slot_out[:, 1:] = history[2][src]
+    declined[:, 1:] = history[3][src][:, :, 0]
     hid = hidden[src].reshape(w, -1)
     rank = np.cumsum(hid, axis=1) - 1  # the j-th unknown slot takes the j-th shuffled card
     opp = np.where(hid, np.take_along_axis(perm, np.maximum(rank, 0), axis=1), 0)
@@ -275,6 +305,10 @@ def sample_worlds(
         config=config,
         racks=racks,
         public_slots=public_slots,
+        slot_drawn=slot_drawn,
+        slot_changed=slot_changed,
+        slot_out=slot_out,
+        declined=declined,
         draw=draw,
         draw_len=dl.astype(np.intp),
         discard=discard,
@@ -303,6 +337,10 @@ def from_game(game: RackoGame) -> Worlds:
         config=game.config,
         racks=np.array([game.racks], dtype=np.int16),
         public_slots=np.array([game.public_slots], dtype=np.int16),
+        slot_drawn=np.array([game.slot_drawn], dtype=bool),
+        slot_changed=np.array([game.slot_changed], dtype=np.int64),
+        slot_out=np.array([game.slot_out], dtype=np.int16),
+        declined=np.array([game.declined], dtype=np.int16),
         draw=draw,
         draw_len=np.array([len(game.draw)]),
         discard=discard,
@@ -336,6 +374,10 @@ def load_worlds(game: VectorGame, worlds: Worlds, games: np.ndarray | None = Non
     for name in (
         "racks",
         "public_slots",
+        "slot_drawn",
+        "slot_changed",
+        "slot_out",
+        "declined",
         "draw",
         "draw_len",
         "discard",

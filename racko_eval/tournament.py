@@ -147,10 +147,10 @@ class DealPlayer:
     time, with the same deals and seeding as ``run_tournament``."""
 
     def __init__(self, setup: TableSetup) -> None:
-        from racko_env import racko_v0
+        from racko_env import racko_v1
 
         self.setup = setup
-        self.env = racko_v0.raw_env(
+        self.env = racko_v1.raw_env(
             num_players=setup.num_players, episode=setup.episode, **setup.rules
         )
         self.game = self.env.unwrapped.game

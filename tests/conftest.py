@@ -27,7 +27,7 @@ import pytest  # noqa: E402
 
 @pytest.fixture
 def assert_plays_legally():
-    """Check that a bot, in the learner's seat of ``racko/Racko-v0``, only plays legal actions."""
+    """Check that a bot, in the learner's seat of ``racko/Racko-v1``, only plays legal actions."""
 
     def check(bot, num_players: int, opponents: list, steps: int, seed: int) -> None:
         from racko_env.gym_env import RackoGymEnv

@@ -151,7 +151,7 @@ import sys
 import gymnasium
 import racko_env
 assert "agents" not in sys.modules
-env = gymnasium.make("racko/Racko-v0", num_players=2, opponents=["heuristic"])
+env = gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])
 obs, info = env.reset(seed=0)
 assert obs.shape == (racko_env.observation.OBS_SIZE,)
 bot = env.unwrapped._pool[0]

@@ -3,7 +3,7 @@
     python train/cleanrl_ppo.py --total-timesteps 200000 --opponent heuristic --out runs/cleanrl
 
 Everything a PPO needs is on this page, top to bottom, with no RL library: the PettingZoo AEC env
-(``racko_v0``), an actor-critic network, invalid-action masking through the logits, rollouts of
+(``racko_v1``), an actor-critic network, invalid-action masking through the logits, rollouts of
 whole rounds, generalized advantage estimation (GAE), the clipped surrogate objective, and at the
 end an ONNX bot file (``bot.onnx`` + ``bot.json``, the same format ``train/export.py`` writes)
 evaluated against a baseline in a duplicate tournament with 95% intervals. ``train/ppo.py`` is
@@ -38,7 +38,7 @@ from torch import nn
 from torch.distributions import Categorical
 
 import agents
-from racko_env import racko_v0
+from racko_env import racko_v1
 from racko_env.actions import NUM_ACTIONS
 from racko_env.files import write_text_atomic
 from racko_env.observation import OBS_SIZE
@@ -151,7 +151,7 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
 
 
 class Agent(nn.Module):
-    """Separate actor and critic MLPs over the 177-float observation."""
+    """Separate actor and critic MLPs over the observation vector (``OBS_SIZE`` floats)."""
 
     def __init__(self, hidden: int = 128) -> None:
         super().__init__()
@@ -241,7 +241,7 @@ class Table:
 
     def __init__(self, args: Args, index: int) -> None:
         self.args, self.index = args, index
-        self.env = racko_v0.raw_env(
+        self.env = racko_v1.raw_env(
             num_players=args.num_players, reward=args.reward, turn_limit=args.turn_limit
         )
         self.num_cards = deck_size(args.num_players)

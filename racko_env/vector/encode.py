@@ -1,4 +1,5 @@
-"""Observations (layout v1) and action masks for many games at once, into preallocated buffers.
+"""Observations (the current layout, ``OBS_VERSION``) and action masks for many games at once,
+into preallocated buffers.
 
 Bit-identical to ``racko_env.observation.encode`` / ``action_mask``: cards are scaled with the same
 correctly rounded table (float32(c / N)), the turn and scores with the same float64 division before
@@ -18,8 +19,12 @@ from racko_env.observation import (
     HELD_FROM_DISCARD,
     IN_DISCARD,
     OBS_SIZE,
+    OPP_DECLINED,
     OPP_PRESENT,
     OPP_SCORES,
+    OPP_SLOT_CHANGED,
+    OPP_SLOT_DRAWN,
+    OPP_SLOT_OUT,
     OPP_SLOTS,
     OWN_SCORE,
     PARTNERS,
@@ -90,7 +95,8 @@ class Encoder:
         out[rows, PHASE.start + eng.phase[g[rows]]] = 1.0
         from_discard = eng.held_from_discard[g]
         out[:, HELD_FROM_DISCARD] = on & from_discard
-        out[:, TURN] = eng.turn[g] / eng.config.turn_limit
+        limit = eng.config.turn_limit
+        out[:, TURN] = eng.turn[g] / limit
         if include_scores:
             totals = eng.totals[g]  # [k, T]
             inv_t = 1.0 / eng.config.target_score
@@ -112,6 +118,19 @@ class Encoder:
         if hidden_hand.any():
             unseen |= (owner == IN_HAND) & hidden_hand[:, None]
         out[:, UNSEEN] = unseen[:, 1:]
+
+        # Version 2: the opponents' slot histories and passed-over discards, blocks as opp_slots.
+        width = public.shape[1]
+        history = (
+            (OPP_SLOT_DRAWN, eng.slot_drawn[g[:, None], others].reshape(k, width)),
+            (OPP_SLOT_CHANGED, eng.slot_changed[g[:, None], others].reshape(k, width) / limit),
+            (OPP_SLOT_OUT, values[eng.slot_out[g[:, None], others].reshape(k, width)]),
+            (OPP_DECLINED, values[eng.declined[g[:, None], others]]),
+        )
+        for field, block in history:
+            used = field.start + block.shape[1]
+            out[:, field.start : used] = block
+            out[:, used : field.stop] = 0.0
         return out
 
     def masks(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:

@@ -58,7 +58,10 @@ class VectorGame:
     State (all arrays have the batch on axis 0): ``racks`` [B, P, 10], ``public_slots`` [B, P, 10],
     ``draw``/``discard`` [B, N] with ``draw_len``/``discard_len``, ``owner`` [B, 61] (where each
     card is: a seat 0-3 for a rack, ``IN_DRAW``, ``IN_DISCARD``, ``IN_HAND``, ``OUT_OF_PLAY``),
-    ``public`` [B, 61] (the card sits in a rack slot where everyone saw it go in), ``held`` (0 = none), ``held_from_discard``, ``current``, ``dealer``, ``phase``, ``turn``,
+    ``public`` [B, 61] (the card sits in a rack slot where everyone saw it go in), the slots'
+    public history ``slot_drawn`` / ``slot_changed`` / ``slot_out`` [B, P, 10] and ``declined``
+    [B, P] (as ``RackoGame``'s), ``held`` (0 = none), ``held_from_discard``, ``current``,
+    ``dealer``, ``phase``, ``turn``,
     ``draw_known``, ``round_over``, ``truncated``, ``racko_player`` (-1 = none), ``totals`` [B, T],
     ``last_round_points`` [B, P], ``game_over``, ``game_winner`` (-1 = none), ``round_number``.
     """
@@ -89,6 +92,10 @@ class VectorGame:
         i16 = np.int16
         self.racks = np.zeros((b, n, RACK_SIZE), dtype=i16)
         self.public_slots = np.zeros((b, n, RACK_SIZE), dtype=i16)
+        self.slot_drawn = np.zeros((b, n, RACK_SIZE), dtype=bool)
+        self.slot_changed = np.zeros((b, n, RACK_SIZE), dtype=np.int64)  # turn limits are unbounded
+        self.slot_out = np.zeros((b, n, RACK_SIZE), dtype=i16)
+        self.declined = np.zeros((b, n), dtype=i16)
         self.draw = np.zeros((b, cards), dtype=i16)
         self.discard = np.zeros((b, cards), dtype=i16)
         self.draw_len = np.zeros(b, dtype=np.intp)
@@ -212,6 +219,10 @@ class VectorGame:
         self.owner[rows, decks[:, dealt + 1 :]] = IN_DRAW
         self.public[g] = False
         self.public_slots[g] = 0
+        self.slot_drawn[g] = False
+        self.slot_changed[g] = 0
+        self.slot_out[g] = 0
+        self.declined[g] = 0
         self.current[g] = (self.dealer[g] + 1) % n
         self.phase[g] = _DRAW
         self.held[g] = 0
@@ -253,6 +264,9 @@ class VectorGame:
         draw_pile = a == DRAW_PILE
         if draw_pile.any():
             i = g[draw_pile]
+            dl = self.discard_len[i]
+            passed = self.discard[i, np.maximum(dl - 1, 0)]
+            self.declined[i, self.current[i]] = np.where(dl > 0, passed, 0)
             top = self.draw_len[i] - 1
             card = self.draw[i, top]
             self.held[i] = card
@@ -306,6 +320,9 @@ class VectorGame:
             self.racks[q, cq, slot] = hq
             seen = self.held_from_discard[q]
             self.public_slots[q, cq, slot] = np.where(seen, hq, 0)
+            self.slot_drawn[q, cq, slot] = ~seen
+            self.slot_changed[q, cq, slot] = self.turn[q] + 1  # the turn that ends now
+            self.slot_out[q, cq, slot] = old
             self.owner[q, hq] = cq
             self.public[q, old] = False
             self.public[q, hq] = seen

@@ -146,7 +146,8 @@ class VectorRacko:
         seats: np.ndarray,
         out: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Observation vectors (float32 [k, 177]) of ``seats[i]`` in ``games[i]``."""
+        """Observation vectors (float32 [k, OBS_SIZE]: the current layout) of ``seats[i]`` in
+        ``games[i]``."""
         return self.encoder.observe(games, seats, self.include_scores, out)
 
     def action_masks(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:

@@ -18,8 +18,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 import agents
 from agents.onnx_bot import INPUTS, OUTPUTS, BotFileError, load_onnx_bot
+from racko_env import racko_v1
 from racko_env.actions import DRAW_PILE, NUM_ACTIONS
-from racko_env.observation import OBS_SIZE, OBS_VERSION
+from racko_env.observation import OBS_SIZE, OBS_SIZES, OBS_VERSION, view
 
 ROOT = Path(__file__).resolve().parents[2]
 _TYPES = {"float": TensorProto.FLOAT, "bool": TensorProto.BOOL, "int64": TensorProto.INT64}
@@ -132,13 +133,13 @@ def test_the_shipped_bots_pass_every_check(n: int) -> None:
     [
         (
             dict(obs_size=OBS_SIZE - 1),
-            r"graph input 'observation' is tensor\(float\) \['batch', 176\]",
+            rf"graph input 'observation' is tensor\(float\) \['batch', {OBS_SIZE - 1}\]",
         ),
         (dict(mask_type="float"), r"graph input 'action_mask' is tensor\(float\)"),
         (dict(obs_name="obs"), r"graph inputs are \['action_mask', 'obs'\]"),
         (dict(action_name="act"), r"the graph has no output 'action'"),
         (dict(action_type="int32"), r"graph output 'action' is tensor\(int32\)"),
-        (dict(batch=1), r"graph input 'observation' is tensor\(float\) \[1, 177\]"),
+        (dict(batch=1), rf"graph input 'observation' is tensor\(float\) \[1, {OBS_SIZE}\]"),
     ],
     ids=["obs size", "mask dtype", "input name", "output name", "action dtype", "fixed batch"],
 )
@@ -152,7 +153,14 @@ def test_a_graph_that_does_not_match_its_manifest_is_refused_at_load(tmp_path, g
     [
         (dict(onnx_sha256=None), "needs onnx_sha256"),
         (dict(onnx_sha256="abc"), "needs onnx_sha256"),
-        (dict(observation_size=176), "observation_size is 176, layout version 1 has 177"),
+        (
+            dict(observation_size=176),
+            f"observation_size is 176, layout version {OBS_VERSION} has {OBS_SIZE}",
+        ),
+        (
+            dict(observation_version=3),
+            "trained on observation layout version 3, which this env does not know",
+        ),
         (
             dict(inputs={**INPUTS, "observation": {"dtype": "float32", "shape": ["batch", 176]}}),
             "manifest's inputs",
@@ -163,12 +171,65 @@ def test_a_graph_that_does_not_match_its_manifest_is_refused_at_load(tmp_path, g
             "manifest's outputs",
         ),
     ],
-    ids=["no sha", "short sha", "obs size", "inputs", "no action output", "action dtype"],
+    ids=[
+        "no sha",
+        "short sha",
+        "obs size",
+        "version",
+        "inputs",
+        "no action output",
+        "action dtype",
+    ],
 )
 def test_a_manifest_that_does_not_fit_is_refused_at_load(tmp_path, changes, match):
     data = _graph()
     with pytest.raises(BotFileError, match=match):
         load_onnx_bot(_write(tmp_path, data, _manifest(data, **changes)), num_players=2)
+
+
+def _v1_bot_file(tmp_path: Path, **graph) -> Path:
+    """A bot file of layout version 1 (177 inputs), as every shipped bot is."""
+    data = _graph(obs_size=OBS_SIZES[1], **graph)
+    inputs = {**INPUTS, "observation": {"dtype": "float32", "shape": ["batch", OBS_SIZES[1]]}}
+    manifest = _manifest(data, observation_version=1, observation_size=OBS_SIZES[1], inputs=inputs)
+    return _write(tmp_path, data, manifest, name="v1bot")
+
+
+def test_a_version_1_bot_plays_on_both_layouts_through_the_version_1_view(tmp_path) -> None:
+    bot = load_onnx_bot(_v1_bot_file(tmp_path), num_players=2)
+    assert bot.observation_version == 1
+    obs = _draw_phase_observation()
+    assert bot.act(obs) == DRAW_PILE
+    assert bot.act({**obs, "observation": view(obs["observation"], 1)}) == DRAW_PILE
+
+
+def test_a_version_2_bot_refuses_a_version_1_observation(tmp_path) -> None:
+    bot = load_onnx_bot(_write(tmp_path, _graph()), num_players=2)
+    obs = _draw_phase_observation()
+    with pytest.raises(ValueError, match=rf"reads observation layout version 2 \({OBS_SIZE} "):
+        bot.act({**obs, "observation": view(obs["observation"], 1)})
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_the_shipped_version_1_bots_play_racko_v1_as_they_play_racko_v0(n: int) -> None:
+    """On every decision of a game, the v1 bot's action on the v2 vector is its action on the
+    vector's first 177 entries (what racko_v0 gives)."""
+    bot = load_onnx_bot(ROOT / "agents" / "pretrained" / f"racko_{n}p.onnx", num_players=n)
+    assert bot.observation_version == 1
+    env = racko_v1.raw_env(num_players=n)
+    decisions = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter(max_iter=600):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            action = bot.act(obs)
+            assert action == bot.act({**obs, "observation": view(obs["observation"], 1)})
+            env.step(action)
+            decisions += 1
+    assert decisions > 60
 
 
 def test_an_illegal_choice_is_an_error_at_act(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def test_make_vec_returns_the_vector_env() -> None:
     envs = gymnasium.make_vec(
-        "racko/Racko-v0",
+        "racko/Racko-v1",
         num_envs=6,
         vectorization_mode="vector_entry_point",
         opponents=MIX,

@@ -115,7 +115,8 @@ def check_bot_moves_match_python(page: object, players: int) -> int:
     python_actions = bot.act_batch(obs, masks)
     browser_actions = np.array([d["action"] for d in decisions])
     assert (python_actions == browser_actions).all()
-    logits = bot.session.run(["masked_logits"], {"observation": obs, "action_mask": masks > 0})[0]
+    feeds = {"observation": bot.graph_inputs(obs), "action_mask": masks > 0}
+    logits = bot.session.run(["masked_logits"], feeds)[0]
     legal = masks > 0
     hints = page.evaluate("window.racko.hints")
     assert hints, "no hint was recorded"
@@ -126,7 +127,8 @@ def check_bot_moves_match_python(page: object, players: int) -> int:
     from racko_apps.hint import legal_probabilities, percent, ranked
 
     hint_logits = bot.session.run(
-        ["masked_logits"], {"observation": hint_obs, "action_mask": hint_masks > 0}
+        ["masked_logits"],
+        {"observation": bot.graph_inputs(hint_obs), "action_mask": hint_masks > 0},
     )[0]
     for h, row, mask in zip(hints, hint_logits, hint_masks, strict=True):
         want = ranked(legal_probabilities(row.tolist(), mask.tolist()))

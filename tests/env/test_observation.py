@@ -5,6 +5,7 @@ from __future__ import annotations
 import tokenize
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from racko_env import observation as obs
@@ -31,13 +32,40 @@ V1 = [
     ("unseen", 117, 60),
 ]
 
+# Layout version 2: version 1 in place, then the opponents' slot histories appended.
+V2 = V1 + [
+    ("opp_slot_drawn", 177, 30),
+    ("opp_slot_changed", 207, 30),
+    ("opp_slot_out", 237, 30),
+    ("opp_declined", 267, 3),
+]
 
-def test_layout_v1_is_unchanged_and_contiguous() -> None:
-    assert obs.OBS_VERSION == 1
-    assert [(f.name, f.start, f.size) for f in obs.LAYOUT] == V1
+
+def test_layouts_v1_and_v2_are_unchanged_and_contiguous() -> None:
+    assert obs.OBS_VERSION == 2
+    assert [(f.name, f.start, f.size) for f in obs.LAYOUT] == V2
+    assert [(f.name, f.start, f.size) for f in obs.LAYOUTS[1]] == V1
+    assert obs.LAYOUTS[2] == obs.LAYOUT
     for before, after in zip(obs.LAYOUT, obs.LAYOUT[1:], strict=False):
         assert after.start == before.stop
     assert obs.OBS_SIZE == obs.LAYOUT[-1].stop == sum(f.size for f in obs.LAYOUT)
+    assert obs.OBS_SIZES == {1: 177, 2: 270}
+
+
+def test_an_older_version_is_a_prefix_view() -> None:
+    vec = np.arange(obs.OBS_SIZE, dtype=np.float32)
+    for version, size in obs.OBS_SIZES.items():
+        assert obs.obs_size(version) == size
+        assert obs.version_of_size(size) == version
+        np.testing.assert_array_equal(obs.view(vec, version), vec[:size])
+        assert np.shares_memory(obs.view(vec, version), vec)  # a view, not a copy
+    np.testing.assert_array_equal(obs.view(vec[None], 1)[0], vec[: obs.OBS_SIZES[1]])
+    with pytest.raises(ValueError, match="unknown observation layout version 3"):
+        obs.obs_size(3)
+    with pytest.raises(ValueError, match="of no layout version"):
+        obs.version_of_size(178)
+    with pytest.raises(ValueError, match="no version-2 view"):
+        obs.view(vec[: obs.OBS_SIZES[1]], 2)
 
 
 def test_the_named_constants_are_read_from_the_layout() -> None:
@@ -74,11 +102,11 @@ def test_update_rewrites_a_stale_table_in_place(tmp_path: Path) -> None:
 
 
 def test_no_code_in_the_env_or_the_bots_repeats_the_layout_sizes() -> None:
-    """177, 44, 14, 57, 117 are written once (the layout, NUM_ACTIONS); code elsewhere
-    in racko_env/ and agents/ names them. Comments and docstrings are not code."""
-    sizes = {
-        str(n) for n in (obs.OBS_SIZE, obs.PHASE.start, 14, obs.IN_DISCARD.start, obs.UNSEEN.start)
-    }
+    """270, 177, 44, 14, 57, 117, 207, 237, 267 are written once (the layout, NUM_ACTIONS); code
+    elsewhere in racko_env/ and agents/ names them. Comments and docstrings are not code."""
+    starts = (obs.PHASE, obs.IN_DISCARD, obs.UNSEEN, obs.OPP_SLOT_CHANGED, obs.OPP_SLOT_OUT)
+    sizes = {str(n) for n in (*obs.OBS_SIZES.values(), 14, *(f.start for f in starts))}
+    sizes.add(str(obs.OPP_DECLINED.start))
     allowed = {("racko_env/actions.py", "14")}
     hits = []
     for base in ("racko_env", "agents"):
@@ -90,3 +118,16 @@ def test_no_code_in_the_env_or_the_bots_repeats_the_layout_sizes() -> None:
                         if (rel, tok.string) not in allowed:
                             hits.append(f"{rel}:{tok.start[0]}: {tok.line.strip()}")
     assert hits == []
+
+
+def test_the_public_fact_inventory_places_every_field() -> None:
+    """docs/env.md's inventory of public facts says where each field of the layout comes in, and
+    the rules page's "What each player knows" names the facts version 2 added."""
+    env_md = (ROOT / "docs" / "env.md").read_text(encoding="utf-8")
+    inventory = env_md.split("### Every public fact at the table", 1)[1].split("\n## ", 1)[0]
+    for f in obs.LAYOUT:
+        assert f"`{f.name}`" in inventory, f"docs/env.md's inventory never places `{f.name}`"
+    rules_md = " ".join((ROOT / "docs" / "rules.md").read_text(encoding="utf-8").split())
+    knows = rules_md.split("### What each player knows", 1)[1].split("## ", 1)[0]
+    for fact in ("from the draw pile", "came out of which slot", "passed over", "after a refill"):
+        assert fact in knows, fact

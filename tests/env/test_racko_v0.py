@@ -13,7 +13,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import racko_env
 from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, racko_v0
-from racko_env.observation import encode
+from racko_env.observation import encode, view
 
 PLAYERS = [2, 3, 4]
 EPISODES = ["round", "game"]
@@ -559,7 +559,9 @@ def test_reset_options_fix_the_first_deal():
     assert env.rack("player_1") == (21, 23, 25, 27, 29, 31, 33, 35, 37, 39)
     assert env.discard_top == 20
     assert env.agent_selection == "player_0"
-    np.testing.assert_array_equal(env.observe("player_0")["observation"], encode(env.game, 0))
+    np.testing.assert_array_equal(
+        env.observe("player_0")["observation"], view(encode(env.game, 0), 1)
+    )
     with pytest.raises(ValueError, match="deck_order"):
         env.reset(options={"deck_order": [1, 2, 3]})
 

@@ -1,6 +1,6 @@
 """The fast AEC env equals the plain reference path, step for step.
 
-``racko_v0.env()`` keeps every seat's observation current incrementally (``SeatViews``), inlines
+``racko_v1.env()`` keeps every seat's observation current incrementally (``SeatViews``), inlines
 the action mask, touches rewards only around a round's end, and runs PettingZoo's wrappers through
 their one-hop subclasses (``racko_env.wrappers``). The reference here does none of that: every
 observation is ``observation.encode`` of the engine's state, the mask is ``observation.action_mask``,
@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 from pettingzoo.utils import wrappers as pz_wrappers
 
-from racko_env import racko_v0
+from racko_env import racko_v1
 from racko_env.observation import action_mask, encode
 
 
-class PlainEnv(racko_v0.raw_env):
-    """``racko_v0.raw_env`` without its fast paths: full encodes, and rewards reset every step."""
+class PlainEnv(racko_v1.raw_env):
+    """``racko_v1.raw_env`` without its fast paths: full encodes, and rewards reset every step."""
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         player = self.agent_name_mapping[agent]
@@ -102,7 +102,7 @@ def assert_same_state(fast: Any, ref: Any) -> None:
 
 def play_side_by_side(options: dict, episodes: int, seed: int) -> dict[str, int]:
     """Drive both envs with the same calls; returns counts of what was compared."""
-    fast, ref = racko_v0.env(**options), reference_env(**options)
+    fast, ref = racko_v1.env(**options), reference_env(**options)
     rng = random.Random(seed)
     steps = rounds = rewarded = illegal = 0
     for episode in range(episodes):
@@ -174,7 +174,7 @@ def test_env_equals_the_reference_path(options: dict) -> None:
 
 
 def test_agent_iter_equals_pettingzoos() -> None:
-    fast, ref = racko_v0.env(num_players=3), reference_env(num_players=3)
+    fast, ref = racko_v1.env(num_players=3), reference_env(num_players=3)
     for env in (fast, ref):
         env.reset(seed=5)
     rng = random.Random(0)
@@ -201,7 +201,7 @@ def test_agent_iter_equals_pettingzoos() -> None:
 
 
 def test_before_reset_equals_pettingzoos() -> None:
-    fast, ref = racko_v0.env(), reference_env()
+    fast, ref = racko_v1.env(), reference_env()
     for call in (
         lambda e: e.step(10),
         lambda e: e.observe("player_0"),
@@ -220,7 +220,7 @@ def test_a_deep_copy_plays_on_like_the_original(n: int) -> None:
     """Search and tree methods copy envs mid-game: the copy's incremental views are its own."""
     import copy
 
-    env = racko_v0.env(num_players=n)
+    env = racko_v1.env(num_players=n)
     env.reset(seed=5)
     rng = random.Random(0)
     for _ in range(30):

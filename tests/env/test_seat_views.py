@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from racko_env import racko_v0
+from racko_env import racko_v1
 from racko_env.observation import encode
 
 OPTION_SETS = [
@@ -22,7 +22,7 @@ OPTION_SETS = [
 )
 @pytest.mark.parametrize("episode", ["round", "game"])
 def test_incremental_views_match_full_encode(options, episode):
-    env = racko_v0.raw_env(episode=episode, target_score=150, **options)
+    env = racko_v1.raw_env(episode=episode, target_score=150, **options)
     rng = random.Random(7)
     checked = 0
     for seed in range(6):

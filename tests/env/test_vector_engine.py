@@ -1,6 +1,6 @@
 """The batched engine against the reference: same deals, same shuffles, same moves -> same everything.
 
-Each game of a ``VectorRacko`` batch runs in lockstep with its own ``racko_v0.raw_env``. A recording
+Each game of a ``VectorRacko`` batch runs in lockstep with its own ``racko_v1.raw_env``. A recording
 chance source hands the batched engine its deals and refill shuffles and queues the same events for
 the reference, whose ``game.rng`` replays them (``ScriptedRandom``). After every step we compare,
 for every game and every seat: the observation (bit for bit), the action mask, the reward, the
@@ -15,9 +15,10 @@ from collections import deque
 import numpy as np
 import pytest
 
-from racko_env import racko_v0
+from racko_env import racko_v1
 from racko_env.actions import DRAW_PILE, KEEP, TAKE_DISCARD
 from racko_env.engine import RackoGame
+from racko_env.observation import OBS_SIZE
 from racko_env.vector import NumpyChance, VectorGame, VectorRacko
 from racko_env.vector.engine import LEGAL
 
@@ -123,7 +124,7 @@ def run_lockstep(cfg: dict, num_games: int, steps: int, seed: int) -> dict:
     n = vec.num_players
     refs = []
     for b in range(num_games):
-        env = racko_v0.raw_env(episode=episode, reward=reward, **cfg)
+        env = racko_v1.raw_env(episode=episode, reward=reward, **cfg)
         env.game.rng = ScriptedRandom(chance.queues[b])
         env.reset(seed=b)
         refs.append(env)
@@ -281,11 +282,11 @@ def test_same_seed_same_games() -> None:
 
 def test_observe_writes_into_a_given_buffer() -> None:
     v = VectorRacko(4, num_players=2, seed=0)
-    buf = np.full((4, 177), 7.0, dtype=np.float32)
+    buf = np.full((4, OBS_SIZE), 7.0, dtype=np.float32)
     out = v.observe(np.arange(4), v.game.current, out=buf)
     assert out is buf and buf.max() <= 1.0
     with pytest.raises(ValueError, match="float32"):
-        v.observe(np.arange(4), v.game.current, out=np.zeros((3, 177), np.float32))
+        v.observe(np.arange(4), v.game.current, out=np.zeros((3, OBS_SIZE), np.float32))
 
 
 @pytest.mark.parametrize("lead", [0, 1, -1], ids=["tie", "seat0-ahead", "seat1-ahead"])

@@ -8,7 +8,7 @@ import pytest
 from agents.batched import BatchRandom
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import encode
+from racko_env.observation import UNSEEN, encode
 from racko_env.vector import Encoder, VectorGame, VectorRacko
 from racko_env.worlds import from_game, load_worlds, sample_worlds
 
@@ -118,7 +118,7 @@ def test_hidden_cards_are_uniform() -> None:
         game.apply(game.legal_actions()[0])  # draws, keeps, places in slot 0
     obs = encode(game, game.current)
     worlds = sample_worlds(obs, 20000, 0, game.config)
-    unseen = np.flatnonzero(obs[-60:][:40] > 0.5) + 1
+    unseen = np.flatnonzero(obs[UNSEEN][:40] > 0.5) + 1
     for values in (worlds.racks[:, 1, 5], worlds.draw[np.arange(len(worlds)), worlds.draw_len - 1]):
         counts = np.array([(values == c).sum() for c in unseen])
         assert counts.sum() == len(worlds)

@@ -108,9 +108,9 @@ def test_loading_needs_neither_torch_nor_sb3(exported) -> None:
         import sys
         import numpy as np
         import agents
-        from racko_env import racko_v0
+        from racko_env import racko_v1
         bot = agents.load({str(exported)!r}, num_players=2)
-        env = racko_v0.raw_env(num_players=2)
+        env = racko_v1.raw_env(num_players=2)
         env.reset(seed=1)
         for agent in env.agent_iter():
             obs, r, term, trunc, _ = env.last()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import agents
-from racko_env.observation import OPP_PRESENT
+from racko_env.observation import OBS_SIZE, OPP_PRESENT
 from train.sb3.pretrain import collect_teacher_data
 
 
@@ -15,7 +15,7 @@ def test_batched_collection_records_the_teachers_own_decisions(teacher: str) -> 
     obs, masks, actions = collect_teacher_data(
         teacher, 2, {}, 3000, seed=0, batched=True, n_envs=64
     )
-    assert obs.shape == (3000, 177) and masks.shape == (3000, 14) and actions.shape == (3000,)
+    assert obs.shape == (3000, OBS_SIZE) and masks.shape == (3000, 14) and actions.shape == (3000,)
     assert masks[np.arange(3000), actions].all()
     assert len(np.unique(obs, axis=0)) > 2500  # many games, not one state repeated
     bot = agents.load(teacher, num_players=2)
@@ -36,7 +36,7 @@ def test_batched_collection_plays_the_requested_table() -> None:
     obs, masks, actions = collect_teacher_data(
         "expert", 3, {"bonus": True}, 500, seed=0, batched=True, n_envs=16
     )
-    assert obs.shape == (500, 177) and masks[np.arange(500), actions].all()
+    assert obs.shape == (500, OBS_SIZE) and masks[np.arange(500), actions].all()
     assert np.allclose(obs[:, OPP_PRESENT].sum(axis=1), 2)  # two opponents at every table
 
 
@@ -56,7 +56,7 @@ def test_behaviour_cloning_learns_the_teacher() -> None:
     from train.sb3.warmstart import agreement, clone_actor
 
     obs, masks, actions = collect_teacher_data("heuristic", 2, {}, 4000, seed=0)
-    assert obs.shape == (4000, 177) and masks[np.arange(4000), actions].all()
+    assert obs.shape == (4000, OBS_SIZE) and masks[np.arange(4000), actions].all()
     torch.manual_seed(0)
     env = RackoGymEnv(num_players=2, opponents=["random"])
     model = MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [64, 64]}, seed=0)

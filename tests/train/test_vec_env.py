@@ -1,6 +1,6 @@
 """RackoVecEnv: the single-agent view for SB3, checked against the AEC env game by game.
 
-The lockstep test runs every game of the VecEnv beside its own ``racko_v0.raw_env`` with the same
+The lockstep test runs every game of the VecEnv beside its own ``racko_v1.raw_env`` with the same
 deals and shuffles (see ``test_vector_engine``): the learner's moves are replayed there, the
 opponents are the per-game ``heuristic`` bot, and the learner's rewards, episode ends and
 observations must match, including rounds that an opponent's move ends.
@@ -21,7 +21,8 @@ from agents.batched import (
     ModelPolicy,
 )
 from agents.heuristic import HeuristicBot
-from racko_env import racko_v0
+from racko_env import racko_v1
+from racko_env.observation import OBS_SIZE
 from train.sb3.vec_env import RackoVecEnv
 
 
@@ -36,7 +37,7 @@ class RefGame:
     """One AEC env playing the VecEnv's game: the learner's seat replays, heuristic opponents."""
 
     def __init__(self, queue, cfg: dict, bot: HeuristicBot) -> None:
-        self.env = racko_v0.raw_env(**cfg)
+        self.env = racko_v1.raw_env(**cfg)
         self.env.game.rng = ScriptedRandom(queue)
         self.bot = bot
         self.seat = -1
@@ -137,7 +138,7 @@ def test_vecenv_api_and_auto_reset() -> None:
     assert isinstance(env, VecEnv) and env.num_envs == 32
     assert is_masking_supported(env)
     obs = env.reset()
-    assert obs.shape == (32, 177) and obs.dtype == np.float32
+    assert obs.shape == (32, OBS_SIZE) and obs.dtype == np.float32
     assert env.observation_space.contains(obs[0]) and env.action_space.n == 14
     assert get_action_masks(env).shape == (32, 14)
     assert env.get_attr("render_mode") == [None] * 32
@@ -154,7 +155,7 @@ def test_vecenv_api_and_auto_reset() -> None:
         assert rewards.dtype == np.float32 and dones.dtype == bool and len(infos) == 32
         for i in np.flatnonzero(dones):
             info = infos[i]
-            assert info["terminal_observation"].shape == (177,)
+            assert info["terminal_observation"].shape == (OBS_SIZE,)
             assert set(info["episode"]) == {"r", "l", "t"} and info["episode"]["l"] >= 1
             assert info["episode"]["r"] == pytest.approx(rewards[i])  # win mode: one reward
             assert not np.array_equal(info["terminal_observation"], obs[i])
@@ -264,7 +265,7 @@ def test_wrappers_and_a_short_maskable_ppo_run(tmp_path) -> None:
         16, num_players=2, opponents="heuristic", seed=0, reward="score", turn_limit=40
     )
     norm = VecNormalize(env, norm_reward=False)
-    assert norm.reset().shape == (16, 177)
+    assert norm.reset().shape == (16, OBS_SIZE)
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=0, verbose=0)
     model.learn(total_timesteps=512)
     assert model.num_timesteps >= 512

@@ -19,7 +19,7 @@ import numpy as np
 
 from racko_env.actions import ACTION_NAMES, NUM_ACTIONS
 from racko_env.config import RulesConfig
-from racko_env.observation import OBS_SIZE, OBS_VERSION
+from racko_env.observation import OBS_SIZE, version_of_size
 from train.common.files import write_bytes_atomic, write_text_atomic
 from train.common.snapshot import MASKED_LOGIT, SnapshotPolicy
 
@@ -36,6 +36,7 @@ def build_onnx(policy: SnapshotPolicy) -> Any:
     from onnx import TensorProto, helper, numpy_helper
 
     inits, nodes = [], []
+    width = policy.layers[0][0].shape[1]  # the observation it was trained on: any layout version
     h = INPUT_OBS
     for i, (w, b) in enumerate(policy.layers):
         inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(b, f"b{i}")]
@@ -52,7 +53,7 @@ def build_onnx(policy: SnapshotPolicy) -> Any:
         nodes,
         "racko_policy",
         [
-            helper.make_tensor_value_info(INPUT_OBS, TensorProto.FLOAT, ["batch", OBS_SIZE]),
+            helper.make_tensor_value_info(INPUT_OBS, TensorProto.FLOAT, ["batch", width]),
             helper.make_tensor_value_info(INPUT_MASK, TensorProto.BOOL, ["batch", NUM_ACTIONS]),
         ],
         [
@@ -75,18 +76,21 @@ def make_manifest(
     onnx_bytes: bytes,
     evaluation: dict[str, Any] | None = None,
     training: dict[str, Any] | None = None,
+    width: int = OBS_SIZE,
 ) -> dict[str, Any]:
-    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full."""
+    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full. ``width`` is
+    the graph's observation input (``write_bot`` reads it from the graph): a policy trained on
+    ``racko_v0``'s layout version 1 is recorded as version 1, one on the current layout as that."""
     full = RulesConfig.from_dict({**rules, "num_players": num_players}).to_dict()
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "observation_version": OBS_VERSION,
-        "observation_size": OBS_SIZE,
+        "observation_version": version_of_size(width),
+        "observation_size": width,
         "num_players": num_players,
         "rules": {k: v for k, v in full.items() if k != "num_players"},
         "inputs": {
-            INPUT_OBS: {"dtype": "float32", "shape": ["batch", OBS_SIZE]},
+            INPUT_OBS: {"dtype": "float32", "shape": ["batch", width]},
             INPUT_MASK: {"dtype": "bool", "shape": ["batch", NUM_ACTIONS]},
         },
         "outputs": {
@@ -100,13 +104,29 @@ def make_manifest(
     }
 
 
+def graph_obs_width(onnx_bytes: bytes) -> int:
+    """The width of a bot graph's observation input (which layout version it reads)."""
+    import onnx
+
+    for value in onnx.load_from_string(onnx_bytes).graph.input:
+        if value.name == INPUT_OBS:
+            return int(value.type.tensor_type.shape.dim[1].dim_value)
+    raise ValueError(f"the graph has no input {INPUT_OBS!r}")
+
+
 def sample_observations(
-    num_players: int, rules: dict[str, Any], count: int, seed: int = 0
+    num_players: int, rules: dict[str, Any], count: int, seed: int = 0, width: int = OBS_SIZE
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Observations and masks met in real play (learner seat, random legal moves vs heuristic)."""
+    """Observations and masks met in real play (learner seat, random legal moves vs heuristic),
+    of the layout version ``width`` entries wide."""
     from racko_env.gym_env import RackoGymEnv
 
-    env = RackoGymEnv(num_players=num_players, opponents=["heuristic"], **rules)
+    env = RackoGymEnv(
+        num_players=num_players,
+        opponents=["heuristic"],
+        observation_version=version_of_size(width),
+        **rules,
+    )
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
     all_obs, all_masks = [], []
@@ -139,7 +159,7 @@ def verify_export(
     """Raise unless the graph picks ``reference``'s action on ``check`` observations of real play."""
     if not check:
         return
-    obs, masks = sample_observations(num_players, rules, check)
+    obs, masks = sample_observations(num_players, rules, check, width=graph_obs_width(onnx_bytes))
     bad = int(np.sum(onnx_actions(onnx_bytes, obs, masks) != reference(obs, masks)))
     if bad:
         raise RuntimeError(f"ONNX export disagrees with the {what} on {bad}/{check} obs")
@@ -158,7 +178,8 @@ def write_bot(
     """Write ``stem.onnx`` and its manifest ``stem.json`` (``checked``: observations verified)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_path, json_path = out_dir / f"{stem}.onnx", out_dir / f"{stem}.json"
-    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training)
+    width = graph_obs_width(onnx_bytes)
+    manifest = make_manifest(num_players, rules, onnx_bytes, evaluation, training, width)
     if checked:
         manifest["export_check"] = {"observations": checked, "disagreements": 0}
     # the graph first: a manifest never names a graph that is not there (its sha256 checks it)

@@ -1,4 +1,5 @@
-"""The PettingZoo env ``racko_v0`` as an RLlib ``MultiAgentEnv``, with the league set up per episode.
+"""The PettingZoo env ``racko_v1`` as an RLlib ``MultiAgentEnv``, with the league set up per
+episode.
 
 RLlib maps agent ids to RLModules (``policy_mapping_fn``) without telling the env which module
 plays which seat, and its example self-play code picks seats with ``hash(episode.id_)``: not
@@ -9,7 +10,7 @@ snapshot, or a baseline bot). The decision is written into the agent ids, ``"<mo
 the module name off the id. Baseline bots (``agents.load``) play their seats inside the env; RLlib
 never sees them.
 
-The game itself is ``racko_v0.env()``, stepped one decision at a time. Only the agent on turn gets
+The game itself is ``racko_v1.env()``, stepped one decision at a time. Only the agent on turn gets
 an observation; when the episode ends every RLlib agent that played gets its final observation and
 the reward it collected since its last decision, so the loser's reward reaches its module too
 (RLlib's ``PettingZooEnv`` is written for cooperative games and does not promise that).
@@ -25,7 +26,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 import agents
 from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, rack_features
-from racko_env import racko_v0
+from racko_env import racko_v1
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
 from racko_env.rules import deck_size
@@ -66,7 +67,7 @@ def observation_space(features: bool = False) -> gym.spaces.Dict:
 
 
 class RackoMultiAgentEnv(MultiAgentEnv):
-    """``racko_v0`` for RLlib. ``config`` is ``RLlibConfig.env_config()`` (an ``EnvContext`` on
+    """``racko_v1`` for RLlib. ``config`` is ``RLlibConfig.env_config()`` (an ``EnvContext`` on
     RLlib's env runners, whose ``worker_index`` keeps the runners' generators apart)."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
@@ -80,7 +81,7 @@ class RackoMultiAgentEnv(MultiAgentEnv):
         self.worker_index = int(getattr(config, "worker_index", 0) or 0)
         self.features = bool(config.get("features", False))
         self.num_cards = deck_size(self.num_players)
-        self.aec = racko_v0.env(
+        self.aec = racko_v1.env(
             num_players=self.num_players,
             reward=config.get("reward", "win"),
             episode=config.get("episode", "round"),

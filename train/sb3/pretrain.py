@@ -3,7 +3,7 @@
 PPO from a random policy against strong bots sees almost no wins, so it learns slowly. Cloning a
 teacher (e.g. ``expert``) first gives PPO a competent starting point that self-play and the
 baselines then improve. Data: every decision of every seat in games where all seats are the
-teacher (played through ``racko_v0.raw_env`` with seeded deals, so it is reproducible).
+teacher (played through ``racko_v1.raw_env`` with seeded deals, so it is reproducible).
 
 ``collect_teacher_data`` is the public piece: ``train/ppo.py`` clones what it collects with the
 project's fitting loop (``train.sb3.warmstart.clone_actor``) for the config's ``pretrain``
@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from racko_env import racko_v0
+from racko_env import racko_v1
+from racko_env.observation import OBS_SIZE
 
 BATCHED_TEACHERS = ("random", "heuristic", "expert")  # have vectorized twins in agents.batched
 
@@ -34,7 +35,7 @@ def collect_teacher_data(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``decisions`` (observation, mask, action) triples from teacher-vs-teacher games.
 
-    Default: every seat's decisions in ``racko_v0`` games, one game at a time (the data the
+    Default: every seat's decisions in ``racko_v1`` games, one game at a time (the data the
     shipped bots were trained on). ``batched=True`` plays ``n_envs`` games at once in
     ``racko_env.vector`` with the teacher's ``agents.batched`` twin (the same decisions, ~3.4x
     more decisions per second here) and records one seat per game (rotating); other data, so
@@ -47,8 +48,8 @@ def collect_teacher_data(
     if batched:
         return _collect_batched(teacher, num_players, rules, decisions, seed, episode, n_envs)
     bots = [agents.load(teacher, num_players=num_players, **rules) for _ in range(num_players)]
-    env = racko_v0.raw_env(num_players=num_players, episode=episode, **rules)
-    obs_buf = np.zeros((decisions, 177), dtype=np.float32)
+    env = racko_v1.raw_env(num_players=num_players, episode=episode, **rules)
+    obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
     mask_buf = np.zeros((decisions, 14), dtype=bool)
     act_buf = np.zeros(decisions, dtype=np.int64)
     n, game = 0, 0
@@ -99,7 +100,7 @@ def _collect_batched(
         n_envs, num_players=num_players, opponents=[teacher], seed=seed, episode=episode, **rules
     )
     policy = load_batch(teacher, num_players, seed=seed + 1, **rules)
-    obs_buf = np.zeros((decisions, 177), dtype=np.float32)
+    obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
     mask_buf = np.zeros((decisions, 14), dtype=bool)
     act_buf = np.zeros(decisions, dtype=np.int64)
     obs, n = env.reset(), 0

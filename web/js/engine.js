@@ -84,6 +84,14 @@ export class RackoGame {
     this.discard = [rest[0]]; // the top of the rest is turned face up
     this.draw = rest.slice(1).reverse(); // array end = top of the draw pile
     this.publicSlots = Array.from({ length: n }, () => new Array(RACK_SIZE).fill(0));
+    // Each slot's public history this round (0 = still dealt), as racko_env/engine.py keeps it:
+    // card from the draw pile, the turn (the first is 1) it last changed, the card that came out;
+    // and per seat the discard top it last passed over by drawing from the draw pile.
+    const slots = () => Array.from({ length: n }, () => new Array(RACK_SIZE).fill(0));
+    this.slotDrawn = slots();
+    this.slotChanged = slots();
+    this.slotOut = slots();
+    this.declined = new Array(n).fill(0);
     this.current = (this.dealer + 1) % n;
     this.phase = Phase.DRAW;
     this.held = null;
@@ -128,6 +136,7 @@ export class RackoGame {
     }
     if (phase === Phase.DRAW) {
       if (action === DRAW_PILE) {
+        this.declined[this.current] = this.discardTop;
         this.held = this.draw.pop();
         this.heldFromDiscard = false;
         this.phase = Phase.KEEP_OR_DISCARD;
@@ -149,6 +158,9 @@ export class RackoGame {
       const old = rack[action];
       rack[action] = this.held;
       this.publicSlots[this.current][action] = this.heldFromDiscard ? this.held : 0;
+      this.slotDrawn[this.current][action] = this.heldFromDiscard ? 0 : 1;
+      this.slotChanged[this.current][action] = this.turn + 1; // the turn that ends now
+      this.slotOut[this.current][action] = old;
       this.discard.push(old);
       this.#endTurn({
         player: this.current,

@@ -3,8 +3,12 @@
  */
 
 export const LAYOUT = Object.freeze({
-  "obs_version": 1,
-  "obs_size": 177,
+  "obs_version": 2,
+  "obs_size": 270,
+  "obs_sizes": {
+    "1": 177,
+    "2": 270
+  },
   "num_actions": 14,
   "max_opponents": 3,
   "max_cards": 60,
@@ -31,10 +35,6 @@ export const LAYOUT = Object.freeze({
     ],
     "draw_size": [
       43,
-      44
-    ],
-    "card_scaled": [
-      0,
       44
     ],
     "phase": [
@@ -72,6 +72,26 @@ export const LAYOUT = Object.freeze({
     "unseen": [
       117,
       177
+    ],
+    "opp_slot_drawn": [
+      177,
+      207
+    ],
+    "opp_slot_changed": [
+      207,
+      237
+    ],
+    "opp_slot_out": [
+      237,
+      267
+    ],
+    "opp_declined": [
+      267,
+      270
+    ],
+    "card_scaled": [
+      0,
+      44
     ]
   }
 });

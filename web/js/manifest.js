@@ -38,10 +38,18 @@ export function checkManifest(manifest, source, numPlayers, rulesOptions = {}) {
         `(supported: (${SUPPORTED_FORMAT_VERSIONS.join(", ")},))`,
     );
   }
-  if (manifest.observation_version !== LAYOUT.obs_version) {
+  const layout = manifest.observation_version;
+  const sizes = LAYOUT.obs_sizes;
+  if (!Number.isInteger(layout) || !(String(layout) in sizes)) {
     throw new BotFileError(
-      `${source}: trained on observation layout version ` +
-        `${pyRepr(manifest.observation_version)}, this env uses version ${LAYOUT.obs_version}`,
+      `${source}: trained on observation layout version ${pyRepr(layout)}, which this env does ` +
+        `not know (it knows versions ${Object.keys(sizes).join(", ")})`,
+    );
+  }
+  if (manifest.observation_size !== sizes[String(layout)]) {
+    throw new BotFileError(
+      `${source}: the manifest's observation_size is ${pyRepr(manifest.observation_size)}, ` +
+        `layout version ${layout} has ${sizes[String(layout)]}`,
     );
   }
   if (manifest.num_players !== numPlayers) {

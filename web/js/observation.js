@@ -7,6 +7,7 @@
 
 import { LEGAL_BY_PHASE, NUM_ACTIONS, Phase } from "./actions.js";
 import { LAYOUT } from "./layout.js";
+import { RACK_SIZE } from "./rules.js";
 
 const P = LAYOUT.pieces;
 const SEEN = 2;
@@ -66,6 +67,17 @@ export function encode(game, player, includeScores = false) {
   for (let c = 1; c <= LAYOUT.max_cards; c++) {
     if (where[c] === 1) obs[P.in_discard[0] + c - 1] = 1;
     if (where[c] === 0) obs[P.unseen[0] + c - 1] = 1;
+  }
+  // Version 2: each opponent slot's public history, and the discard each opponent passed over.
+  for (let k = 1; k < n; k++) {
+    const q = (player + k) % n;
+    const at = (k - 1) * RACK_SIZE;
+    for (let s = 0; s < RACK_SIZE; s++) {
+      obs[P.opp_slot_drawn[0] + at + s] = game.slotDrawn[q][s];
+      obs[P.opp_slot_changed[0] + at + s] = game.slotChanged[q][s] / cfg.turn_limit;
+      obs[P.opp_slot_out[0] + at + s] = cardValue(game.slotOut[q][s], nCards);
+    }
+    obs[P.opp_declined[0] + k - 1] = cardValue(game.declined[q], nCards);
   }
   return obs;
 }

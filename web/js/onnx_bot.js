@@ -1,7 +1,8 @@
 /**
  * Twin of agents/onnx_bot.py for the browser: an exported bot (bot.onnx + bot.json) played with
  * onnxruntime-web, after the manifest checks of manifest.js. It plays the graph's `action` (the
- * masked argmax) and also returns `masked_logits`, which the hint button shows.
+ * masked argmax) and also returns `masked_logits`, which the hint button shows. A bot of an older
+ * observation layout version reads that version's view (a prefix) of the page's observation.
  */
 
 import { LAYOUT } from "./layout.js";
@@ -45,13 +46,17 @@ export class OnnxBot {
     this.session = session;
     this.manifest = manifest;
     this.name = name;
+    // The bot reads its own layout version: the first obsSize entries of a newer observation
+    // (layouts only append), as agents/onnx_bot.py does. Every shipped bot reads version 1.
+    this.obsSize = LAYOUT.obs_sizes[String(manifest.observation_version)];
   }
 
   /** {action, logits} for one observation; an action the mask forbids throws. */
   async decide(observation, mask) {
     const { Tensor } = this.ort;
+    const view = Float32Array.from(observation).slice(0, this.obsSize); // the bot's layout version
     const feeds = {
-      observation: new Tensor("float32", Float32Array.from(observation), [1, LAYOUT.obs_size]),
+      observation: new Tensor("float32", view, [1, this.obsSize]),
       action_mask: new Tensor("bool", Uint8Array.from(mask, (m) => (m ? 1 : 0)), [1, LAYOUT.num_actions]),
     };
     const out = await this.session.run(feeds);
