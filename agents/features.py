@@ -2,8 +2,8 @@
 ``train.network.features.RackFeatures``.
 
 ``rack_features(obs, num_cards)`` returns exactly what the torch module computes (per slot
-(B, 10, 26), global (B, 31), float32) without torch, so the learner's feature cache, the self-play
-snapshots, the batched ``expert`` and the torch-free evaluation all read one fast kernel
+(B, 10, ``SLOT_FEATURES``), global (B, ``GLOBAL_FEATURES``), float32) without torch, so the
+learner's feature cache, the self-play snapshots, the batched ``expert`` and the torch-free evaluation all read one fast kernel
 (``tests/agents/test_features.py`` keeps it equal to the torch module and to the plain-Python
 reference). The exported ONNX graph keeps computing its own features with the torch module.
 
@@ -35,6 +35,10 @@ from racko_env.observation import (
     OBS_SIZE,
     OPP_PRESENT,
     OPP_SCORES,
+    OPP_SLOT_CHANGED,
+    OPP_SLOT_DRAWN,
+    OPP_SLOT_OUT,
+    OPP_SLOTS,
     OWN_SCORE,
     PARTNERS,
     PHASE,
@@ -44,8 +48,6 @@ from racko_env.observation import (
 )
 
 RACK_SIZE = 10
-SLOT_FEATURES = 26
-GLOBAL_FEATURES = 31
 NO_PLAN = 1000.0  # plan cost of a rack no ascending completion can reach (instead of inf)
 EXPERT_PLAN = (2.0, 1.1)  # (gap power, width power): the expert's planning constants
 SAVING_SCALE = 10.0  # plan-cost savings are in expected draws; most lie within +-10
@@ -63,15 +65,41 @@ GLOBAL_EXTRAS = (
     "best_saving_lin", "draw_gain_log", "draw_gain_lin", "take_adv_log", "take_adv_lin",
     "may_come", "unseen", "ascending_pairs",
 )  # fmt: skip
+# What the next opponent's public history (observation version 2) says about one card c it could
+# take: its slot for c (the zone slot ``agents.obs.card_zone``) still holding its dealt card, refilled
+# from the draw pile, holding a card known from the discard pile (and how far that card is from c),
+# whether its known neighbours left and right of that slot leave room for c (+1 yes, -1 no, 0
+# unknown), how long ago the slot changed, the card that last came out of it, and a take estimate.
+# Each slot gets these for its own card (the card it discards if replaced); the global features
+# get them for the decision's card (the held card, or the discard top while drawing).
+OPP_STATS = (
+    "opp_dealt", "opp_drawn", "opp_known", "opp_known_gap", "opp_left", "opp_right", "opp_age",
+    "opp_out_gap", "opp_take",
+)  # fmt: skip
+# expert's measured take rates of a discard whose slot still holds its dealt card, and whose slot was
+# refilled (issue 26: 51% and 27%): the take estimate's two levels, zeroed where a known neighbour
+# leaves no room for the card.
+TAKE_DEALT, TAKE_REFILLED = 0.51, 0.27
+AGE_SCALE = 10.0  # the age of a slot's card in turn-limit units, times this, capped at 1
+SLOT_FEATURES = len(SLOT_STATS) + RACK_SIZE + len(OPP_STATS)  # stats, slot one-hot, opponent facts
 _SLOT_NO_PLAN = SLOT_STATS.index("no_plan")
 _GLOBAL_MAY_COME = GLOBAL_EXTRAS.index("may_come")
 # observation offsets, as plain ints for the compiled kernel
 _RACK0, _UNSEEN0, _DISCARD0, _PHASE0 = RACK.start, UNSEEN.start, IN_DISCARD.start, PHASE.start
+_OPP0, _DRAWN0, _CHANGED0, _OUT0 = (
+    OPP_SLOTS.start,
+    OPP_SLOT_DRAWN.start,
+    OPP_SLOT_CHANGED.start,
+    OPP_SLOT_OUT.start,
+)  # the next opponent's block of each field: its first RACK_SIZE entries
 _GLOBAL_OBS = np.array(
     [*range(PHASE.start, PHASE.stop), HELD_FROM_DISCARD, TURN, OWN_SCORE, DRAW_SIZE, PARTNERS]
     + [*range(OPP_SCORES.start, OPP_SCORES.stop), *range(OPP_PRESENT.start, OPP_PRESENT.stop)],
     dtype=np.int64,
 )  # the observation entries the global features copy, in order (14)
+GLOBAL_FEATURES = len(_GLOBAL_OBS) + len(GLOBAL_EXTRAS) + len(OPP_STATS)
+_SLOT_OPP = len(SLOT_STATS) + RACK_SIZE  # where a slot's opponent facts start
+_GLOBAL_OPP = len(_GLOBAL_OBS) + len(GLOBAL_EXTRAS)
 
 
 @njit(cache=True, nogil=True)
@@ -251,6 +279,40 @@ def _saving(base, cost):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _opp_facts(x, c, n, out, at):  # pragma: no cover - compiled
+    """``OPP_STATS`` of card ``c`` (0: none, all 0) for the next opponent, into ``out[at:]``."""
+    if c <= 0:
+        for i in range(len(OPP_STATS)):
+            out[at + i] = 0.0
+        return
+    z = (c - 1) * RACK_SIZE // n
+    changed = np.float64(x[_CHANGED0 + z])
+    dealt = 1.0 if changed <= 0.0 else 0.0
+    k = int(np.rint(x[_OPP0 + z] * n))
+    left = 0.0
+    if z > 0:
+        a = int(np.rint(x[_OPP0 + z - 1] * n))
+        if a > 0:
+            left = 1.0 if a < c else -1.0
+    right = 0.0
+    if z < RACK_SIZE - 1:
+        b = int(np.rint(x[_OPP0 + z + 1] * n))
+        if b > 0:
+            right = 1.0 if b > c else -1.0
+    u = int(np.rint(x[_OUT0 + z] * n))
+    out[at + 0] = dealt
+    out[at + 1] = np.float64(x[_DRAWN0 + z])
+    out[at + 2] = 1.0 if k > 0 else 0.0
+    out[at + 3] = (k - c) / n if k > 0 else 0.0
+    out[at + 4] = left
+    out[at + 5] = right
+    out[at + 6] = min(max(np.float64(x[TURN]) - changed, 0.0) * AGE_SCALE, 1.0)
+    out[at + 7] = (u - c) / n if u > 0 else 0.0
+    room = 0.0 if left < 0.0 or right < 0.0 else 1.0
+    out[at + 8] = (TAKE_DEALT if dealt > 0.0 else TAKE_REFILLED) * room
+
+
+@njit(cache=True, nogil=True)
 def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compiled
     """``rack_features`` row by row (the numbers of ``train.network.features.RackFeatures``)."""
     m = RACK_SIZE + 2
@@ -326,6 +388,7 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
             f[15] = ((v - 1) * RACK_SIZE / n - s) / RACK_SIZE
             for i in range(RACK_SIZE):
                 f[16 + i] = 1.0 if i == s else 0.0
+            _opp_facts(x, v, n, f, _SLOT_OPP)
         # ---- global
         g = glob[r]
         for i in range(glob_obs.shape[0]):
@@ -351,6 +414,7 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
             if vals[s + 1] > vals[s]:
                 asc += 1
         g[k + 16] = asc / (RACK_SIZE - 1)
+        _opp_facts(x, card, n, g, _GLOBAL_OPP)
 
 
 def racks_with_sentinels(rack: np.ndarray, num_cards: int) -> np.ndarray:
@@ -361,7 +425,8 @@ def racks_with_sentinels(rack: np.ndarray, num_cards: int) -> np.ndarray:
 
 
 def rack_features(obs: np.ndarray, num_cards: int) -> tuple[np.ndarray, np.ndarray]:
-    """Observations (B, 177) -> slot features (B, 10, 26) and global features (B, 31), float32.
+    """Observations (B, ``OBS_SIZE``) -> slot features (B, 10, ``SLOT_FEATURES``) and global
+    features (B, ``GLOBAL_FEATURES``), float32.
 
     The numbers of ``train.network.features.RackFeatures(num_cards)`` (both compute in float64).
     """
@@ -378,6 +443,6 @@ def rack_features(obs: np.ndarray, num_cards: int) -> tuple[np.ndarray, np.ndarr
 
 
 def flat_features(slots: np.ndarray, glob: np.ndarray) -> np.ndarray:
-    """(slots (B, 10, 26), global (B, 31)) as one row (B, 291), as
+    """(slots, global) as one row (B, 10 * SLOT_FEATURES + GLOBAL_FEATURES), as
     ``train.network.features.flat_features``."""
     return np.concatenate([slots.reshape(len(slots), -1), glob], axis=1)

@@ -14,6 +14,9 @@ shipped, 55.0% at delta 0.1, 56.0% at 0.3, 45.2% at 1.0.
 
     python -m benchmarks.denial_ceiling                          # deltas 0, 0.1, 0.3, 1 (~7 min)
     python -m benchmarks.denial_ceiling --rounds 200 --deltas 0.3
+    python -m benchmarks.denial_ceiling --deltas 0 --bot runs/2p/bot.onnx   # another bot file
+
+Each row also gives ``expert``'s take rate of the bot's discards (the denial that is left to win).
 """
 
 from __future__ import annotations
@@ -108,20 +111,31 @@ class DenialOracle:
             game.apply(a)
 
 
-def play(delta: float, rounds: int, seed: int) -> dict[str, Any]:
-    """``rounds`` duplicate rounds: each deal twice, the bot in seat 0 and then in seat 1."""
-    oracle = DenialOracle(delta)
-    wins = 0
+def play(delta: float, rounds: int, seed: int, bot_path: Path = BOT) -> dict[str, Any]:
+    """``rounds`` duplicate rounds: each deal twice, the bot in seat 0 and then in seat 1.
+
+    Also counts ``expert``'s take rate of the bot's discards: of the draw decisions where the
+    discard top is the card the bot just threw, the share where ``expert`` took it (where denial
+    acts, and what a bot that reads the opponent should bring down)."""
+    oracle = DenialOracle(delta, bot_path)
+    wins = offered = taken = 0
     start = time.perf_counter()
     for deal in deal_seeds(seed, (rounds + 1) // 2):
         for me in (0, 1):
             game = RackoGame(num_players=2)
             game.new_game(seed=deal)
+            fresh = False  # the discard top is the bot's discard of its last turn
             while not game.round_over:
                 if game.current == me:
                     oracle.play_turn_part(game, me)
+                    fresh = game.current != me and bool(game.discard)
                 else:
-                    game.apply(oracle.expert.act(_obs(game, game.current)))
+                    action = oracle.expert.act(_obs(game, game.current))
+                    if fresh and game.phase == Phase.DRAW:
+                        offered += 1
+                        taken += action == TAKE_DISCARD
+                    fresh = False
+                    game.apply(action)
             wins += game.racko_player == me
     played = 2 * ((rounds + 1) // 2)
     lo, hi = wilson_interval(wins, played)
@@ -131,6 +145,8 @@ def play(delta: float, rounds: int, seed: int) -> dict[str, Any]:
         "win_rate": wins / played,
         "ci95": [round(lo, 4), round(hi, 4)],
         "swaps": oracle.swaps,
+        "expert_take_rate": round(taken / max(offered, 1), 4),
+        "bot_discards": offered,
         "seconds": round(time.perf_counter() - start, 1),
     }
 
@@ -140,18 +156,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=2000)
     parser.add_argument("--deltas", type=float, nargs="+", default=[0.0, 0.1, 0.3, 1.0])
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bot", type=Path, default=BOT, help="the 2-player bot file (.onnx)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     rows = []
-    print("| delta | rounds | bot win rate vs expert (95% CI) | swaps | seconds |")
-    print("|---:|---:|---|---:|---:|")
+    print("| delta | rounds | bot win rate vs expert (95% CI) | swaps | expert takes | seconds |")
+    print("|---:|---:|---|---:|---:|---:|")
     for delta in args.deltas:
-        r = play(delta, args.rounds, args.seed)
+        r = play(delta, args.rounds, args.seed, args.bot)
         rows.append(r)
         lo, hi = r["ci95"]
         print(
             f"| {delta:g} | {r['rounds']} | {100 * r['win_rate']:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}) "
-            f"| {r['swaps']} | {r['seconds']:.0f} |",
+            f"| {r['swaps']} | {100 * r['expert_take_rate']:.1f}% of {r['bot_discards']} "
+            f"| {r['seconds']:.0f} |",
             flush=True,
         )
     if args.json:

@@ -35,13 +35,14 @@ def rss_mib() -> float:
 
 
 def bench_batched_engine(games: int, steps: int, encode: bool) -> float:
+    from racko_env.observation import OBS_SIZE
     from racko_env.vector import VectorRacko
 
     v = VectorRacko(games, 2, seed=0)
     eng = v.game
     rng = np.random.default_rng(0)
     idx = np.arange(games)
-    buf = np.empty((games, 177), np.float32)
+    buf = np.empty((games, OBS_SIZE), np.float32)
     keys = np.empty((games, 14))
     t0 = time.perf_counter()
     for _ in range(steps):

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from racko_env.observation import OBS_SIZE
 from train.sb3.pretrain import BATCHED_TEACHERS, collect_teacher_data
 from train.sb3.warmstart import clone_actor
 
@@ -58,7 +59,7 @@ def collect_on_policy(
     env = RackoVecEnv(
         n_envs, num_players=num_players, opponents=[teacher], seed=seed, episode=episode, **rules
     )
-    obs_buf = np.zeros((decisions, 177), dtype=np.float32)
+    obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
     mask_buf = np.zeros((decisions, 14), dtype=bool)
     act_buf = np.zeros(decisions, dtype=np.int64)
     same, obs, n = 0, env.reset(), 0

@@ -16,10 +16,14 @@ import pytest
 
 from agents.batched import BatchExpert, BatchHeuristic
 from agents.features import (
+    AGE_SCALE,
     EXPERT_PLAN,
     GLOBAL_FEATURES,
     NO_PLAN,
+    OPP_STATS,
     SLOT_FEATURES,
+    TAKE_DEALT,
+    TAKE_REFILLED,
     Planner,
     exact_costs,
     feature_planner,
@@ -36,6 +40,10 @@ from racko_env.observation import (
     OBS_SIZE,
     OPP_PRESENT,
     OPP_SCORES,
+    OPP_SLOT_CHANGED,
+    OPP_SLOT_DRAWN,
+    OPP_SLOT_OUT,
+    OPP_SLOTS,
     OWN_SCORE,
     PARTNERS,
     PHASE,
@@ -70,6 +78,31 @@ def _plan_cost(vals: list[int], avail: list[int], n: int) -> float:
             cost = (total / max(k, 1)) ** wp * g**gp
             best[j] = min(best[j], best[i] + cost)
     return min(best[-1], NO_PLAN)
+
+
+def reference_opponent_facts(obs: np.ndarray, c: int, n: int) -> list[float]:
+    """``OPP_STATS`` of card c: the next opponent's zone slot for c and its public history."""
+    if c <= 0:
+        return [0.0] * len(OPP_STATS)
+    z = (c - 1) * 10 // n
+    opp = [round(float(x) * n) for x in obs[OPP_SLOTS][:10]]
+    changed = float(obs[OPP_SLOT_CHANGED.start + z])
+    dealt = changed <= 0.0
+    left = 0.0 if z == 0 or opp[z - 1] == 0 else (1.0 if opp[z - 1] < c else -1.0)
+    right = 0.0 if z == 9 or opp[z + 1] == 0 else (1.0 if opp[z + 1] > c else -1.0)
+    out = round(float(obs[OPP_SLOT_OUT.start + z]) * n)
+    room = left >= 0 and right >= 0
+    return [
+        float(dealt),
+        float(obs[OPP_SLOT_DRAWN.start + z]),
+        float(opp[z] > 0),
+        (opp[z] - c) / n if opp[z] else 0.0,
+        left,
+        right,
+        min(max(float(obs[TURN]) - changed, 0.0) * AGE_SCALE, 1.0),
+        (out - c) / n if out else 0.0,
+        (TAKE_DEALT if dealt else TAKE_REFILLED) * room,
+    ]
 
 
 def reference_features(obs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -127,7 +160,7 @@ def reference_features(obs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]
             float(here[s] >= NO_PLAN) * has,
             ((r - 1) * 10 / n - s) / 10,
         ]
-        slots.append(row + [float(s == i) for i in range(10)])
+        slots.append(row + [float(s == i) for i in range(10)] + reference_opponent_facts(obs, r, n))
     take = base - best_here - gain if drawing and top > 0 else 0.0
     glob = [
         *obs[PHASE],
@@ -148,6 +181,7 @@ def reference_features(obs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]
         sum(avail) / n,
         sum(unseen) / n,
         sum(rack[i + 1] > rack[i] for i in range(9)) / 9,
+        *reference_opponent_facts(obs, card, n),
     ]
     return np.array(slots, dtype=np.float64), np.array(glob, dtype=np.float64)
 
@@ -176,6 +210,12 @@ def random_observations(num_players: int, count: int, seed: int) -> np.ndarray:
         row[DRAW_TOP_KNOWN] = rest[-3] / n if rng.random() < 0.2 else 0.0
         row[OPP_PRESENT] = 0.0
         row[OPP_PRESENT.start : OPP_PRESENT.start + num_players - 1] = 1.0
+        # the next opponent's slots: about half known, some still dealt, some drawn, some outs
+        row[OPP_SLOTS] = rng.integers(1, n + 1, size=row[OPP_SLOTS].size) / n
+        row[OPP_SLOTS][rng.random(row[OPP_SLOTS].size) < 0.5] = 0.0
+        row[OPP_SLOT_CHANGED][rng.random(row[OPP_SLOT_CHANGED].size) < 0.4] = 0.0
+        row[OPP_SLOT_DRAWN] = rng.random(row[OPP_SLOT_DRAWN].size) < 0.5
+        row[OPP_SLOT_OUT] = rng.integers(0, n + 1, size=row[OPP_SLOT_OUT].size) / n
     return obs
 
 
@@ -287,3 +327,40 @@ def test_planner_rejects_cards_out_of_range():
         plan.placements(np.array([[41]]))
     with pytest.raises(ValueError, match="shape"):
         rack_features(np.zeros((3, 170), np.float32), 40)
+
+
+def test_opponent_facts_read_the_next_opponents_zone_slot_history():
+    """A discard whose zone slot (next opponent) still holds its dealt card reads "dealt" and the
+    higher take estimate; the same slot refilled from the draw pile reads "drawn" and the lower
+    one; a known neighbour that leaves no room zeroes the estimate. The facts are the last
+    ``len(OPP_STATS)`` slot features, and the decision card's are the last global ones."""
+    n = 40
+    obs = random_observations(2, 1, seed=5)[0]
+    obs[RACK] = np.arange(1, 11) * 4 / n  # slot s holds 4(s + 1); card 20 (slot 4) is zone 4
+    obs[PHASE] = 0.0
+    obs[PHASE.start + 2] = 1.0  # placing a held card
+    obs[HELD] = 21 / n
+    obs[OPP_SLOTS] = 0.0
+    obs[OPP_SLOT_CHANGED] = 0.0
+    obs[OPP_SLOT_DRAWN] = 0.0
+    obs[OPP_SLOT_OUT] = 0.0
+    obs[TURN] = 0.05
+    k = len(OPP_STATS)
+    facts = dict(zip(OPP_STATS, rack_features(obs[None], n)[0][0, 4, -k:], strict=True))
+    assert facts["opp_dealt"] == 1 and facts["opp_drawn"] == 0 and facts["opp_known"] == 0
+    assert facts["opp_take"] == pytest.approx(TAKE_DEALT)
+    assert facts["opp_age"] == pytest.approx(min(0.05 * AGE_SCALE, 1.0))
+    obs[OPP_SLOT_CHANGED.start + 4] = 0.04
+    obs[OPP_SLOT_DRAWN.start + 4] = 1.0
+    obs[OPP_SLOT_OUT.start + 4] = 30 / n
+    slots, glob = rack_features(obs[None], n)
+    facts = dict(zip(OPP_STATS, slots[0, 4, -k:], strict=True))
+    assert facts["opp_dealt"] == 0 and facts["opp_drawn"] == 1
+    assert facts["opp_take"] == pytest.approx(TAKE_REFILLED)
+    assert facts["opp_out_gap"] == pytest.approx((30 - 20) / n)
+    assert facts["opp_age"] == pytest.approx(0.01 * AGE_SCALE, rel=1e-4)
+    held = dict(zip(OPP_STATS, glob[0, -k:], strict=True))  # the held card 21: zone 5, dealt
+    assert held["opp_dealt"] == 1 and held["opp_take"] == pytest.approx(TAKE_DEALT)
+    obs[OPP_SLOTS.start + 3] = 25 / n  # the opponent's slot left of zone 4 holds 25 > 20
+    facts = dict(zip(OPP_STATS, rack_features(obs[None], n)[0][0, 4, -k:], strict=True))
+    assert facts["opp_left"] == -1 and facts["opp_take"] == 0

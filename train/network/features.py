@@ -26,6 +26,13 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from agents.features import (
+    AGE_SCALE,
+    GLOBAL_FEATURES,
+    SLOT_FEATURES,
+    TAKE_DEALT,
+    TAKE_REFILLED,
+)
 from racko_env.observation import (
     DISCARD_TOP,
     DRAW_SIZE,
@@ -35,6 +42,10 @@ from racko_env.observation import (
     OBS_SIZE,
     OPP_PRESENT,
     OPP_SCORES,
+    OPP_SLOT_CHANGED,
+    OPP_SLOT_DRAWN,
+    OPP_SLOT_OUT,
+    OPP_SLOTS,
     OWN_SCORE,
     PARTNERS,
     PHASE,
@@ -45,8 +56,6 @@ from racko_env.observation import (
 from train.common.afterstate import NO_PLAN, card_tables, placement_plan_costs
 
 RACK_SIZE = 10
-SLOT_FEATURES = 26
-GLOBAL_FEATURES = 31
 FEATURES = RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES  # the flattened width (flat_features)
 SAVING_SCALE = 10.0  # plan-cost savings are in expected draws; most lie within +-10
 
@@ -66,8 +75,50 @@ def _saving(base: torch.Tensor, cost: torch.Tensor) -> list[torch.Tensor]:
     return [_slog(s), s.clamp(-SAVING_SCALE, SAVING_SCALE) / SAVING_SCALE]
 
 
+def opponent_facts(obs: torch.Tensor, card: torch.Tensor, n: int) -> torch.Tensor:
+    """``agents.features.OPP_STATS`` of cards (B, K) (0: none, all 0) -> (B, K, 9): what the
+    next opponent's public slot history (observation version 2) says about each card."""
+    dtype = obs.dtype
+    has = (card > 0).to(dtype)[..., None]
+    z = ((card - 1).clamp(min=0) * RACK_SIZE) // n  # the card's zone slot
+    opp = torch.round(obs[:, OPP_SLOTS.start : OPP_SLOTS.start + RACK_SIZE] * n).long()
+    pad = torch.zeros_like(opp[:, :1])
+    opp_pad = torch.cat([pad, opp, pad], 1)  # unknown neighbours beyond either end
+
+    def at(t: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        return torch.gather(t, 1, idx)
+
+    changed = at(obs[:, OPP_SLOT_CHANGED.start : OPP_SLOT_CHANGED.start + RACK_SIZE], z)
+    drawn = at(obs[:, OPP_SLOT_DRAWN.start : OPP_SLOT_DRAWN.start + RACK_SIZE], z)
+    out = torch.round(at(obs[:, OPP_SLOT_OUT.start : OPP_SLOT_OUT.start + RACK_SIZE], z) * n).long()
+    k, a, b = at(opp, z), at(opp_pad, z), at(opp_pad, z + 2)
+    one = torch.ones_like(changed)
+    left = torch.where(a > 0, torch.where(a < card, one, -one), 0 * one)
+    right = torch.where(b > 0, torch.where(b > card, one, -one), 0 * one)
+    dealt = (changed <= 0).to(dtype)
+    age = ((obs[:, TURN : TURN + 1] - changed).clamp(min=0) * AGE_SCALE).clamp(max=1.0)
+    room = ((left >= 0) & (right >= 0)).to(dtype)
+    take = torch.where(dealt > 0, TAKE_DEALT * one, TAKE_REFILLED * one) * room
+    facts = torch.stack(
+        [
+            dealt,
+            drawn,
+            (k > 0).to(dtype),
+            torch.where(k > 0, (k - card).to(dtype) / n, 0 * one),
+            left,
+            right,
+            age,
+            torch.where(out > 0, (out - card).to(dtype) / n, 0 * one),
+            take,
+        ],
+        dim=-1,
+    )
+    return facts * has
+
+
 class RackFeatures(nn.Module):
-    """Observation (B, 177) -> slot features (B, 10, 26) and global features (B, 31). No weights.
+    """Observation (B, ``OBS_SIZE``) -> slot features (B, 10, ``SLOT_FEATURES``) and global
+    features (B, ``GLOBAL_FEATURES``). No weights.
 
     Everything is a function of the observation alone; ``reference_features`` in the tests is the
     same computation in plain Python, card by card.
@@ -139,7 +190,12 @@ class RackFeatures(nn.Module):
             home,
         ]
         slots = torch.cat(
-            [torch.stack(per_slot, dim=-1), self.slot_ids[None].expand(b, -1, -1)], dim=-1
+            [
+                torch.stack(per_slot, dim=-1),
+                self.slot_ids[None].expand(b, -1, -1),
+                opponent_facts(obs, rack, n),
+            ],
+            dim=-1,
         )
 
         # ---- global
@@ -170,6 +226,7 @@ class RackFeatures(nn.Module):
                     ],
                     dim=1,
                 ),
+                opponent_facts(obs, card[:, None], n)[:, 0],
             ],
             dim=1,
         )
@@ -211,7 +268,7 @@ class RackFeatures(nn.Module):
 
 
 def flat_features(slots: torch.Tensor, glob: torch.Tensor) -> torch.Tensor:
-    """(slots (B, 10, 26), global (B, 31)) as one row (B, 291): the extractor's output."""
+    """(slots, global) as one row (B, ``FEATURES``): the extractor's output."""
     return torch.cat([slots.flatten(1), glob], dim=1)
 
 
@@ -222,8 +279,8 @@ def split_features(features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 class StructuredFeatures(nn.Module):
-    """The network's input: (B, 177) observations, or ``[observation | features]`` rows whose
-    features were computed beforehand (``FEATURES`` more columns) -> the features (B, 291)."""
+    """The network's input: (B, ``OBS_SIZE``) observations, or ``[observation | features]`` rows
+    whose features were computed beforehand (``FEATURES`` more columns) -> the features."""
 
     def __init__(self, num_cards: int) -> None:
         super().__init__()
@@ -235,7 +292,8 @@ class StructuredFeatures(nn.Module):
 
 
 def structured_features(observations: torch.Tensor, rack: RackFeatures) -> torch.Tensor:
-    """The features of observations (B, 177), or the ones that come with them (B, 177 + 291)."""
+    """The features of observations (B, ``OBS_SIZE``), or the ones that come with them
+    (B, ``OBS_SIZE + FEATURES``)."""
     if observations.shape[1] == OBS_SIZE + FEATURES:
         return observations[:, OBS_SIZE:]
     return flat_features(*rack(observations[:, :OBS_SIZE]))
