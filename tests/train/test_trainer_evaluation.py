@@ -3,6 +3,8 @@ are the batched duplicate rounds of ``evaluate_against``, written in one record.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -103,3 +105,14 @@ def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) ->
         bot = load_batch(str(onnx_path), cfg.num_players)
         assert ours == evaluate_against(bot, cfg, ["heuristic"], 6, 5), model_config
         assert ours["heuristic"]["rounds"] == 6 and ours["heuristic"]["seats"] == 12
+
+
+def test_the_rllib_front_door_imports_no_ray_before_it_configures_it() -> None:
+    """``train/rllib_ppo.py`` sets Ray's authentication in the environment before Ray is first
+    imported (a driver that imported it earlier cannot talk to the cluster it starts)."""
+    code = "import sys, train.rllib_ppo; print(sorted(m for m in sys.modules if m == 'ray'))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
