@@ -25,10 +25,21 @@ class _Log:
     def info(self, line: str) -> None:
         self.lines.append(line)
 
-    def phase(self, *args, **kwargs):
+    def phase(self, name: str, *args, **kwargs):
         import contextlib
 
-        return contextlib.nullcontext()
+        log = self
+
+        class Phase:
+            def advance(self, n: int = 1, note: str = "") -> None:
+                pass
+
+        @contextlib.contextmanager
+        def opened():
+            yield Phase()
+            log.info(f"{name}: done")
+
+        return opened()
 
 
 def test_an_iteration_trainers_record_is_the_ppo_trainers(tmp_path: Path) -> None:
@@ -45,7 +56,8 @@ def test_an_iteration_trainers_record_is_the_ppo_trainers(tmp_path: Path) -> Non
     assert fields["eval"] == evaluate_against(
         load_batch("heuristic", 3), cfg, ["random", "heuristic"], 6, 3
     )
-    assert "iteration 0: at the table: learner" in log.lines[0]
+    assert log.lines[0] == "iteration 0: evaluating: done"
+    assert log.lines[1].startswith("iteration 0: vs random won ") and "95% CI" in log.lines[1]
     write_iteration_record(tmp_path, [{**fields, "iteration": 0}], 6, 3, iterations=1)
     (row,) = read_history(tmp_path)
 
