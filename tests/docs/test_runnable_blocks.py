@@ -3,7 +3,7 @@
 The marker is an HTML comment (invisible on GitHub) on the line right before a fenced block:
 
     <!-- runnable -->                 run the block (```python or ```bash) and expect exit 0
-    <!-- runnable timeout=300 -->     the same, with a longer limit than the default 120 s
+    <!-- runnable timeout=600 -->     the same, with a longer limit than the default 300 s
     <!-- runnable file=my_bots.py --> do not run it: save it as my_bots.py for the other blocks
 
 Each document's blocks run in a fresh temporary folder that looks like the repository root
@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 MARKER = re.compile(r"^<!--\s*runnable(?P<options>(\s+\w+=\S+)*)\s*-->\s*$")
 FENCE = re.compile(r"^```(?P<lang>\w+)?\s*$")
-DEFAULT_TIMEOUT = 120
+DEFAULT_TIMEOUT = 300  # catches a hang; a loaded machine needs minutes for a short training
 LANGUAGES = ("python", "bash")
 
 

@@ -43,6 +43,7 @@ def _check_bot(out: Path) -> None:
     assert (out / "bot.onnx").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_tutorial_runs_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "tutorial"
     env = {**os.environ, **_quick_env(out)}

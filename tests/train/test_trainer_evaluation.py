@@ -3,6 +3,8 @@ are the batched duplicate rounds of ``evaluate_against``, written in one record.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,10 +25,21 @@ class _Log:
     def info(self, line: str) -> None:
         self.lines.append(line)
 
-    def phase(self, *args, **kwargs):
+    def phase(self, name: str, *args, **kwargs):
         import contextlib
 
-        return contextlib.nullcontext()
+        log = self
+
+        class Phase:
+            def advance(self, n: int = 1, note: str = "") -> None:
+                pass
+
+        @contextlib.contextmanager
+        def opened():
+            yield Phase()
+            log.info(f"{name}: done")
+
+        return opened()
 
 
 def test_an_iteration_trainers_record_is_the_ppo_trainers(tmp_path: Path) -> None:
@@ -43,7 +56,8 @@ def test_an_iteration_trainers_record_is_the_ppo_trainers(tmp_path: Path) -> Non
     assert fields["eval"] == evaluate_against(
         load_batch("heuristic", 3), cfg, ["random", "heuristic"], 6, 3
     )
-    assert "iteration 0: at the table: learner" in log.lines[0]
+    assert log.lines[0] == "iteration 0: evaluating: done"
+    assert log.lines[1].startswith("iteration 0: vs random won ") and "95% CI" in log.lines[1]
     write_iteration_record(tmp_path, [{**fields, "iteration": 0}], 6, 3, iterations=1)
     (row,) = read_history(tmp_path)
 
@@ -103,3 +117,14 @@ def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) ->
         bot = load_batch(str(onnx_path), cfg.num_players)
         assert ours == evaluate_against(bot, cfg, ["heuristic"], 6, 5), model_config
         assert ours["heuristic"]["rounds"] == 6 and ours["heuristic"]["seats"] == 12
+
+
+def test_the_rllib_front_door_imports_no_ray_before_it_configures_it() -> None:
+    """``train/rllib_ppo.py`` sets Ray's authentication in the environment before Ray is first
+    imported (a driver that imported it earlier cannot talk to the cluster it starts)."""
+    code = "import sys, train.rllib_ppo; print(sorted(m for m in sys.modules if m == 'ray'))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"

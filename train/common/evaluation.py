@@ -95,8 +95,16 @@ def evaluate_iteration(player: Any, cfg: Any, log: Any, iteration: int) -> dict[
     results, whole: ``train.common.eval_record.write_iteration_record`` writes the record from
     them) and, per opponent, the learner's ``win_rate`` and ``win_rate_ci95``."""
     e = cfg.eval
-    results = evaluate_against(player, cfg, e.opponents, e.rounds, e.seed, log)
-    log.info(f"iteration {iteration}: {describe_eval(results)} ({e.rounds:,} duplicate rounds)")
+    name = f"iteration {iteration}: evaluating"
+    with log.phase(name, len(e.opponents), "opponents", 0.0) as phase:
+        results = evaluate_against(player, cfg, e.opponents, e.rounds, e.seed)
+        phase.advance(len(e.opponents), describe_eval(results))
+    for opp, res in results.items():
+        lo, hi = res["ci95"]
+        log.info(
+            f"iteration {iteration}: vs {opp} won {res['win_rate']:.3f} of {e.rounds:,} rounds "
+            f"(95% CI {lo:.3f}-{hi:.3f})"
+        )
     return {
         "eval": results,
         "win_rate": {opp: res["win_rate"] for opp, res in results.items()},

@@ -13,13 +13,14 @@ from typing import Any
 from train.common.eval_record import append_history, history_row, read_history, write_history
 from train.common.evaluation import describe_eval, evaluate_against
 from train.rllib.config import RLlibConfig
-from train.rllib.module import batch_player
 
 
 def evaluate_module(
     module: Any, cfg: RLlibConfig, opponents: list[str], rounds: int, seed: int, log: Any = None
 ) -> dict[str, Any]:
     """The module's deterministic policy in duplicate rounds against ``opponents``."""
+    from train.rllib.module import batch_player  # imports ray: not before the run configured it
+
     return evaluate_against(batch_player(module), cfg, opponents, rounds, seed, log)
 
 
