@@ -1,6 +1,7 @@
 """A class-sized league: N generated submissions of graded strength, rated by ``racko league``.
 
     python benchmarks/league_scale.py /tmp/class --bots 200          # writes the bots, runs it
+    python benchmarks/league_scale.py /tmp/class --bots 40 --rounds 20   # options of the league
     python benchmarks/league_scale.py /tmp/class --bots 200 --write-only
     racko league /tmp/class                                        # the same league by hand
 
@@ -74,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path)
     parser.add_argument("--bots", type=int, default=200)
     parser.add_argument("--write-only", action="store_true", help="write the bots, do not run")
-    parser.add_argument("league_args", nargs="*", help="passed to racko league (after --)")
-    args = parser.parse_args(argv)
+    args, league_args = parser.parse_known_args(argv)  # the rest goes to racko league
+    args.league_args = [a for a in league_args if a != "--"]
     truth = write_bots(args.folder, args.bots)
     if args.write_only:
         print(f"wrote {args.bots} bots to {args.folder}")

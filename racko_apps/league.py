@@ -1,7 +1,9 @@
-"""``racko league DIR``: a round-robin of duplicate matches over every bot in a folder.
+"""``racko league DIR``: duplicate matches between the bots of a folder, rated with OpenSkill.
 
-    racko league bots/                              # every pairing not played yet
+    racko league bots/                              # the adaptive schedule, on every core
     racko league bots/ --rounds 100 --baselines random heuristic expert
+    racko league bots/ --schedule round-robin       # every pair
+    racko league bots/ --address auto               # the pairings as tasks on a Ray cluster
 
 What counts as a bot in DIR (nothing else is touched):
 
@@ -9,17 +11,23 @@ What counts as a bot in DIR (nothing else is touched):
 * ``NAME.py`` whose source defines a top-level ``class Bot`` (what ``racko new-bot`` writes),
   or else a top-level function ``act(observation)`` (a bot as a function, agents.function_bot),
   where NAME is a Python identifier not starting with ``test_`` or ``_``. The file is inspected,
-  never imported, by the league itself: the bot plays sandboxed in its own process, isolated
-  under bubblewrap where it sees only its own file (``--no-isolation`` to skip, said in every
-  report; racko_apps.sandbox).
+  never imported, by the league itself.
 
-Every pair of bots plays ``--rounds`` duplicate deals (each in both seatings, 2 players); a bot
-that breaks forfeits the round (racko_apps.referee). Results live in a SQLite file
-(``DIR/league.sqlite`` by default), one transaction per finished pairing, keyed by each bot's
-name and a hash of its file(s): a rerun plays only pairings not recorded yet (a new or changed
-bot), and a league killed mid-run loses only the pairing in progress. Ratings are OpenSkill
-(Plackett-Luce) over every recorded round, in a fixed order, with 95% intervals (mu ± 1.96
-sigma); the standings are written as Markdown, JSON and a self-contained HTML page with a plot.
+Both kinds play sandboxed, each in its own process, isolated under bubblewrap where it sees only
+its own files (``--no-isolation`` to skip, said in every report; racko_apps.sandbox), under the
+same move limit, clock per round and memory limit. A pairing is ``--rounds`` duplicate deals
+(each in both seatings, 2 players); a bot that breaks forfeits the round (racko_apps.referee).
+
+Which pairings: by default rounds of pairings between bots of similar rating until every 95%
+interval is narrow enough (racko_apps.league_schedule), or every pair (``--schedule
+round-robin``). Where: worker processes on every core, or Ray tasks (racko_apps.league_pool).
+Results live in a SQLite file (``DIR/league.sqlite`` by default), one transaction per finished
+pairing, written by this process alone, keyed by each bot's name and a hash of its file(s); each
+pairing round's plan is recorded before it is played. A rerun plays only what is missing (a new
+or changed bot, the rest of an interrupted round), and a league killed mid-run loses only the
+pairings in flight. Ratings are OpenSkill (Plackett-Luce) over every recorded round, in a fixed
+order, with 95% intervals (mu ± 1.96 sigma); the standings are written as Markdown, JSON and a
+self-contained HTML page with a plot.
 With ``--record DIR`` every game played goes to ``DIR/A-vs-B/`` as a record (docs/records.md):
 each forfeit's line names its record, and ``league.json``'s ``records`` lists each bot's
 forfeited and lost rounds of the pairings played in this run.

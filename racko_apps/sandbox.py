@@ -1,16 +1,18 @@
-"""Play an untrusted Python bot from its own process: ``SandboxedBot`` (used by grade and league).
+"""Play an untrusted bot from its own process: ``SandboxedBot`` (used by grade and league).
 
-A student's ``module:Class`` bot is imported and run in a child Python process, never in the
-grader's or the league's, so that nothing it does (an exception, an endless loop, a gigabyte of
-``print``, a memory leak, ``sys.exit``) can stop or corrupt the caller. The parent and the child
+A student's ``module:Class`` bot, or their exported bot file (``NAME.onnx``: a graph can loop
+for ever or ask for 64 GiB as surely as code can), is loaded and run in a child Python process,
+never in the grader's or the league's, so that nothing it does (an exception, an endless loop, a
+gigabyte of ``print``, a memory leak, ``sys.exit``) can stop or corrupt the caller. The parent and the child
 speak a JSON-lines protocol over pipes, one request and one reply per line; nothing is ever
 unpickled from the child, since the child runs code the parent must not trust. The child:
 
 * sees only what its seat may see: each ``act`` request carries the observation vector and the
   action mask, nothing else (no engine, no other seat, no seed of the deal);
 * runs under ``resource.setrlimit(RLIMIT_AS)`` (the memory limit, where the system supports it:
-  Linux does) and answers each request within
-  a time limit, measured by the parent: a child that does not answer in time is killed;
+  Linux does) and answers each request within a time limit, and all the requests of one round
+  within its clock (``Limits.round_seconds``), both measured by the parent as the wall time the
+  bot is given: a child that does not answer in time is killed;
 * has its ``print`` output counted, not passed on: more than ``Limits.output_chars`` characters in
   one call is a failure (so a bot cannot flood the report), and the protocol channel is a private
   copy of the child's stdout, so what the bot writes to file descriptor 1 cannot pose as a reply.

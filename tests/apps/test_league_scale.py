@@ -326,8 +326,6 @@ def test_a_league_on_a_ray_cluster(tmp_path, monkeypatch, can_isolate):
 
     monkeypatch.setenv("HOME", str(tmp_path))  # nothing of Ray's in the user's home
     monkeypatch.setenv("PYTHONPATH", str(REPO))  # Ray's workers import this checkout
-    monkeypatch.setenv("RAY_AUTH_MODE", "token")
-    monkeypatch.setenv("RAY_AUTH_TOKEN", "0" * 64)
     bots = tmp_path / "bots"
     bots.mkdir()
     write_bot("alpha", bots)
