@@ -15,7 +15,7 @@ in, ``(c - 1) * 10 // N``, and its two neighbours: ``opp_slots`` for version 1; 
 observation (the fact is "is the slot this card belongs in still dealt?", an interaction a small
 network learns slowly from the raw vector); a version-1 model gets only version-1 entries.
 
-    python benchmarks/opponent_information.py                 # 1,500 deals (3,000 rounds), ~3 min
+    python benchmarks/opponent_information.py                 # 1,500 deals (3,000 rounds)
     python benchmarks/opponent_information.py --deals 200 --json out.json
 """
 
