@@ -197,9 +197,8 @@ def test_shipped_pretrained_bots_load_and_play(n: int, assert_plays_legally) -> 
         pytest.skip(f"{path.name} is not shipped")
     manifest = json.loads(path.with_suffix(".json").read_text())
     assert manifest["num_players"] == n
-    # the 2-player bot reads every public fact; the 3- and 4-player ones (not yet retrained on
-    # layout version 2) read version 1 through its view
-    assert manifest["observation_version"] == (OBS_VERSION if n == 2 else 1)
+
+    assert manifest["observation_version"] == 1
     assert manifest["training"]["seed"] == manifest["training"]["config"]["seed"]
     evaluation = manifest["evaluation"]
     assert evaluation.get("final_eval") or evaluation.get("win_rate")  # PPO or value-trained

@@ -10,11 +10,16 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
+from racko_env.observation import OBS_SIZE
+
 pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not installed")
 from agents.vector_env import RackoVectorEnv  # noqa: E402
 from train.rllib.config import load_rllib_config  # noqa: E402
 from train.rllib.env import observation_space  # noqa: E402
 from train.rllib.vector import DictObservations, SnapshotLeague, make_vector_env  # noqa: E402
+
+WIDTH = RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
 
 REPO = Path(__file__).resolve().parents[2]
 CFG = load_rllib_config(REPO / "configs" / "smoke_rllib.yaml")
@@ -42,7 +47,7 @@ def test_dict_observations_fit_the_modules_space() -> None:
     assert env.single_observation_space == observation_space(features=True)
     obs, info = env.reset(seed=3)
     assert info == {}
-    assert obs["observation"].shape == (8, 177) and obs["features"].shape == (8, 291)
+    assert obs["observation"].shape == (8, OBS_SIZE) and obs["features"].shape == (8, WIDTH)
     assert obs["action_mask"].dtype == np.float32
     assert env.observation_space.contains(obs)
     np.testing.assert_array_equal(obs["action_mask"] > 0.5, env.unwrapped.action_masks())

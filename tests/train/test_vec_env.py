@@ -20,10 +20,13 @@ from agents.batched import (
     BatchHeuristic,
     ModelPolicy,
 )
+from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
 from agents.heuristic import HeuristicBot
 from racko_env import racko_v1
 from racko_env.observation import OBS_SIZE
 from train.sb3.vec_env import RackoVecEnv
+
+FEATURE_WIDTH = RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
 
 
 def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -362,5 +365,5 @@ def test_feature_reading_opponents_of_a_decision_round_are_one_call() -> None:
     assert both, "games of both snapshots in one decision round share one call"
     for names, owner, features in _FeatureReader.calls:
         assert names in (["a"], ["b"], ["a", "b"]) and set(owner.tolist()) == set(range(len(names)))
-        assert features.shape == (len(owner), 291)
+        assert features.shape == (len(owner), FEATURE_WIDTH)
         assert np.isfinite(features).all()
