@@ -12,6 +12,7 @@ import yaml
 
 import agents
 from racko_env.gym_env import RackoGymEnv
+from racko_env.observation import OBS_SIZE
 from train.sb3.pretrain import collect_teacher_data
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ def test_on_policy_collection_labels_the_students_states_with_the_teacher() -> N
     torch.manual_seed(0)
     model = MaskablePPO("MlpPolicy", RackoGymEnv(num_players=2), policy_kwargs={"net_arch": [16]})
     obs, masks, actions, agree = collect_on_policy(model, "heuristic", 2, {}, 600, seed=0, n_envs=8)
-    assert obs.shape == (600, 177) and masks[np.arange(600), actions].all()
+    assert obs.shape == (600, OBS_SIZE) and masks[np.arange(600), actions].all()
     bot = agents.load("heuristic", num_players=2)
     labels = [
         bot.act({"observation": o, "action_mask": m.astype(np.int8)})

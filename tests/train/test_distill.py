@@ -13,6 +13,7 @@ import torch
 
 from agents.batched import BatchExpert, BatchRandom
 from racko_env import racko_v0
+from racko_env.observation import OBS_SIZE
 from train import distill
 from train.common.config import ConfigError, load_config, parse_config
 from train.distillation.config import DistillConfig
@@ -44,7 +45,7 @@ def test_distill_config_names_bad_keys():
 def test_collect_plays_the_player_and_records_the_teacher():
     """The player's moves are played, the teacher's recorded; one-move decisions are skipped."""
     obs, masks, labels, info = collect(BatchRandom(2, seed=1), BatchExpert(2), 200, 3, 2, {})
-    assert obs.shape == (200, 177) and masks.shape == (200, 14) and labels.shape == (200,)
+    assert obs.shape == (200, OBS_SIZE) and masks.shape == (200, 14) and labels.shape == (200,)
     assert (masks.sum(axis=1) > 1).all() and masks[np.arange(200), labels].all()
     assert (BatchExpert(2).act_batch(obs, masks) == labels).all()
     assert info["decisions"] == 200 and info["player_agreed"] < 200  # random is not expert

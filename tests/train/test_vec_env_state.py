@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from racko_env.observation import OBS_SIZE
 from train.common.snapshot import SnapshotPolicy
 from train.sb3.vec_env import RackoVecEnv
 
@@ -33,7 +34,9 @@ def _play(env: RackoVecEnv, rng: np.random.Generator, steps: int) -> list:
 def test_state_round_trips_through_json_and_npz_and_replays_exactly() -> None:
     rng = np.random.default_rng(0)
     snapshot = SnapshotPolicy(
-        [(rng.normal(size=(14, 177)).astype(np.float32), np.zeros(14, np.float32))], "relu", "s@0"
+        [(rng.normal(size=(14, OBS_SIZE)).astype(np.float32), np.zeros(14, np.float32))],
+        "relu",
+        "s@0",
     )
     env = _env(snapshot)
     _play(env, np.random.default_rng(1), 30)
@@ -46,7 +49,7 @@ def test_state_round_trips_through_json_and_npz_and_replays_exactly() -> None:
         arrays = {k: data[k] for k in data.files}
     ahead = _play(env, np.random.default_rng(2), 80)
 
-    other = _env(SnapshotPolicy([(np.zeros((14, 177), np.float32), np.zeros(14))], "tanh"))
+    other = _env(SnapshotPolicy([(np.zeros((14, OBS_SIZE), np.float32), np.zeros(14))], "tanh"))
     other.set_state(meta, arrays)
     again = _play(other, np.random.default_rng(2), 80)
     for (o1, r1, d1), (o2, r2, d2) in zip(ahead, again, strict=True):
