@@ -65,8 +65,9 @@ def test_whole_batches_and_a_cosine_schedule() -> None:
 
 def test_no_other_module_writes_its_own_adam_loop() -> None:
     """Cloning, the critic warm-up and the value net fit through this loop; PPO's own update is
-    the libraries' (SB3, RLlib), and cleanrl_ppo.py is the one-file PPO to read."""
-    allowed = {"train/common/fitting.py", "train/cleanrl_ppo.py"}
+    the libraries' (SB3, RLlib), cleanrl_ppo.py is the one-file PPO to read, and torchrl_ppo.py
+    hands TorchRL's own PPO loss its optimiser (the library's recipe, shown as it is)."""
+    allowed = {"train/common/fitting.py", "train/cleanrl_ppo.py", "train/torchrl_ppo.py"}
     hits = []
     for path in sorted((REPO / "train").rglob("*.py")) + sorted(
         (REPO / "experiments").rglob("*.py")
