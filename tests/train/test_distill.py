@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from agents.batched import BatchExpert, BatchRandom
-from racko_env import racko_v0
+from racko_env import racko_v1
 from racko_env.observation import OBS_SIZE
 from train import distill
 from train.common.config import ConfigError, load_config, parse_config
@@ -77,7 +77,7 @@ def test_smoke_run_trains_exports_and_plays_legally(tmp_path):
 
     # the bot file alone (numpy + onnxruntime) plays whole rounds with legal moves only
     bot = agents.load(str(run / "bot.onnx"), num_players=2, turn_limit=50)
-    env = racko_v0.env(num_players=2, turn_limit=50)
+    env = racko_v1.env(num_players=2, turn_limit=50)
     for seed in range(2):
         env.reset(seed=seed)
         for _agent in env.agent_iter():
