@@ -161,9 +161,9 @@ def test_structured_export_plays_with_numpy_and_onnxruntime_only(tmp_path: Path)
         import sys
         sys.modules["torch"] = None  # importing it fails
         import agents
-        from racko_env import racko_v0
+        from racko_env import racko_v1
         bot = agents.load({str(onnx_path)!r}, num_players=2)
-        env = racko_v0.raw_env(num_players=2)
+        env = racko_v1.raw_env(num_players=2)
         for seed in range(3):
             env.reset(seed=seed)
             for agent in env.agent_iter():
