@@ -13,10 +13,11 @@ import pytest
 import torch
 
 from racko_env.actions import NUM_ACTIONS
-from racko_env.observation import OBS_SIZE
+from racko_env.observation import OBS_SIZES
 from train import tianshou_dqn
 from train.tianshou_dqn import BotAlgorithm, Settings, make_algorithm, make_env, train
 
+OBS_SIZE = OBS_SIZES[1]  # the examples train on racko_v0, layout version 1
 ROOT = Path(__file__).resolve().parents[2]
 # a few hundred steps: short rounds (turn limit 20), one epoch, two test rounds
 TINY = Settings(

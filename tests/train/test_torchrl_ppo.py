@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from racko_env.actions import NUM_ACTIONS
-from racko_env.observation import OBS_SIZE
+from racko_env.observation import OBS_SIZES
 from train import torchrl_ppo
 from train.torchrl_ppo import LEARNER, MASK, OBS, Settings, make_env, train
 
+OBS_SIZE = OBS_SIZES[1]  # the examples train on racko_v0, layout version 1
 ROOT = Path(__file__).resolve().parents[2]
 # a few hundred steps: short rounds (turn limit 20) so that several end in each batch
 TINY = Settings(frames=512, frames_per_batch=256, epochs=2, minibatch=64, hidden=16, turn_limit=20)
