@@ -97,6 +97,7 @@ def test_rllib_needs_no_stable_baselines3() -> None:
             sys.modules[name] = None  # any import of them now raises ImportError
         import gymnasium as gym
         import torch
+        from racko_env.observation import OBS_SIZE
         import train.rllib.evaluation, train.rllib.export, train.rllib.finish, train.rllib.module
         import train.rllib_ppo
         from train.rllib.env import observation_space
@@ -110,7 +111,7 @@ def test_rllib_needs_no_stable_baselines3() -> None:
         )
         league = SnapshotLeague(2, 0.5)
         league.add(module, "s0")
-        obs = torch.zeros(3, 177)
+        obs = torch.zeros(3, OBS_SIZE)
         mask = torch.ones(3, 14, dtype=torch.bool)
         print(export_graph(module)(obs, mask)[0].shape[0], type(league.pool.snapshots[0]).__name__)
         """
