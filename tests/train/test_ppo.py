@@ -109,23 +109,3 @@ def test_same_seed_same_run_other_seed_differs(tmp_path: Path) -> None:
 def test_resume_without_checkpoint_is_refused(tmp_path: Path, capsys) -> None:
     assert ppo.main(["--resume", "--out", str(tmp_path / "nothing")]) == 2
     assert "config.yaml not found" in capsys.readouterr().err
-
-
-@pytest.mark.slow
-def test_dummy_vec_env_trains_and_resumes_with_fresh_deals(tmp_path: Path) -> None:
-    cfg = yaml.safe_load(SMOKE.read_text())
-    cfg.update(vec_env="dummy", n_envs=2, total_steps=2048, final_eval={"rounds": 0})
-    cfg["ppo"]["n_steps"] = 256
-    path = tmp_path / "dummy.yaml"
-    path.write_text(yaml.safe_dump(cfg))
-    full, split = tmp_path / "full", tmp_path / "split"
-    assert ppo.main(["--config", str(path), "--out", str(full), "--no-progress"]) == 0
-    assert (full / "bot.onnx").is_file()
-    ppo.main(["--config", str(path), "--out", str(split), "--total-steps", "1024", "--no-progress"])
-    ckpt = split / "checkpoints" / "step_000000001024"
-    assert json.loads((ckpt / "state.json").read_text())["env"] is None  # no games saved
-    assert (
-        ppo.main(["--resume", "--out", str(split), "--no-progress", "--total-steps", "2048"]) == 0
-    )
-    # resumed with fresh deals: a different (still seeded) continuation, as docs/training.md says
-    assert _params(split)[1] == 2048
