@@ -3,8 +3,9 @@
 ``agents.load("path/bot.onnx", num_players=2)`` lands here. The manifest beside the ONNX file
 says which game the bot was trained for; a file for another player count, an unknown observation
 layout or other rules options is refused, since the bot would silently play badly. A bot trained
-on an older layout version (every shipped bot reads version 1) plays on a newer observation through
-that version's view, its first ``obs_size(version)`` entries: layouts only append fields.
+on an older layout version plays on a newer observation through that version's view, its first
+``obs_size(version)`` entries (layouts only append fields); a bot of a newer version refuses an
+older, narrower observation in one line naming both (the shipped bots read version 2).
 Format: docs/bot-format.md.
 """
 

@@ -21,8 +21,9 @@ draw pile, the turn it last changed and the card that last came out of it, and p
 discard it last passed over. A player at a real table sees all of these (every placement and every
 discard happens face up); ``docs/env.md`` lists each public fact and where the observation holds it.
 
-Bots written for version 1 (every shipped bot file) read version 1's view of this vector, its first
-177 entries (``racko_env.observation.view(obs, 1)``): ``agents`` does so for them.
+Bots written for version 1 (bot files exported before version 2) read version 1's view of this
+vector, its first 177 entries (``racko_env.observation.view(obs, 1)``): ``agents`` does so for them.
+The shipped bots read version 2: on ``racko_v0``'s narrower vector they refuse in one line.
 
 **Version history.** v0: first release (observation layout version 1). v1: observation layout
 version 2 (each opponent slot's public history appended); the game is unchanged.

@@ -188,7 +188,7 @@ def test_a_manifest_that_does_not_fit_is_refused_at_load(tmp_path, changes, matc
 
 
 def _v1_bot_file(tmp_path: Path, **graph) -> Path:
-    """A bot file of layout version 1 (177 inputs), as every shipped bot is."""
+    """A bot file of layout version 1 (177 inputs), as the bots shipped before version 2 were."""
     data = _graph(obs_size=OBS_SIZES[1], **graph)
     inputs = {**INPUTS, "observation": {"dtype": "float32", "shape": ["batch", OBS_SIZES[1]]}}
     manifest = _manifest(data, observation_version=1, observation_size=OBS_SIZES[1], inputs=inputs)

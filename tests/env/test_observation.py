@@ -13,7 +13,7 @@ from racko_env import observation as obs
 ROOT = Path(__file__).resolve().parents[2]
 DOCS_WITH_THE_TABLE = ["README.md", "docs/env.md", "docs/bot-format.md"]
 
-# Layout version 1 as shipped bot files were trained on it: changing it means a new OBS_VERSION.
+# Layout version 1 as older bot files were trained on it: changing it means a new OBS_VERSION.
 V1 = [
     ("rack", 0, 10),
     ("opp_slots", 10, 30),
