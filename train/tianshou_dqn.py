@@ -29,17 +29,18 @@ Same ``--seed``, same run.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import torch
 
 from agents.extras import needs_extra
+from train.common.cli_args import OneLineParser, probability, settings_flags
 
+with needs_extra("torch", "tianshou", "train/tianshou_dqn.py"):  # each named with the extra
+    import torch
 with needs_extra("tianshou", "tianshou", "train/tianshou_dqn.py"):
     from tianshou.algorithm import (
         DQN,
@@ -54,6 +55,7 @@ with needs_extra("tianshou", "tianshou", "train/tianshou_dqn.py"):
     from tianshou.trainer import OffPolicyTrainerParams
     from tianshou.utils.net.common import Net
 
+PROG = "python train/tianshou_dqn.py"  # errors start with it
 LEARNER_SEAT = 0  # player_0 learns; player_1 is the fixed opponent
 
 
@@ -189,10 +191,9 @@ def train(settings: Settings, quiet: bool = False) -> dict[str, Any]:
 
 
 def parse_args(argv: list[str] | None) -> tuple[Settings, bool]:
-    defaults = Settings()
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, value in vars(defaults).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    parser = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
+    # numbers positive; the seed any int, epsilon from 0 to 1
+    settings_flags(parser, Settings(), {"seed": int, "eps_train": probability})
     parser.add_argument("--quiet", action="store_true", help="no line per epoch")
     args = vars(parser.parse_args(argv))
     quiet = args.pop("quiet")
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = train(settings, quiet)
     except ValueError as exc:  # a bad --opponent spec: agents.load's one line
-        print(f"tianshou_dqn: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     print(
         f"best test reward of the learner: {result['best_reward']:+.2f} "

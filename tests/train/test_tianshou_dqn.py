@@ -84,14 +84,35 @@ def test_a_bad_opponent_is_one_line(capsys) -> None:
     assert make_algorithm(make_env(TINY), TINY) is not None
     assert tianshou_dqn.main(["--epochs", "1", "--opponent", "nope"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("tianshou_dqn: error: unknown bot 'nope'") and err.count("\n") == 1
+    assert err.startswith("python train/tianshou_dqn.py: error: unknown bot 'nope'")
+    assert err.count("\n") == 1
 
 
-def test_without_tianshou_the_extra_is_named() -> None:
-    code = "import sys; sys.modules['tianshou'] = None\nimport train.tianshou_dqn\n"
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--epochs", "0"], "argument --epochs: expected a positive integer, got 0"),
+        (["--batch", "x"], "argument --batch: expected a positive integer, got 'x'"),
+        (["--updates-per-step", "0"], "argument --updates-per-step: expected a positive number"),
+        (["--eps-train", "1.5"], "argument --eps-train: expected a number from 0 to 1, got 1.5"),
+        (["--train-envs", "-2"], "argument --train-envs: expected a positive integer, got -2"),
+    ],
+)
+def test_a_bad_number_is_one_line_before_anything_runs(capsys, args, message) -> None:
+    with pytest.raises(SystemExit) as exc:
+        tianshou_dqn.main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"python train/tianshou_dqn.py: error: {message}"), err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("module", ["torch", "tianshou"])
+def test_without_a_package_of_the_extra_the_extra_is_named(module: str) -> None:
+    code = f"import sys; sys.modules[{module!r}] = None\nimport train.tianshou_dqn\n"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     last = out.stderr.strip().splitlines()[-1]
-    assert "train/tianshou_dqn.py needs tianshou" in last
+    assert f"train/tianshou_dqn.py needs {module}, which is not installed (the 'tianshou'" in last
     assert "pip install 'racko[tianshou]'" in last

@@ -64,13 +64,38 @@ def test_a_bad_opponent_is_one_line(capsys) -> None:
         == 2
     )
     err = capsys.readouterr().err
-    assert err.startswith("torchrl_ppo: error: unknown bot 'nope'") and err.count("\n") == 1
+    assert err.startswith("python train/torchrl_ppo.py: error: unknown bot 'nope'")
+    assert err.count("\n") == 1
 
 
-def test_without_torchrl_the_extra_is_named() -> None:
-    code = "import sys; sys.modules['torchrl'] = None\nimport train.torchrl_ppo\n"
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--frames-per-batch", "0"], "argument --frames-per-batch: expected a positive integer"),
+        (["--hidden", "0"], "argument --hidden: expected a positive integer, got 0"),
+        (["--epochs", "-1"], "argument --epochs: expected a positive integer, got -1"),
+        (["--lr", "abc"], "argument --lr: expected a positive number, got 'abc'"),
+        (["--turn-limit", "0"], "argument --turn-limit: expected a positive integer, got 0"),
+        (["--frames", "100", "--frames-per-batch", "200"], "--frames must be at least"),
+    ],
+)
+def test_a_bad_number_is_one_line_before_anything_runs(capsys, args, message) -> None:
+    with pytest.raises(SystemExit) as exc:
+        torchrl_ppo.main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"python train/torchrl_ppo.py: error: {message}"), err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("module", ["torch", "tensordict", "torchrl"])
+def test_without_a_package_of_the_extra_the_extra_is_named(module: str) -> None:
+    code = f"import sys; sys.modules[{module!r}] = None\nimport train.torchrl_ppo\n"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     last = out.stderr.strip().splitlines()[-1]
-    assert "train/torchrl_ppo.py needs torchrl" in last and "pip install 'racko[torchrl]'" in last
+    assert f"train/torchrl_ppo.py needs {module}, which is not installed (the 'torchrl' extra)" in (
+        last
+    )
+    assert "pip install 'racko[torchrl]'" in last
