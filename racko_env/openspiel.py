@@ -264,6 +264,13 @@ class RackoState(pyspiel.State):
                 return
             game.apply(action)
             self._after_move()
+        elif t.stage == _OVER:
+            raise ValueError(f"the game is over: no action ({action}) applies")
+        elif not self._possible(action):
+            raise ValueError(
+                f"{action} is not a chance outcome here ({self._action_to_string(-1, action)}): "
+                f"the outcomes are the cards still possible, {self._possible_text()}"
+            )
         elif t.stage == _DRAW_CARD:
             game.draw.remove(action)
             game.draw.append(action)  # the chance outcome is the top card
@@ -277,6 +284,20 @@ class RackoState(pyspiel.State):
             t.dealt.append(action)
             if len(t.dealt) == RACK_SIZE * game.num_players + 1:
                 self._finish_deal()
+
+    def _possible(self, card: int) -> bool:
+        """Whether ``card`` is one of this chance node's outcomes (``chance_outcomes``)."""
+        t = self._t
+        if t.stage == _DRAW_CARD:
+            return card in t.engine.draw
+        seen = t.dealer_draw if t.stage == _DEALER_DRAW else t.dealt
+        return 1 <= card <= t.engine.num_cards and card not in seen
+
+    def _possible_text(self) -> str:
+        t = self._t
+        if t.stage == _DRAW_CARD:
+            return "the cards of the draw pile"
+        return f"1..{t.engine.num_cards} not yet {'drawn' if t.stage == _DEALER_DRAW else 'dealt'}"
 
     def _finish_deal(self) -> None:
         t = self._t
