@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from agents.extras import needs_extra
-from train.common.cli_args import OneLineParser, probability, settings_flags
+from train.common.front_door import OneLineParser, probability, settings_flags
 
 with needs_extra("torch", "tianshou", "train/tianshou_dqn.py"):  # each named with the extra
     import torch

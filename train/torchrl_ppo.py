@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.extras import needs_extra
-from train.common.cli_args import OneLineParser, settings_flags
+from train.common.front_door import OneLineParser, settings_flags
 
 # each of the extra's packages, when missing, is named with the extra (torchrl needs tensordict)
 with needs_extra("torch", "torchrl", "train/torchrl_ppo.py"):
