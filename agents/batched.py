@@ -5,7 +5,7 @@ masks bool [B, 14] to one
 action id per row. ``BatchRandom``, ``BatchHeuristic`` and ``BatchExpert`` are vectorized twins
 of the ``random``, ``heuristic`` and ``expert`` bots (``BatchHeuristic`` and ``BatchExpert`` make
 exactly the decisions ``HeuristicBot`` and ``ExpertBot`` make on the same observation);
-``BotBatch`` runs any per-game ``Bot`` (a user's bot, an ONNX bot) row by row; ``ModelPolicy``
+``BotBatch`` (``racko_env.opponents``) runs any per-game ``Bot`` (a user's bot, an ONNX bot) row by row; ``ModelPolicy``
 plays a (Maskable)PPO model, e.g. a self-play snapshot, in one forward pass.
 ``load_batch(spec, ...)`` gets one from the same specs as ``agents.load``."""
 
@@ -23,6 +23,7 @@ from racko_env.observation import (
     PHASE,
     UNSEEN,
 )
+from racko_env.opponents import BotBatch
 
 _DECK = np.array([40, 50, 60])
 
@@ -246,33 +247,6 @@ class ExpertPlan:
         draw_gain, take_cost, _, can_take = self.draw_values(sel)
         take = can_take & (self.base[sel] - take_cost > draw_gain + self.p.take_margin)
         return np.where(take, TAKE_DISCARD, DRAW_PILE)
-
-
-class BotBatch:
-    """Any per-game bot (``reset()``/``act(obs_dict)``) run row by row, e.g. ``expert``.
-
-    One bot instance decides every row, so it suits bots that decide from the observation alone
-    (as the ``Bot`` contract asks); ``reset`` is passed on.
-    """
-
-    def __init__(self, bot: Any) -> None:
-        if not callable(getattr(bot, "act", None)):
-            raise TypeError(f"BotBatch needs a bot with act(observation), got {bot!r}")
-        self.bot = bot
-        self.name = getattr(bot, "name", type(bot).__name__)
-
-    def reset(self) -> None:
-        if callable(getattr(self.bot, "reset", None)):
-            self.bot.reset()
-
-    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs, masks = check_batch(obs, masks)
-        masks8 = masks.astype(np.int8)
-        act = self.bot.act
-        return np.array(
-            [act({"observation": o, "action_mask": m}) for o, m in zip(obs, masks8, strict=True)],
-            dtype=np.intp,
-        ).reshape(len(obs))
 
 
 class ModelPolicy:

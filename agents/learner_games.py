@@ -1,231 +1,41 @@
-"""``LearnerGames``: many Rack-O games on the batched numpy engine, seen from one learner seat each,
-with the opponents played inside: the one core of the project's vectorized training envs.
+"""``LearnerGames``: the learner-seat core (``racko_env.learner_games``) with this layer's bots.
 
-The Gymnasium ``VectorEnv`` (``agents.vector_env.RackoVectorEnv``, what
-``gymnasium.make_vec("racko/Racko-v1", vectorization_mode="vector_entry_point")`` returns) and the
-stable-baselines3 ``VecEnv`` (``train.sb3.vec_env.RackoVecEnv``) are thin API layers over it; only
-how they hand out steps and resets differs.
-
-The single-agent view of the project (the same contract as ``racko_env.gym_env``): in each game the
-learner takes one seat, rotated across episodes (episode k of game i sits in seat
-``(offset_i + k) % num_players``, offsets seeded); the other seats are played by opponents sampled
-per episode and seat from a weighted pool. Opponent moves are computed for all games at once, one
-``act_batch`` call per opponent policy and decision round, until the learner is on turn again
-everywhere, so the learner never gets an all-False mask. Rewards are the learner seat's AEC
-rewards (``reward="win"|"score"``); rewards earned by opponents' moves before the learner's first
-decision of an episode are held in ``_pending`` and paid with its first step.
-
-``get_state()`` / ``set_state()`` capture everything that changes while playing as data only
-(JSON-able values and numpy arrays, no pickle), so a checkpoint resumes the games exactly.
+The core resolves a bot name into a per-game bot played row by row; here ``"random"``,
+``"heuristic"`` and ``"expert"`` become their vectorized twins (``agents.batched.load_batch``), and
+the feature-reading snapshots (``takes_features``) of all games where they sit get their features
+from one call of the compiled kernel (``agents.features``). The Gymnasium ``VectorEnv``
+(``agents.vector_env.RackoVectorEnv``) and the stable-baselines3 ``VecEnv``
+(``train.sb3.vec_env.RackoVecEnv``) are built on this class.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from racko_env.observation import OBS_SIZE
-from racko_env.vector.engine import LEGAL
-from racko_env.vector.env import VectorRacko
-
-OpponentSpec = Any  # a bot spec for agents.load, or a BatchPolicy object
-
-# Opponent policy objects whose state a checkpoint can hold, by a stable name: each class has
-# ``to_arrays() -> dict[str, np.ndarray]``, a classmethod ``from_arrays(arrays, name)`` and a
-# ``name``. Add a class with ``register_state_policy`` (the name is data; no code is looked up
-# from a file). The trainers register their snapshot classes (``train.sb3.vec_env``).
-STATE_POLICIES: dict[str, type] = {}
+from agents.batched import load_batch
+from racko_env import learner_games
+from racko_env.learner_games import OpponentSpec
 
 
-def register_state_policy(kind: str, cls: type) -> None:
-    """Let ``get_state``/``set_state`` save and rebuild opponents of class ``cls``."""
-    if not (
-        callable(getattr(cls, "to_arrays", None)) and callable(getattr(cls, "from_arrays", None))
-    ):
-        raise TypeError(f"{cls!r} needs to_arrays() and from_arrays(arrays, name)")
-    STATE_POLICIES[kind] = cls
+class LearnerGames(learner_games.LearnerGames):
+    """The core with vectorized bots and grouped snapshots (see the module docstring)."""
 
+    def _load_policy(self, spec: OpponentSpec, seed: int) -> Any:
+        return load_batch(spec, self.num_players, seed=seed, **self._rules)
 
-class LearnerGames:
-    """``num_envs`` games of Rack-O seen from one learner seat each (see the module docstring).
-
-    ``opponents``: one spec or a list of specs (``"random"``, ``"heuristic"``, ``"expert"``, a
-    ``"module:Class"``, a ``.onnx`` bot file, or any ``BatchPolicy`` object such as
-    ``agents.batched.ModelPolicy(snapshot)``), or a mapping spec -> weight; ``opponent_weights``
-    gives the weights of a list. ``seed`` fixes deals, seats, opponent draws and random opponents.
-    ``reward``, ``episode`` and the rules options are those of ``racko_v0``.
-    """
-
-    def __init__(
-        self,
-        num_envs: int,
-        num_players: int = 2,
-        opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[str, float] = "random",
-        seed: int | None = None,
-        reward: str = "win",
-        episode: str = "round",
-        opponent_weights: Sequence[float] | None = None,
-        **rules_options: Any,
-    ) -> None:
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self.render_mode = None
-        self._rules = dict(rules_options)
-        self.num_players = num_players
-        self.reward_mode = reward
-        self.episode = episode
-        self._seed(seed)
-        self.games = VectorRacko(
-            num_envs,
-            num_players,
-            episode=episode,
-            reward=reward,
-            seed=int(self._seq.generate_state(1)[0]),
-            **rules_options,
-        )
-        self.num_envs = int(num_envs)
-        b, n = self.num_envs, num_players
-        self._all = np.arange(b)
-        self._obs = np.zeros((b, OBS_SIZE), dtype=np.float32)
-        self._learner = np.zeros(b, dtype=np.intp)
-        self._episodes = np.zeros(b, dtype=np.int64)
-        self._offset = self._rng.integers(0, n, size=b)
-        self._opp = np.full((b, n), -1, dtype=np.intp)
-        self._ep_return = np.zeros(b, dtype=np.float64)
-        self._ep_len = np.zeros(b, dtype=np.int64)
-        self._pending = np.zeros(b, dtype=np.float64)
-        self._policies: dict[int, Any] = {}
-        self._sources: dict[int, tuple[str, int] | None] = {}
-        self._next_key = 0
-        self._actions: np.ndarray | None = None
-        self.t_start = time.time()
-        self.discarded_episodes = 0  # episodes that ended before the learner's first decision
-        self.set_opponent_pool(*opponent_mix(opponents, opponent_weights))
-        self._needs_reset = True
-
-    # ----------------------------------------------------------------- seeding and opponents
-
-    def _seed(self, seed: int | None) -> None:
-        self._seq = np.random.SeedSequence(seed)
-        self._rng = np.random.default_rng(self._seq.spawn(1)[0])
-
-    def set_opponent_pool(
-        self, policies: Sequence[OpponentSpec], weights: Sequence[float] | None = None
-    ) -> None:
-        """Replace the opponents sampled for new episodes (games in progress keep theirs).
-
-        ``policies``: specs for ``agents.batched.load_batch`` or ``BatchPolicy`` objects;
-        ``weights``: non-negative sampling weights (default: equal), one per policy.
-        """
-        from agents.batched import load_batch
-
-        policies = list(policies)
-        if not policies:
-            raise ValueError("the opponent pool needs at least one policy")
-        if weights is None:
-            w = np.ones(len(policies))
-        else:
-            w = np.asarray(list(weights), dtype=np.float64)
-            if w.shape != (len(policies),):
-                raise ValueError(
-                    f"need one weight per opponent policy: {len(policies)} policies, "
-                    f"{w.size} weights"
-                )
-            if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
-                raise ValueError(
-                    f"opponent weights must be >= 0 with a positive sum, got {w.tolist()}"
-                )
-        keys = []
-        for spec in policies:
-            child = int(self._seq.spawn(1)[0].generate_state(1)[0])
-            policy = load_batch(spec, self.num_players, seed=child, **self._rules)
-            self._policies[self._next_key] = policy
-            # how to rebuild this policy from data: a spec string and its seed, or the object
-            self._sources[self._next_key] = (spec, child) if isinstance(spec, str) else None
-            keys.append(self._next_key)
-            self._next_key += 1
-        self._pool = np.array(keys, dtype=np.intp)
-        self._pool_p = w / w.sum()
-        self._pool_cdf = np.cumsum(self._pool_p)
-        self._forget_unused()
-
-    @property
-    def opponent_pool(self) -> list[Any]:
-        """The batch policies new episodes sample from (in pool order)."""
-        return [self._policies[int(k)] for k in self._pool]
-
-    def _forget_unused(self) -> None:
-        """Drop policies neither in the pool nor still playing a game (no growth over a run)."""
-        if len(self._policies) == len(self._pool):
-            return
-        keep = set(self._pool.tolist()) | set(np.unique(self._opp).tolist())
-        for key in [k for k in self._policies if k not in keep]:
-            del self._policies[key]
-            self._sources.pop(key, None)
-
-    # ----------------------------------------------------------------- episodes
-
-    def _start(self, idx: np.ndarray) -> None:
-        """New episodes in games ``idx``: deal, seat the learner, draw opponents, play to its turn."""
-        n = self.num_players
-        while idx.size:
-            self.games.reset(idx)
-            learner = (self._offset[idx] + self._episodes[idx]) % n
-            self._learner[idx] = learner
-            self._episodes[idx] += 1
-            u = self._rng.random((idx.size, n))
-            draw = np.minimum(np.searchsorted(self._pool_cdf, u, side="right"), len(self._pool) - 1)
-            opp = self._pool[draw]
-            opp[np.arange(idx.size), learner] = -1
-            self._opp[idx] = opp
-            self._ep_return[idx] = 0.0
-            self._ep_len[idx] = 0
-            self._pending[idx] = 0.0
-            rewards, done, _ = self._advance(idx)
-            self._pending[idx] = rewards
-            # An episode that ends before the learner's first decision is dealt again.
-            idx = idx[done]
-            self.discarded_episodes += idx.size
-        self._forget_unused()
-
-    def _advance(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Opponents move in games ``idx`` until the learner is on turn or the episode ends.
-
-        Returns the learner's reward collected meanwhile, and per game done and truncated flags.
-        """
-        games, eng = self.games, self.games.game
-        reward = np.zeros(idx.size, dtype=np.float64)
-        done = np.zeros(idx.size, dtype=bool)
-        truncated = np.zeros(idx.size, dtype=bool)
-        active = np.flatnonzero(eng.current[idx] != self._learner[idx])
-        while active.size:
-            g = idx[active]
-            seat = eng.current[g]
-            key = self._opp[g, seat]
-            actions = np.empty(g.size, dtype=np.intp)
-            keys = np.unique(key)
-            grouped = [k for k in keys if getattr(self._policies[int(k)], "takes_features", False)]
-            if grouped:  # all games where a feature-reading policy (a snapshot) sits: one call
-                sel = np.isin(key, grouped)
-                actions[sel] = self._act_grouped(g[sel], seat[sel], key[sel], grouped)
-            for k in keys:
-                if k in grouped:
-                    continue
-                sel = key == k
-                rows, seats = g[sel], seat[sel]
-                obs = games.observe(rows, seats)
-                masks = games.action_masks(rows, seats)
-                actions[sel] = self._policies[int(k)].act_batch(obs, masks)
-            result = games.step(actions, g)
-            reward[active] += result.rewards[np.arange(g.size), self._learner[g]]
-            ended = result.done
-            done[active[ended]] = True
-            truncated[active[ended]] = result.truncated[ended]
-            active = active[~ended & (eng.current[g] != self._learner[g])]
-        return reward, done, truncated
+    def _act(self, g: np.ndarray, seat: np.ndarray, key: np.ndarray) -> np.ndarray:
+        keys = np.unique(key).tolist()
+        grouped = [k for k in keys if getattr(self._policies[k], "takes_features", False)]
+        if not grouped:
+            return super()._act(g, seat, key)
+        actions = np.empty(g.size, dtype=np.intp)
+        sel = np.isin(key, grouped)  # all games where a feature-reading policy sits: one call
+        actions[sel] = self._act_grouped(g[sel], seat[sel], key[sel], grouped)
+        if not sel.all():
+            actions[~sel] = super()._act(g[~sel], seat[~sel], key[~sel])
+        return actions
 
     def _act_grouped(
         self, rows: np.ndarray, seats: np.ndarray, key: np.ndarray, grouped: list[int]
@@ -237,7 +47,7 @@ class LearnerGames:
 
         obs = self.games.observe(rows, seats)
         masks = self.games.action_masks(rows, seats)
-        policies = [self._policies[int(k)] for k in grouped]
+        policies = [self._policies[k] for k in grouped]
         feats = flat_features(*rack_features(obs, policies[0].num_cards))
         owner = np.searchsorted(np.asarray(grouped), key)
         actions = np.empty(rows.size, dtype=np.intp)
@@ -248,183 +58,3 @@ class LearnerGames:
             members = [p for p, m in zip(policies, mine, strict=True) if m]
             actions[sel] = cls.act_group(members, index[owner[sel]], feats[sel], masks[sel])
         return actions
-
-    def _reseed(self, seed: int) -> None:
-        """``seed()`` then ``reset()``: the same run as constructing with that seed."""
-        pool = [self._policies[int(k)] for k in self._pool]
-        weights = self._pool_p.copy()
-        self._seed(seed)
-        eng_seed = int(self._seq.generate_state(1)[0])
-        self.games.game.chance.rng = np.random.default_rng(eng_seed)
-        self._offset = self._rng.integers(0, self.num_players, size=self.num_envs)
-        self._episodes[:] = 0
-        for policy in pool:  # re-seed random opponents from the new seed sequence
-            child = int(self._seq.spawn(1)[0].generate_state(1)[0])
-            if callable(getattr(policy, "seed", None)):
-                policy.seed(child)
-        self._pool_p = weights
-
-    def action_masks(self) -> np.ndarray:
-        """bool [num_envs, 14]: the learner's legal actions in every game (never all False)."""
-        return LEGAL[self.games.game.phase]
-
-    _ARRAYS = (
-        "_learner",
-        "_episodes",
-        "_offset",
-        "_opp",
-        "_ep_return",
-        "_ep_len",
-        "_pending",
-        "_pool",
-        "_pool_p",
-        "_pool_cdf",
-    )
-
-    def get_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-        """Everything that changes while playing, as data: a JSON-able dict and numpy arrays.
-
-        Opponents are stored as the spec string they were built from (rebuilt with the same seed)
-        or, for ``SnapshotPolicy`` objects, as their weights; a random generator inside a policy
-        (``policy.rng``) is stored too. Other policy objects cannot be saved (ValueError).
-        """
-        arrays = {f"env/{k}": np.asarray(self.__dict__[k]) for k in self._ARRAYS}
-        for name, value in self.games.game.__dict__.items():
-            if isinstance(value, np.ndarray) and not name.startswith("_"):
-                arrays[f"engine/{name}"] = value
-        arrays["games/episode_over"] = self.games.episode_over
-        policies = []
-        for key, policy in self._policies.items():
-            entry: dict[str, Any] = {"key": key}
-            source = self._sources.get(key)
-            if source is not None:
-                entry["spec"], entry["seed"] = source
-            elif (kind := _state_kind(policy)) is not None:
-                entry["type"], entry["snapshot"] = kind, str(policy.name)
-                for k, v in policy.to_arrays().items():
-                    arrays[f"policy{key}/{k}"] = v
-            else:
-                raise ValueError(
-                    f"cannot save the state of opponent {policy!r}: give opponents as specs or "
-                    f"objects of a class in STATE_POLICIES ({sorted(STATE_POLICIES)}) to checkpoint "
-                    f"a {type(self).__name__}"
-                )
-            rng = getattr(policy, "rng", None)
-            if isinstance(rng, np.random.Generator):
-                entry["rng"] = rng.bit_generator.state
-            policies.append(entry)
-        meta = {
-            "num_envs": self.num_envs,
-            "num_players": self.num_players,
-            "next_key": self._next_key,
-            "needs_reset": self._needs_reset,
-            "discarded_episodes": self.discarded_episodes,
-            "seq": _seed_sequence_state(self._seq),
-            "rng": self._rng.bit_generator.state,
-            "chance_rng": self.games.game.chance.rng.bit_generator.state,
-            "policies": policies,
-        }
-        return meta, arrays
-
-    def set_state(self, meta: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
-        """Restore a ``get_state()`` pair into an env built with the same arguments."""
-        from agents.batched import load_batch
-
-        if (meta.get("num_envs"), meta.get("num_players")) != (self.num_envs, self.num_players):
-            raise ValueError(
-                f"state is for {meta.get('num_envs')} games of {meta.get('num_players')} players, "
-                f"this env has {self.num_envs} games of {self.num_players}"
-            )
-        game = self.games.game
-        for name, value in arrays.items():
-            group, _, attr = name.partition("/")
-            if group == "engine":
-                old = game.__dict__.get(attr)
-                if not isinstance(old, np.ndarray) or old.shape != value.shape:
-                    raise ValueError(f"env state: engine array {attr!r} does not fit this env")
-                game.__dict__[attr] = value.astype(old.dtype, copy=True)
-            elif group == "env":
-                if attr not in self._ARRAYS:
-                    raise ValueError(f"env state: unknown array {attr!r}")
-                self.__dict__[attr] = value.copy()
-        self.games.episode_over = arrays["games/episode_over"].astype(bool, copy=True)
-        policies: dict[int, Any] = {}
-        sources: dict[int, tuple[str, int] | None] = {}
-        for entry in meta["policies"]:
-            key = int(entry["key"])
-            if "spec" in entry:
-                spec, seed = str(entry["spec"]), int(entry["seed"])
-                policy = load_batch(spec, self.num_players, seed=seed, **self._rules)
-                sources[key] = (spec, seed)
-            else:
-                prefix = f"policy{key}/"
-                own = {k[len(prefix) :]: v for k, v in arrays.items() if k.startswith(prefix)}
-                cls = STATE_POLICIES.get(str(entry.get("type")))
-                if cls is None:
-                    raise ValueError(f"env state: unknown opponent type {entry.get('type')!r}")
-                policy = cls.from_arrays(own, str(entry["snapshot"]))
-                sources[key] = None
-            if "rng" in entry:
-                policy.rng.bit_generator.state = entry["rng"]
-            policies[key] = policy
-        self._policies, self._sources = policies, sources
-        self._next_key = int(meta["next_key"])
-        self._needs_reset = bool(meta["needs_reset"])
-        self.discarded_episodes = int(meta["discarded_episodes"])
-        self._seq = _seed_sequence_from(meta["seq"])
-        self._rng = np.random.default_rng()
-        self._rng.bit_generator.state = meta["rng"]
-        game.chance.rng.bit_generator.state = meta["chance_rng"]
-
-    def close(self) -> None:
-        # also on an object whose __init__ failed (Gymnasium's VectorEnv closes in __del__)
-        getattr(self, "_policies", {}).clear()
-
-
-def opponent_mix(
-    opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[str, float],
-    weights: Sequence[float] | None = None,
-) -> tuple[list[Any], list[float]]:
-    """(specs, weights) of an ``opponents`` argument: one spec, a list of specs with ``weights``
-    (default: equal) or a mapping spec -> weight."""
-    if isinstance(opponents, Mapping):
-        if weights is not None:
-            raise ValueError("give weights either in the opponents mapping or as opponent_weights")
-        return list(opponents), [float(w) for w in opponents.values()]
-    if isinstance(opponents, str) or not isinstance(opponents, Sequence):
-        opponents = [opponents]
-    specs = list(opponents)
-    if weights is None:
-        return specs, [1.0] * len(specs)
-    weights = [float(w) for w in weights]
-    if len(weights) != len(specs):
-        raise ValueError(
-            f"need one weight per opponent policy: {len(specs)} policies, {len(weights)} weights"
-        )
-    return specs, weights
-
-
-def _state_kind(policy: Any) -> str | None:
-    for kind, cls in STATE_POLICIES.items():
-        if type(policy) is cls:
-            return kind
-    return None
-
-
-def _seed_sequence_state(seq: np.random.SeedSequence) -> dict[str, Any]:
-    entropy = seq.entropy
-    return {
-        "entropy": [int(e) for e in entropy] if isinstance(entropy, list | tuple) else int(entropy),
-        "spawn_key": [int(k) for k in seq.spawn_key],
-        "pool_size": int(seq.pool_size),
-        "n_children_spawned": int(seq.n_children_spawned),
-    }
-
-
-def _seed_sequence_from(state: dict[str, Any]) -> np.random.SeedSequence:
-    return np.random.SeedSequence(
-        state["entropy"],
-        spawn_key=tuple(state["spawn_key"]),
-        pool_size=int(state["pool_size"]),
-        n_children_spawned=int(state["n_children_spawned"]),
-    )

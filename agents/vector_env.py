@@ -56,8 +56,9 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from agents.learner_games import LearnerGames, OpponentSpec, opponent_mix
+from agents.learner_games import LearnerGames
 from racko_env.actions import NUM_ACTIONS
+from racko_env.learner_games import OpponentSpec, opponent_mix
 from racko_env.observation import OBS_SIZE, OBS_VERSION, obs_size
 from racko_env.rules import deck_size
 
@@ -188,20 +189,8 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         live = np.flatnonzero(~self._autoreset)
         if restart.size:  # NEXT_STEP: the games that ended last step start again, action ignored
             self._start(restart)
-        if live.size:
-            result = self.games.step(actions[live], live)  # ValueError for an illegal action
-            r = result.rewards[np.arange(live.size), self._learner[live]] + self._pending[live]
-            self._pending[live] = 0.0
-            done, trunc = result.done.copy(), result.truncated.copy()
-            cont = np.flatnonzero(~done)
-            r2, d2, t2 = self._advance(live[cont])
-            r[cont] += r2
-            done[cont], trunc[cont] = d2, t2
-            rewards[live] = r
-            terminated[live] = done & ~trunc
-            truncated[live] = trunc
-            self._ep_return[live] += r
-            self._ep_len[live] += 1
+        if live.size:  # ValueError for an illegal action
+            rewards[live], terminated[live], truncated[live] = self._play(actions[live], live)
         obs = self.games.observe(self._all, self._learner, out=self._obs)
         ended = np.flatnonzero(terminated | truncated)
         self._autoreset[:] = False

@@ -2,7 +2,11 @@
 
 Registered as ``gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])``
 (observation layout version 2) and ``"racko/Racko-v0"`` (layout version 1, its first 177 entries).
-This is the view MaskablePPO trains on; it is torch-free.
+This is the view MaskablePPO trains on; it is torch-free. It is one game of the learner-seat core
+(``racko_env.learner_games.LearnerGames``, which the VectorEnv and SB3's VecEnv run for many
+games): opponents inside, rewards and the batched engine are the core's; this view draws the
+seats, opponents and deals from its own Gymnasium generator and deals exactly the games
+``racko_v1`` deals from ``deal_seed`` (``racko_env.vector.chance.GameSeeds``).
 
 - The learner's seat rotates: episode k of an env instance plays seat ``(offset + k) % n``, with
   ``offset`` drawn from the seed given to ``reset``. ``seat=`` pins it instead.
@@ -11,7 +15,8 @@ This is the view MaskablePPO trains on; it is torch-free.
   installed bot provider, ``agents.load``, through ``racko_env.opponents``; this module never
   imports ``agents``) or bot objects (``reset()`` / ``act(obs_dict)``, or a batch policy with
   ``act_batch(obs, masks)``), and ``opponent_weights`` their relative weights (default: equal).
-  ``set_opponent_pool`` swaps the pool during training (self-play snapshots).
+  ``set_opponent_pool`` swaps the pool during training (self-play snapshots). Per-game bots hear
+  ``reset()`` at each round's start and ``seed()`` at each episode's.
 - Observation: the learner's vector of layout ``observation_version`` (``racko_env.observation``;
   default the current one, ``OBS_VERSION``; the registered ids pass theirs). The game underneath is
   ``racko_v1``'s, so opponents always see the current layout, whatever the learner is shown.
@@ -20,7 +25,9 @@ This is the view MaskablePPO trains on; it is torch-free.
 - Reward: the learner seat's reward from the AEC env (``reward="win"|"score"``,
   ``episode="round"|"game"``), delivered on the step that ends the episode also when an opponent's
   move ended it; in game mode with score rewards each round's reward arrives on the learner step
-  where that round ended. ``terminated``: Rack-O (or game over); ``truncated``: the turn limit.
+  where that round ended (one that ended before its first decision, with its first step).
+  ``terminated``: Rack-O (or game over); ``truncated``: the turn limit. The info of an episode's
+  last step holds the learner's ``round_points`` and ``went_racko`` of the last round.
 - ``deal_seed``: the seed of the current episode's ``racko_v1`` (or ``racko_v0``: the same game)
   reset, to replay it there.
 - Actions are integers (a Python int or a numpy integer; not a bool, float, string, None or
@@ -28,12 +35,14 @@ This is the view MaskablePPO trains on; it is torch-free.
   integer that is not legal now (any integer outside 0..13 too) ends the episode with reward -1
   and ``info["illegal_action"]`` (as PettingZoo's classic wrapper does), so random-action checkers
   never crash the env. ``step()`` before ``reset()`` raises ``RuntimeError`` saying so.
+- ``get_state()`` / ``set_state(state)``: everything that changes while playing, as data (the
+  core's JSON-able dict and numpy arrays, no pickle), for opponents given by name.
 """
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import gymnasium
@@ -41,27 +50,59 @@ import numpy as np
 from gymnasium import spaces
 
 from racko_env.actions import NUM_ACTIONS, as_action_id
+from racko_env.learner_games import LearnerGames, OpponentSpec
 from racko_env.observation import OBS_VERSION, obs_size
-from racko_env.opponents import resolve as resolve_bot_name
-from racko_env.racko_v1 import raw_env
+from racko_env.opponents import BotBatch
+from racko_env.render import render_table
+from racko_env.vector.chance import GameSeeds
 
 ILLEGAL_REWARD = -1.0
+_GAME = np.zeros(1, dtype=np.intp)  # the one game of the core
 
 
-class _BatchAdapter:
-    """Plays a ``BatchPolicy`` (``act_batch(obs, masks)``) as a per-game bot, one row at a time."""
+class _OneGame(LearnerGames):
+    """The core at one game, with seats, opponents and deals drawn as the view's contract says."""
 
-    def __init__(self, policy: Any) -> None:
-        self.policy = policy
-        self.name = getattr(policy, "name", type(policy).__name__)
+    def __init__(self, view: RackoGymEnv, *args: Any, **kwargs: Any) -> None:
+        self.view = view
+        self._bot_cache: dict[str, Any] = {}
+        super().__init__(1, *args, seed=0, chance=GameSeeds(1), **kwargs)
 
-    def reset(self) -> None:
-        pass
+    def _load_policy(self, spec: OpponentSpec, seed: int) -> Any:
+        if isinstance(spec, str):  # one bot per name
+            if spec not in self._bot_cache:
+                self._bot_cache[spec] = super()._load_policy(spec, seed)
+            return self._bot_cache[spec]
+        if hasattr(spec, "act") and hasattr(spec, "reset"):
+            return BotBatch(spec)
+        if hasattr(spec, "act_batch"):
+            return spec
+        raise TypeError(
+            f"opponent {spec!r} is neither a bot name nor a bot (reset/act or act_batch)"
+        )
 
-    def act(self, observation: dict[str, np.ndarray]) -> int:
-        obs = np.asarray(observation["observation"], dtype=np.float32)[None]
-        mask = np.asarray(observation["action_mask"], dtype=bool)[None]
-        return self.policy.act_batch(obs, mask)[0]  # checked as an action by the env, not coerced
+    def _deal(self, idx: np.ndarray) -> None:
+        view, n = self.view, self.num_players
+        rng = view.np_random
+        seat = view.fixed_seat
+        learner = seat if seat is not None else (view._offset + view._episode_index) % n
+        view._episode_index += 1
+        opp = np.full(n, -1, dtype=np.intp)
+        for s in range(n):
+            if s != learner:
+                opp[s] = self._pool[int(rng.choice(len(self._pool), p=self._pool_p))]
+        self._learner[0], self._opp[0] = learner, opp
+        self._episodes[0] += 1
+        bots: dict[int, Any] = {}
+        for key in opp[opp >= 0].tolist():
+            policy = self._policies[key]
+            bots.setdefault(id(getattr(policy, "bot", policy)), policy)
+        for policy in bots.values():  # bots with randomness stay reproducible
+            if isinstance(policy, BotBatch) and hasattr(policy.bot, "seed"):
+                policy.bot.seed(int(rng.integers(2**31)))
+        view.deal_seed = int(rng.integers(2**63))
+        self.games.game.chance.seed(0, view.deal_seed)
+        self.games.reset(idx)
 
 
 class RackoGymEnv(gymnasium.Env):
@@ -83,69 +124,47 @@ class RackoGymEnv(gymnasium.Env):
     ) -> None:
         self.observation_version = observation_version
         self._width = obs_size(observation_version)  # ValueError naming an unknown version
-        self._aec = raw_env(
+        weights = _checked_pool(opponents, opponent_weights)
+        self.fixed_seat = seat
+        self._core = _OneGame(
+            self,
             num_players=num_players,
-            episode=episode,
+            opponents=list(opponents),
             reward=reward,
-            render_mode="ansi" if render_mode else None,
+            episode=episode,
+            opponent_weights=weights,
             **rules_options,
         )
-        n = self._aec.config.num_players
+        n = self._core.num_players
         if seat is not None and seat not in range(n):
             raise ValueError(f"seat must be None or a seat in 0..{n - 1}, got {seat!r}")
         self.render_mode = render_mode
         self.num_players = n
-        self.rules_options = self._aec.config.to_dict()
-        self.fixed_seat = seat
+        self.rules_options = self._core.games.config.to_dict()
         self.observation_space = spaces.Box(0.0, 1.0, (self._width,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self._bot_cache: dict[str, Any] = {}
-        self.set_opponent_pool(opponents, opponent_weights)
         self._offset = 0
         self._episode_index = 0
-        self.learner = 0
-        self._seat_bots: dict[int, Any] = {}
-        self._round_number = -1
         self._done = True
+        self._end_info: dict[str, Any] = {}
         self.deal_seed: int | None = None  # None until the first reset()
 
-    # ------------------------------------------------------------------ opponents
+    @property
+    def learner(self) -> int:
+        """The learner's seat in the current episode."""
+        return int(self._core._learner[0])
+
+    @property
+    def opponent_pool(self) -> list[Any]:
+        """The bots new episodes draw opponents from (in pool order): bot objects as given or
+        resolved from their names, batch policies as given."""
+        return [getattr(p, "bot", p) for p in self._core.opponent_pool]
 
     def set_opponent_pool(
         self, opponents: Sequence[Any], weights: Sequence[float] | None = None
     ) -> None:
         """Replace the pool the opponents are drawn from (takes effect at the next episode)."""
-        if isinstance(opponents, str | bytes) or len(opponents) == 0:
-            raise ValueError(f"opponents must be a non-empty list of bot specs, got {opponents!r}")
-        if weights is None:
-            weights = [1.0] * len(opponents)
-        if len(weights) != len(opponents):
-            raise ValueError(
-                f"opponent_weights has {len(weights)} entries for {len(opponents)} opponents"
-            )
-        w = np.asarray(weights, dtype=np.float64)
-        if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise ValueError(f"opponent_weights must be >= 0 with a positive sum, got {weights!r}")
-        self._pool = [self._resolve(o) for o in opponents]
-        self._pool_p = w / w.sum()
-
-    def _resolve(self, spec: Any) -> Any:
-        if isinstance(spec, str):
-            if spec not in self._bot_cache:
-                self._bot_cache[spec] = resolve_bot_name(
-                    spec, num_players=self.num_players, **self._rules_without_players()
-                )
-            return self._bot_cache[spec]
-        if hasattr(spec, "act") and hasattr(spec, "reset"):
-            return spec
-        if hasattr(spec, "act_batch"):
-            return _BatchAdapter(spec)
-        raise TypeError(
-            f"opponent {spec!r} is neither a bot name nor a bot (reset/act or act_batch)"
-        )
-
-    def _rules_without_players(self) -> dict[str, Any]:
-        return {k: v for k, v in self.rules_options.items() if k != "num_players"}
+        self._core.set_opponent_pool(list(opponents), _checked_pool(opponents, weights))
 
     # ------------------------------------------------------------------ gymnasium API
 
@@ -156,65 +175,12 @@ class RackoGymEnv(gymnasium.Env):
         if seed is not None:
             self._offset = int(self.np_random.integers(self.num_players))
             self._episode_index = 0
-        while True:  # an opponent could end a round before the learner ever moves: deal again
-            self._start_episode()
-            self._advance()
-            if not self._done:
-                return self._obs(), self._info()
-
-    def _start_episode(self) -> None:
-        n = self.num_players
-        if self.fixed_seat is not None:
-            self.learner = self.fixed_seat
-        else:
-            self.learner = (self._offset + self._episode_index) % n
-        self._episode_index += 1
-        rng = self.np_random
-        self._seat_bots = {
-            s: self._pool[int(rng.choice(len(self._pool), p=self._pool_p))]
-            for s in range(n)
-            if s != self.learner
-        }
-        for bot in self._unique_bots():
-            if hasattr(bot, "seed"):  # bots with randomness stay reproducible
-                bot.seed(int(rng.integers(2**31)))
-        self.deal_seed = int(rng.integers(2**63))
-        self._aec.reset(seed=self.deal_seed)
-        self._round_number = -1
+        self._core._start(
+            _GAME
+        )  # an episode the opponents end before the learner moves: dealt again
         self._done = False
-        self._pending_reward = 0.0
-        self._end_info: dict[str, Any] = {}
-
-    def _advance(self) -> None:
-        """Let opponents move until the learner must decide or the episode ends."""
-        aec = self._aec
-        me = aec.possible_agents[self.learner]
-        while True:
-            if aec.terminations[me] or aec.truncations[me]:
-                self._done = True
-                self._end_info = dict(aec.infos[me])
-                return
-            if aec.game.round_number != self._round_number:
-                self._round_number = aec.game.round_number
-                for bot in self._unique_bots():
-                    bot.reset()
-            agent = aec.agent_selection
-            if agent == me:
-                return
-            bot = self._seat_bots[aec.agent_name_mapping[agent]]
-            action = bot.act(aec.observe(agent))
-            try:
-                aec.step(action)  # checked, not coerced: a bot's bad action is its bug to see
-            except ValueError as err:
-                name = getattr(bot, "name", type(bot).__name__)
-                raise ValueError(f"opponent {name} ({agent}) played {action!r}: {err}") from None
-            self._pending_reward += aec.rewards[me]
-
-    def _unique_bots(self) -> list[Any]:
-        seen: dict[int, Any] = {}
-        for bot in self._seat_bots.values():
-            seen.setdefault(id(bot), bot)
-        return list(seen.values())
+        self._end_info = {}
+        return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """One learner decision. ``action`` must be an integer (``as_action_id``): anything else,
@@ -224,34 +190,30 @@ class RackoGymEnv(gymnasium.Env):
             raise RuntimeError("step() called before reset(); call reset() first")
         if self._done:
             raise RuntimeError("step() called after the episode ended; call reset() first")
-        aec = self._aec
-        me = aec.possible_agents[self.learner]
         action = as_action_id(action)
-        if not aec.game.is_legal(action):
+        if not (0 <= action < NUM_ACTIONS and self.action_masks()[action]):
             self._done = True
             return self._obs(), ILLEGAL_REWARD, True, False, self._info(illegal_action=action)
-        self._pending_reward = 0.0
-        aec.step(action)
-        self._pending_reward += aec.rewards[me]
-        self._advance()
-        reward = float(self._pending_reward)
-        self._pending_reward = 0.0
-        terminated = self._done and bool(aec.terminations[me])
-        truncated = self._done and not terminated
+        reward, terminated, truncated = self._core._play(np.array([action]), _GAME)
+        self._done = bool(terminated[0] or truncated[0])
+        if self._done:
+            eng, me = self._core.games.game, self.learner
+            self._end_info = {
+                "round_points": int(eng.last_round_points[0, me]),
+                "went_racko": bool(eng.racko_player[0] == me),
+            }
         info = self._info(**self._end_info) if self._done else self._info()
-        return self._obs(), reward, terminated, truncated, info
+        return self._obs(), float(reward[0]), bool(terminated[0]), bool(truncated[0]), info
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the learner now (bool, ``NUM_ACTIONS``); all False only after the episode ended."""
         if self._done:
             return np.zeros(NUM_ACTIONS, dtype=bool)
-        return self._aec.observe(self._aec.possible_agents[self.learner])["action_mask"].astype(
-            bool
-        )
+        return self._core.games.action_masks(_GAME, self._core._learner[:1])[0].copy()
 
     def _obs(self) -> np.ndarray:
-        obs = self._aec.observe(self._aec.possible_agents[self.learner])["observation"]
-        return obs if len(obs) == self._width else obs[: self._width].copy()
+        obs = self._core.games.observe(_GAME, self._core._learner[:1])
+        return np.array(obs[0, : self._width], dtype=np.float32)
 
     def _info(self, **extra: Any) -> dict[str, Any]:
         return {"action_mask": self.action_masks(), "seat": self.learner, **extra}
@@ -260,40 +222,75 @@ class RackoGymEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
             return None
-        text = self._aec.render()
+        text = render_table(self._table(), [f"player_{p}" for p in range(self.num_players)])
         if self.render_mode == "human":
             print(text)
             return None
         return text
 
+    def _table(self) -> Any:
+        """The game as ``render_table`` reads a ``RackoGame``."""
+        eng = self._core.games.game
+        discard = eng.discard_pile(0)
+        return SimpleNamespace(
+            num_players=self.num_players,
+            config=self._core.games.config,
+            round_number=int(eng.round_number[0]),
+            turn=int(eng.turn[0]),
+            dealer=int(eng.dealer[0]),
+            current=int(eng.current[0]),
+            phase=int(eng.phase[0]),
+            discard_top=discard[-1] if discard else 0,
+            draw=eng.draw_pile(0),
+            held=int(eng.held[0]) or None,
+            held_from_discard=bool(eng.held_from_discard[0]),
+            racks=eng.racks[0].tolist(),
+            scores=eng.scores(_GAME)[0].tolist(),
+        )
+
     # ------------------------------------------------------------------ checkpointing
 
-    def get_state(self) -> bytes:
-        """Everything that changes while playing (for exact resume of a training run)."""
-        keys = (
-            "_aec",
-            "_offset",
-            "_episode_index",
-            "learner",
-            "_seat_bots",
-            "_round_number",
-            "_done",
-            "_pool",
-            "_pool_p",
-            "_bot_cache",
-            "deal_seed",
-            "_pending_reward",
-            "_end_info",
-        )
-        state = {k: self.__dict__[k] for k in keys if k in self.__dict__}
-        state["_np_random"] = self.np_random.bit_generator.state
-        return pickle.dumps(state)
+    def get_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+        """Everything that changes while playing, as data (for exact resume): the core's JSON-able
+        dict and numpy arrays, with this view's generator and episode counters. Opponents given as
+        objects rather than names cannot be saved (``ValueError``)."""
+        meta, arrays = self._core.get_state()
+        meta["view"] = {
+            "np_random": self.np_random.bit_generator.state,
+            "offset": self._offset,
+            "episode_index": self._episode_index,
+            "deal_seed": self.deal_seed,
+            "done": self._done,
+            "end_info": self._end_info,
+        }
+        return meta, arrays
 
-    def set_state(self, blob: bytes) -> None:
-        state = pickle.loads(blob)
-        rng_state = state.pop("_np_random")
-        self.__dict__.update(state)
-        self.np_random.bit_generator.state = rng_state
+    def set_state(self, state: tuple[dict[str, Any], dict[str, np.ndarray]]) -> None:
+        """Restore a ``get_state()`` into an env built with the same number of players."""
+        meta, arrays = state
+        self._core._bot_cache.clear()
+        self._core.set_state(meta, arrays)
+        view = meta["view"]
+        self.np_random.bit_generator.state = view["np_random"]
+        self._offset, self._episode_index = int(view["offset"]), int(view["episode_index"])
+        self.deal_seed, self._done = view["deal_seed"], bool(view["done"])
+        self._end_info = dict(view["end_info"])
+
+
+def _checked_pool(opponents: Sequence[Any], weights: Sequence[float] | None) -> list[float]:
+    """The pool's weights (default: equal), after checking the pool and the weights."""
+    if isinstance(opponents, str | bytes) or len(opponents) == 0:
+        raise ValueError(f"opponents must be a non-empty list of bot specs, got {opponents!r}")
+    if weights is None:
+        weights = [1.0] * len(opponents)
+    if len(weights) != len(opponents):
+        raise ValueError(
+            f"opponent_weights has {len(weights)} entries for {len(opponents)} opponents"
+        )
+    w = np.asarray(weights, dtype=np.float64)
+    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+        raise ValueError(f"opponent_weights must be >= 0 with a positive sum, got {weights!r}")
+    return w.tolist()
 
 
 def make_env(**kwargs: Any) -> RackoGymEnv:

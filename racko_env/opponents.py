@@ -19,6 +19,10 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
+import numpy as np
+
+from racko_env.actions import NUM_ACTIONS, as_action_id
+
 ENTRY_POINT_GROUP = "racko.bots"
 
 Resolver = Callable[..., Any]
@@ -57,3 +61,46 @@ def resolve(spec: str, num_players: int, **rules_options: Any) -> Any:
             "or pass bot objects instead of names"
         )
     return resolvers[0](spec, num_players=num_players, **rules_options)
+
+
+class BotBatch:
+    """Any per-game bot (``reset()``/``act(obs_dict)``) as a batch policy, row by row.
+
+    One bot instance decides every row, so it suits bots that decide from the observation alone
+    (as the ``Bot`` contract asks); ``reset`` and ``seed`` are passed on. An action that is not an
+    integer (``racko_env.actions.as_action_id``) raises ``ValueError`` naming it: nothing is
+    coerced.
+    """
+
+    def __init__(self, bot: Any) -> None:
+        if not callable(getattr(bot, "act", None)):
+            raise TypeError(
+                f"opponent {bot!r} is neither a bot name nor a bot (reset/act or act_batch)"
+            )
+        self.bot = bot
+        self.name = getattr(bot, "name", type(bot).__name__)
+
+    def reset(self) -> None:
+        if callable(getattr(self.bot, "reset", None)):
+            self.bot.reset()
+
+    def seed(self, seed: int | None) -> None:
+        if callable(getattr(self.bot, "seed", None)):
+            self.bot.seed(seed)
+
+    @property
+    def rng(self) -> Any:
+        """The bot's random generator, if it has one (saved with an env's state)."""
+        return getattr(self.bot, "rng", None)
+
+    def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs = np.asarray(obs)
+        masks8 = np.asarray(masks).astype(np.int8).reshape(len(obs), NUM_ACTIONS)
+        out = np.empty(len(obs), dtype=np.intp)
+        for i, (o, m) in enumerate(zip(obs, masks8, strict=True)):
+            action = self.bot.act({"observation": o, "action_mask": m})
+            try:
+                out[i] = as_action_id(action)
+            except ValueError as err:
+                raise ValueError(f"played {action!r}: {err}") from None
+        return out

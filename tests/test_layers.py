@@ -154,7 +154,7 @@ assert "agents" not in sys.modules
 env = gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])
 obs, info = env.reset(seed=0)
 assert obs.shape == (racko_env.observation.OBS_SIZE,)
-bot = env.unwrapped._pool[0]
+bot = env.unwrapped.opponent_pool[0]
 print(type(bot).__module__, "agents" in sys.modules)
 """
     out = _run(code, PYTHONPATH=str(_entry_point_dir(tmp_path)))

@@ -4,7 +4,7 @@
 current layout, bit-identical to ``racko_env.observation``), ``VectorRacko`` adds the AEC env's episodes and rewards,
 and the single-agent training envs over it live a layer up, with the bots they seat:
 ``agents.vector_env.RackoVectorEnv`` (Gymnasium's ``VectorEnv``, ``gymnasium.make_vec``) and
-``train.sb3.vec_env.RackoVecEnv`` (SB3's ``VecEnv``), both over ``agents.learner_games``.
+``train.sb3.vec_env.RackoVecEnv`` (SB3's ``VecEnv``), both over ``racko_env.learner_games``.
 """
 
 from racko_env.vector.chance import ChanceSource, NumpyChance

@@ -17,9 +17,12 @@ Conventions (the same as ``RackoGame``):
 
 from __future__ import annotations
 
-from typing import Protocol
+import random
+from typing import Any, Protocol
 
 import numpy as np
+
+from racko_env.rules import deck_size
 
 
 class ChanceSource(Protocol):
@@ -59,3 +62,60 @@ class NumpyChance:
         keys = self.rng.random((len(games), width))
         keys[np.arange(width)[None, :] >= np.asarray(lengths)[:, None]] = 2.0  # padding sorts last
         return keys.argsort(axis=1)
+
+    def get_state(self) -> dict[str, Any]:
+        """The generator's state, as JSON-able data (for checkpoints)."""
+        return self.rng.bit_generator.state
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        self.rng.bit_generator.state = state
+
+
+class GameSeeds:
+    """The chance of ``racko_v1``'s ``reset(seed=deal_seed)`` (``RackoGame``'s draws from its
+    ``random.Random``), per game: a twin of ``RackoGame.new_game``/``_deal``/
+    ``_refill_draw_pile`` and ``racko_v0.raw_env.reset``, so that the batched engine deals exactly
+    the games the AEC env deals from the same seed (``tests/env/test_gym_env.py`` holds them
+    equal). ``seed(game, deal_seed)`` before dealing that game."""
+
+    def __init__(self, num_games: int) -> None:
+        self.rngs = [random.Random() for _ in range(num_games)]
+
+    def seed(self, game: int, deal_seed: int) -> None:
+        """As ``raw_env.reset(seed=deal_seed)``: the game's seed is a draw of a seeded ``Random``."""
+        self.rngs[game].seed(random.Random(deal_seed).getrandbits(64))
+
+    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
+        out = np.empty(len(games), dtype=np.intp)
+        cards = deck_size(num_players)
+        for row, g in enumerate(games.tolist()):
+            draw = self.rngs[g].sample(range(1, cards + 1), num_players)
+            out[row] = max(range(num_players), key=draw.__getitem__)
+        return out
+
+    def deck_orders(self, games: np.ndarray, num_cards: int) -> np.ndarray:
+        decks = np.empty((len(games), num_cards), dtype=np.intp)
+        for row, g in enumerate(games.tolist()):
+            deck = list(range(1, num_cards + 1))
+            self.rngs[g].shuffle(deck)
+            decks[row] = deck
+        return decks
+
+    def refill_orders(self, games: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+        out = np.tile(np.arange(width, dtype=np.intp), (len(games), 1))
+        for row, (g, m) in enumerate(
+            zip(games.tolist(), np.asarray(lengths).tolist(), strict=True)
+        ):
+            perm = list(range(m))
+            self.rngs[g].shuffle(perm)  # the swaps of shuffle(under): the same permutation
+            out[row, :m] = perm
+        return out
+
+    def get_state(self) -> list[Any]:
+        return [
+            [v, list(internal), gauss] for v, internal, gauss in (r.getstate() for r in self.rngs)
+        ]
+
+    def set_state(self, state: list[Any]) -> None:
+        for rng, (v, internal, gauss) in zip(self.rngs, state, strict=True):
+            rng.setstate((v, tuple(internal), gauss))

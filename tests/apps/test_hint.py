@@ -14,7 +14,7 @@ import pytest
 
 import agents
 from racko_apps.hint import bot_probabilities, legal_probabilities, percent, ranked
-from racko_env import racko_v0
+from racko_env import racko_v1
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -82,7 +82,7 @@ def test_the_js_twin_gives_the_same_probabilities_and_words(tmp_path, require):
 
 def test_a_trained_bots_odds_back_its_move():
     bot = agents.load("racko_2p", num_players=2)
-    env = racko_v0.env(num_players=2)
+    env = racko_v1.env(num_players=2)
     env.reset(seed=3)
     for _ in env.agent_iter(max_iter=60):
         obs, _, term, trunc, _ = env.last()

@@ -271,8 +271,12 @@ def test_a_trained_bots_hint_gives_its_odds_over_the_legal_moves():
     out = play("--seed", "1", "--bots", "random", "--hint", "racko_2p", stdin="d\n")
     line = re.search(r"Hint \(racko_2p\): type ([dt])\. Its odds: (.*)", out.stdout)
     assert line, out.stdout[-2000:]
-    odds = re.findall(r"(draw from the draw pile|take the discard) (\d+)%", line.group(2))
-    assert len(odds) == 2 and abs(sum(int(p) for _, p in odds) - 100) <= 1  # the two legal moves
+    odds = re.findall(r"(draw from the draw pile|take the discard) ([<>]?\d+)%", line.group(2))
+    # the two legal moves; a sure bot's odds read ">99%" and "<1%"
+    value = {"<1": 0, ">99": 100}
+    assert (
+        len(odds) == 2 and abs(sum(value[p] if p in value else int(p) for _, p in odds) - 100) <= 1
+    )
     first = {"draw from the draw pile": "d", "take the discard": "t"}[odds[0][0]]
     assert first == line.group(1)  # the likeliest move is the one it suggests
 

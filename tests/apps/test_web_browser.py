@@ -243,6 +243,9 @@ def illegal_bot(tmp_path: Path) -> list[Path]:
 
     from onnx import TensorProto, helper
 
+    manifest = json.loads((BOTS / "racko_2p.json").read_text())
+    width = manifest["observation_size"]
+
     graph = helper.make_graph(
         [
             helper.make_node("Cast", ["action_mask"], ["mask_f"], to=TensorProto.FLOAT),
@@ -251,7 +254,7 @@ def illegal_bot(tmp_path: Path) -> list[Path]:
         ],
         "illegal",
         [
-            helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", 177]),
+            helper.make_tensor_value_info("observation", TensorProto.FLOAT, ["batch", width]),
             helper.make_tensor_value_info("action_mask", TensorProto.BOOL, ["batch", 14]),
         ],
         [
@@ -262,7 +265,6 @@ def illegal_bot(tmp_path: Path) -> list[Path]:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     data = model.SerializeToString()
-    manifest = json.loads((BOTS / "racko_2p.json").read_text())
     manifest["onnx_sha256"] = hashlib.sha256(data).hexdigest()
     (tmp_path / "illegal.onnx").write_bytes(data)
     (tmp_path / "illegal.json").write_text(json.dumps(manifest))

@@ -1,8 +1,10 @@
-"""The single-agent Gymnasium view: API, masks, seat rotation, and reward delivery vs the AEC env."""
+"""The single-agent Gymnasium view: API, masks, seat rotation, reward delivery vs the AEC env, and
+the view on the learner-seat core held equal to the reference (the view over the AEC env it was)."""
 
 from __future__ import annotations
 
 import copy
+import json
 
 import gymnasium
 import numpy as np
@@ -12,6 +14,7 @@ from gymnasium.utils.env_checker import check_env
 import racko_env  # noqa: F401  (registers racko/Racko-v0)
 from racko_env import racko_v0
 from racko_env.gym_env import RackoGymEnv
+from tests.env.reference_gym_env import RackoGymEnv as ReferenceGymEnv
 
 
 class Recorder:
@@ -262,3 +265,125 @@ def test_an_opponent_playing_a_float_is_an_error_naming_it() -> None:
     with pytest.raises(ValueError, match=r"opponent floaty \(player_0\) played 10\.0"):
         for seed in range(5):
             env.reset(seed=seed)
+
+
+def _play_both(kwargs: dict, seed: int, steps: int, illegal_every: int = 0) -> int:
+    """Play the view and the reference side by side with the same learner actions: every
+    observation, mask, reward, end, info, seat, deal seed and table (render) must be equal."""
+    new, ref = (
+        RackoGymEnv(render_mode="ansi", **kwargs),
+        ReferenceGymEnv(render_mode="ansi", **kwargs),
+    )
+    rng = np.random.default_rng(seed)
+    episodes, done = 0, True
+    for k in range(steps):
+        if done:
+            reset_seed = seed if k == 0 or rng.random() < 0.2 else None
+            (o1, i1), (o2, i2) = new.reset(seed=reset_seed), ref.reset(seed=reset_seed)
+            assert o1.tobytes() == o2.tobytes() and o1.dtype == o2.dtype
+            assert i1.keys() == i2.keys() and np.array_equal(i1["action_mask"], i2["action_mask"])
+            assert (new.learner, new.deal_seed, i1["seat"]) == (
+                ref.learner,
+                ref.deal_seed,
+                i2["seat"],
+            )
+            assert new.render() == ref.render()
+            episodes += 1
+        mask = ref.action_masks()
+        assert np.array_equal(new.action_masks(), mask)
+        illegal = illegal_every and k % illegal_every == illegal_every - 1
+        action = int(np.flatnonzero(~mask)[0] if illegal else rng.choice(np.flatnonzero(mask)))
+        o1, r1, t1, u1, i1 = new.step(action)
+        o2, r2, t2, u2, i2 = ref.step(action)
+        assert o1.tobytes() == o2.tobytes()
+        assert (r1, t1, u1) == (r2, t2, u2)
+        assert type(r1) is float and type(t1) is bool and type(u1) is bool
+        assert i1.keys() == i2.keys()
+        for key in i1:
+            assert np.array_equal(i1[key], i2[key]), key
+        assert new.render() == ref.render()
+        done = t1 or u1
+    return episodes
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "seed"),
+    [
+        ({"num_players": 2, "opponents": ["random", "heuristic"]}, 0),
+        ({"num_players": 3, "opponents": ["random", "heuristic"], "opponent_weights": [1, 3]}, 1),
+        ({"num_players": 4, "opponents": ["random"], "reward": "score", "partners": True}, 2),
+        (
+            {"num_players": 2, "opponents": ["random"], "reward": "score", "episode": "game"},
+            3,
+        ),
+        (
+            {"num_players": 3, "opponents": ["heuristic", "random"], "episode": "game"},
+            4,
+        ),
+        ({"num_players": 2, "opponents": ["random"], "seat": 1, "observation_version": 1}, 5),
+        ({"num_players": 2, "opponents": ["random"], "empty_pile": "flip", "turn_limit": 30}, 6),
+        ({"num_players": 2, "opponents": ["heuristic"], "min_run": 3, "bonus": True}, 7),
+    ],
+)
+def test_view_equals_reference(kwargs: dict, seed: int) -> None:
+    """Same seed, same learner actions: the view on the core gives the reference's stream."""
+    assert _play_both(kwargs, seed, steps=1500, illegal_every=211) > 5
+
+
+def test_view_equals_reference_with_bot_objects() -> None:
+    """Per-game bot objects (seeded each episode, reset each round) and batch policies as
+    opponents, and a pool swapped mid-run: the same stream as the reference."""
+
+    class Counter:  # a bot whose moves depend on its reset() and seed() calls
+        name = "counter"
+
+        def __init__(self) -> None:
+            self.rng = np.random.default_rng(0)
+            self.moves = 0
+
+        def seed(self, seed: int) -> None:
+            self.rng = np.random.default_rng(seed)
+
+        def reset(self) -> None:
+            self.moves = 0
+
+        def act(self, observation: dict) -> int:
+            legal = np.flatnonzero(observation["action_mask"])
+            self.moves += 1
+            return int(legal[-1] if self.moves % 3 == 0 else self.rng.choice(legal))
+
+    class FirstLegal:  # a batch policy
+        def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+            return masks.argmax(axis=1)
+
+    def kwargs() -> dict:
+        return {"num_players": 3, "opponents": [Counter(), FirstLegal()], "episode": "game"}
+
+    # one Counter per env (their state must not be shared between the two)
+    new, ref = RackoGymEnv(**kwargs()), ReferenceGymEnv(**kwargs())
+    rng = np.random.default_rng(9)
+    (o1, _), (o2, _) = new.reset(seed=9), ref.reset(seed=9)
+    for k in range(1200):
+        if k == 600:
+            new.set_opponent_pool([Counter(), "random"], [2, 1])
+            ref.set_opponent_pool([Counter(), "random"], [2, 1])
+        assert o1.tobytes() == o2.tobytes()
+        action = int(rng.choice(np.flatnonzero(ref.action_masks())))
+        o1, r1, t1, u1, _ = new.step(action)
+        o2, r2, t2, u2, _ = ref.step(action)
+        assert (r1, t1, u1) == (r2, t2, u2)
+        if t1 or u1:
+            (o1, _), (o2, _) = new.reset(), ref.reset()
+            assert new.deal_seed == ref.deal_seed
+
+
+def test_state_is_data_only() -> None:
+    env = RackoGymEnv(num_players=2, opponents=["random"])
+    env.reset(seed=0)
+    meta, arrays = env.get_state()
+    json.dumps(meta)
+    assert all(isinstance(v, np.ndarray) for v in arrays.values())
+    env = RackoGymEnv(num_players=2, opponents=[Recorder([], 0)])
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="cannot save"):  # a bot object is not data
+        env.get_state()

@@ -1,6 +1,6 @@
 """The self-play pool of every trainer: the newest snapshots of the learner, saved as plain arrays.
 
-Each snapshot is saved as ``.npz`` arrays with its kind, a name of ``agents.learner_games.
+Each snapshot is saved as ``.npz`` arrays with its kind, a name of ``racko_env.learner_games.
 STATE_POLICIES`` (``"snapshot"``: the numpy MLP, ``train.common.snapshot``; ``"structured"``: the
 structured network, ``train.network.frozen``), and rebuilt from them without pickle.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.learner_games import STATE_POLICIES
+from racko_env.learner_games import STATE_POLICIES
 from train.common.config import SELF  # the opponents key that stands for the snapshot pool
 
 
@@ -57,7 +57,7 @@ class SnapshotPool:
         return specs, weights
 
     def save(self, folder: Path) -> None:
-        """Each snapshot as ``.npz`` arrays with its kind (``agents.learner_games.STATE_POLICIES``)."""
+        """Each snapshot as ``.npz`` arrays with its kind (``racko_env.learner_games.STATE_POLICIES``)."""
         from train.common.files import write_bytes_atomic
 
         folder.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 the league snapshot and the evaluated bot of every trainer that learns the structured network.
 
 ``register_state_policy("structured", FrozenPolicy)``: the learner-seat games
-(``agents.learner_games``) and the snapshot pools save and rebuild these as plain arrays.
+(``racko_env.learner_games``) and the snapshot pools save and rebuild these as plain arrays.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from agents.features import rack_features
-from agents.learner_games import register_state_policy
+from racko_env.learner_games import register_state_policy
 from train.common.snapshot import MASKED_LOGIT
 from train.network.features import RACK_SIZE, SLOT_FEATURES
 from train.network.structured import PolicyGraph, StructuredNetwork

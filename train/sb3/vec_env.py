@@ -22,8 +22,9 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from agents.learner_games import STATE_POLICIES, LearnerGames, OpponentSpec, register_state_policy
+from agents.learner_games import LearnerGames
 from racko_env.actions import NUM_ACTIONS
+from racko_env.learner_games import STATE_POLICIES, OpponentSpec, register_state_policy
 from racko_env.observation import OBS_SIZE
 from train.common.snapshot import SnapshotPolicy
 
@@ -82,19 +83,10 @@ class RackoVecEnv(LearnerGames, VecEnv):
         if self._needs_reset or self._actions is None:
             raise RuntimeError("call reset() before step()")
         games = self.games
-        result = games.step(self._actions, self._all)  # raises ValueError for an illegal action
+        # ValueError for an illegal action
+        rewards, terminated, truncated = self._play(self._actions, self._all)
         self._actions = None
-        rewards = result.rewards[self._all, self._learner] + self._pending
-        self._pending[:] = 0.0
-        done = result.done.copy()
-        truncated = result.truncated.copy()
-        cont = np.flatnonzero(~done)
-        r2, d2, t2 = self._advance(cont)
-        rewards[cont] += r2
-        done[cont] = d2
-        truncated[cont] = t2
-        self._ep_return += rewards
-        self._ep_len += 1
+        done = terminated | truncated
         obs = games.observe(self._all, self._learner, out=self._obs)
         ended = np.flatnonzero(done)
         ended_info = {}
