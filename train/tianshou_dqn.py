@@ -1,10 +1,10 @@
 """Masked DQN on Rack-O with Tianshou's PettingZoo wrapper: ``python train/tianshou_dqn.py``.
 
 A short example for Tianshou users (``docs/tianshou.md``), not the project's trainer
-(``train/ppo.py``). It shows what Tianshou 2 needs to train on ``racko_v0``:
+(``train/ppo.py``). It shows what Tianshou 2 needs to train on ``racko_v1``:
 
 - **The env is wrapped as it is.** ``tianshou.env.PettingZooEnv`` takes the AEC env
-  ``racko_v0.env(...)`` directly: racko's observations are dicts of ``"observation"`` and
+  ``racko_v1.env(...)`` directly: racko's observations are dicts of ``"observation"`` and
   ``"action_mask"``, exactly what the wrapper turns into Tianshou's ``obs.obs`` and ``obs.mask``
   (and ``obs.agent_id``, the agent on turn). No adapter is needed.
 - **One learner, one fixed opponent, dispatched by agent.** ``MultiAgentOffPolicyAlgorithm``
@@ -81,10 +81,10 @@ class Settings:
 
 
 def make_env(settings: Settings) -> PettingZooEnv:
-    """``racko_v0``'s 2-player AEC env in Tianshou's wrapper."""
-    from racko_env import racko_v0
+    """``racko_v1``'s 2-player AEC env in Tianshou's wrapper."""
+    from racko_env import racko_v1
 
-    return PettingZooEnv(racko_v0.env(num_players=2, turn_limit=settings.turn_limit))
+    return PettingZooEnv(racko_v1.env(num_players=2, turn_limit=settings.turn_limit))
 
 
 class BotAlgorithm(OffPolicyAlgorithm):

@@ -1,10 +1,10 @@
 """Masked PPO on Rack-O with TorchRL's PettingZoo wrapper: ``python train/torchrl_ppo.py``.
 
 A short example for TorchRL users (``docs/torchrl.md``), not the project's trainer
-(``train/ppo.py``). It shows what TorchRL needs to train on ``racko_v0`` and nothing else:
+(``train/ppo.py``). It shows what TorchRL needs to train on ``racko_v1`` and nothing else:
 
 - **The env is wrapped as it is.** ``torchrl.envs.PettingZooWrapper`` takes the AEC env
-  ``racko_v0.env(...)`` directly: an AEC env must be wrapped with ``use_mask=True`` (one agent
+  ``racko_v1.env(...)`` directly: an AEC env must be wrapped with ``use_mask=True`` (one agent
   acts a step; ``(group, "mask")`` says which), and because racko's observations are dicts with
   an ``"action_mask"`` entry, the wrapper moves it to ``(group, "action_mask")`` and keeps the
   action spec's mask up to date (an agent not on turn gets an all-true mask, so a masked
@@ -68,10 +68,10 @@ class Settings:
 
 
 def make_env(settings: Settings) -> PettingZooWrapper:
-    """``racko_v0``'s 2-player AEC env in TorchRL's wrapper: ``player_0`` learns."""
-    from racko_env import racko_v0
+    """``racko_v1``'s 2-player AEC env in TorchRL's wrapper: ``player_0`` learns."""
+    from racko_env import racko_v1
 
-    env = racko_v0.env(num_players=2, turn_limit=settings.turn_limit)
+    env = racko_v1.env(num_players=2, turn_limit=settings.turn_limit)
     return PettingZooWrapper(
         env,
         use_mask=True,  # compulsory for AEC envs: one agent acts per step

@@ -1,5 +1,5 @@
 """train/tianshou_dqn.py: Tianshou's PettingZoo wrapper and its masked multi-agent policies train
-on racko_v0."""
+on racko_v1."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ import pytest
 import torch
 
 from racko_env.actions import NUM_ACTIONS
-from racko_env.observation import OBS_SIZES
+from racko_env.observation import OBS_SIZE
 from train import tianshou_dqn
 from train.tianshou_dqn import BotAlgorithm, Settings, make_algorithm, make_env, train
 
-OBS_SIZE = OBS_SIZES[1]  # the examples train on racko_v0, layout version 1
 ROOT = Path(__file__).resolve().parents[2]
 # a few hundred steps: short rounds (turn limit 20), one epoch, two test rounds
 TINY = Settings(
@@ -34,13 +33,14 @@ def test_the_wrapper_takes_the_env_as_it_is_with_its_mask() -> None:
     assert obs["mask"] == [False] * 10 + [True, True, False, False]  # draw or take the discard
 
 
-def test_a_racko_bot_is_a_masked_policy_that_learns_nothing() -> None:
+@pytest.mark.parametrize("spec", ["heuristic", "racko_2p"])  # racko_2p: the shipped bot file
+def test_a_racko_bot_is_a_masked_policy_that_learns_nothing(spec: str) -> None:
     from tianshou.data import Batch
 
     import agents
 
-    bot = BotAlgorithm(agents.load("heuristic", 2), make_env(TINY).action_space)
-    env = make_env(TINY)
+    env = make_env(Settings())  # the rules a shipped bot was trained for
+    bot = BotAlgorithm(agents.load(spec, 2), env.action_space)
     obs, _ = env.reset(seed=3)
     batch = Batch(obs=Batch(obs=obs["obs"][None], mask=np.array([obs["mask"]])))
     act = bot.policy(batch).act
