@@ -34,7 +34,6 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
 import json  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Mapping, Sequence  # noqa: E402
@@ -45,6 +44,7 @@ import numpy as np  # noqa: E402
 
 from agents.base import Bot  # noqa: E402
 from racko_env.rules import RACK_SIZE  # noqa: E402
+from train.common.front_door import OneLineParser, positive_float, positive_int  # noqa: E402
 
 try:
     import pyspiel
@@ -179,7 +179,9 @@ class DQNPlayer(_Timed):
 
 def train_dqn(players: int, minutes: float, seed: int) -> tuple[list[Any], dict[str, Any]]:
     """DQN agents (one per seat) trained in self-play for a wall-clock budget."""
-    import torch
+    from agents.extras import require
+
+    torch = require("torch", "train", "benchmarks/openspiel_bots.py dqn")
     from open_spiel.python import rl_environment
     from open_spiel.python.pytorch import dqn
 
@@ -280,22 +282,22 @@ def speed(players: int, rounds: int, seed: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m benchmarks.openspiel_bots", description=__doc__.split("\n\n")[0]
     )
     sub = parser.add_subparsers(dest="algorithm", required=True)
     for name in ("ismcts", "dqn", "speed"):
         p = sub.add_parser(name)
-        p.add_argument("--players", type=int, default=2)
-        p.add_argument("--rounds", type=int, default=10, help="deals, each in both seatings")
+        p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+        p.add_argument("--rounds", type=positive_int, default=10, help="deals, in both seatings")
         p.add_argument("--seed", type=int, default=0)
         p.add_argument("--out", type=Path, help="also write the JSON result here")
         if name == "ismcts":
-            p.add_argument("--simulations", type=int, default=20)
+            p.add_argument("--simulations", type=positive_int, default=20)
             p.add_argument("--evaluator", choices=("random", "progress"), default="random")
-            p.add_argument("--uct-c", type=float, default=2.0)
-        else:
-            p.add_argument("--train-minutes", type=float, default=5.0)
+            p.add_argument("--uct-c", type=positive_float, default=2.0)
+        elif name == "dqn":
+            p.add_argument("--train-minutes", type=positive_float, default=5.0)
     args = parser.parse_args(argv)
     if args.algorithm == "speed":
         result = speed(args.players, args.rounds, args.seed)
@@ -303,7 +305,10 @@ def main(argv: list[str] | None = None) -> int:
         bot = ISMCTSPlayer(args.players, args.simulations, args.evaluator, args.uct_c, args.seed)
         result = {"simulations": args.simulations, "evaluator": args.evaluator}
     else:
-        agents, result = train_dqn(args.players, args.train_minutes, args.seed)
+        try:
+            agents, result = train_dqn(args.players, args.train_minutes, args.seed)
+        except ImportError as err:  # torch missing: its extra, in one line
+            parser.exit(2, f"{parser.prog} dqn: error: {err}\n")
         bot = DQNPlayer(agents[0], args.players)
     if args.algorithm != "speed":
         result = {**evaluate(bot, args.players, args.rounds, args.seed), **result}

@@ -45,9 +45,9 @@ game stops after ``MAX_TIE_ROUNDS`` more rounds, the tied leaders sharing the wi
 stops; with 20 ties in a row this is never reached in practice).
 
 **Observations.** The information-state tensor and the observation tensor are both the env's
-observation (``racko_env.observation.encode``; its ``LAYOUT`` fields are the observer's ``dict``
-pieces), scores included in game mode as in the env; all zeros while cards are dealt (chance
-nodes ask nobody anything). The observation string writes that vector out (cards as numbers). The
+observation (``racko_env.observation.encode``, the newest layout: ``racko_v1``'s; its ``LAYOUT``
+fields are the observer's ``dict`` pieces), scores included in game mode as in the env; all
+zeros while cards are dealt (chance nodes ask nobody anything). The observation string writes that vector out (cards as numbers). The
 information-state string adds what a player with perfect memory knows beyond it and
 ``racko_env.worlds`` can keep fixed: the discard pile's order, and the draw pile's order once a
 flip has made it public. It is not a record of the whole history (the env's observation is not
@@ -264,6 +264,13 @@ class RackoState(pyspiel.State):
                 return
             game.apply(action)
             self._after_move()
+        elif t.stage == _OVER:
+            raise ValueError(f"the game is over: no action ({action}) applies")
+        elif not self._possible(action):
+            raise ValueError(
+                f"{action} is not a chance outcome here ({self._action_to_string(-1, action)}): "
+                f"the outcomes are the cards still possible, {self._possible_text()}"
+            )
         elif t.stage == _DRAW_CARD:
             game.draw.remove(action)
             game.draw.append(action)  # the chance outcome is the top card
@@ -277,6 +284,20 @@ class RackoState(pyspiel.State):
             t.dealt.append(action)
             if len(t.dealt) == RACK_SIZE * game.num_players + 1:
                 self._finish_deal()
+
+    def _possible(self, card: int) -> bool:
+        """Whether ``card`` is one of this chance node's outcomes (``chance_outcomes``)."""
+        t = self._t
+        if t.stage == _DRAW_CARD:
+            return card in t.engine.draw
+        seen = t.dealer_draw if t.stage == _DEALER_DRAW else t.dealt
+        return 1 <= card <= t.engine.num_cards and card not in seen
+
+    def _possible_text(self) -> str:
+        t = self._t
+        if t.stage == _DRAW_CARD:
+            return "the cards of the draw pile"
+        return f"1..{t.engine.num_cards} not yet {'drawn' if t.stage == _DEALER_DRAW else 'dealt'}"
 
     def _finish_deal(self) -> None:
         t = self._t

@@ -1,10 +1,10 @@
 """Masked DQN on Rack-O with Tianshou's PettingZoo wrapper: ``python train/tianshou_dqn.py``.
 
 A short example for Tianshou users (``docs/tianshou.md``), not the project's trainer
-(``train/ppo.py``). It shows what Tianshou 2 needs to train on ``racko_v0``:
+(``train/ppo.py``). It shows what Tianshou 2 needs to train on ``racko_v1``:
 
 - **The env is wrapped as it is.** ``tianshou.env.PettingZooEnv`` takes the AEC env
-  ``racko_v0.env(...)`` directly: racko's observations are dicts of ``"observation"`` and
+  ``racko_v1.env(...)`` directly: racko's observations are dicts of ``"observation"`` and
   ``"action_mask"``, exactly what the wrapper turns into Tianshou's ``obs.obs`` and ``obs.mask``
   (and ``obs.agent_id``, the agent on turn). No adapter is needed.
 - **One learner, one fixed opponent, dispatched by agent.** ``MultiAgentOffPolicyAlgorithm``
@@ -29,17 +29,18 @@ Same ``--seed``, same run.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import torch
 
 from agents.extras import needs_extra
+from train.common.front_door import OneLineParser, probability, settings_flags
 
+with needs_extra("torch", "tianshou", "train/tianshou_dqn.py"):  # each named with the extra
+    import torch
 with needs_extra("tianshou", "tianshou", "train/tianshou_dqn.py"):
     from tianshou.algorithm import (
         DQN,
@@ -54,6 +55,7 @@ with needs_extra("tianshou", "tianshou", "train/tianshou_dqn.py"):
     from tianshou.trainer import OffPolicyTrainerParams
     from tianshou.utils.net.common import Net
 
+PROG = "python train/tianshou_dqn.py"  # errors start with it
 LEARNER_SEAT = 0  # player_0 learns; player_1 is the fixed opponent
 
 
@@ -79,10 +81,10 @@ class Settings:
 
 
 def make_env(settings: Settings) -> PettingZooEnv:
-    """``racko_v0``'s 2-player AEC env in Tianshou's wrapper."""
-    from racko_env import racko_v0
+    """``racko_v1``'s 2-player AEC env in Tianshou's wrapper."""
+    from racko_env import racko_v1
 
-    return PettingZooEnv(racko_v0.env(num_players=2, turn_limit=settings.turn_limit))
+    return PettingZooEnv(racko_v1.env(num_players=2, turn_limit=settings.turn_limit))
 
 
 class BotAlgorithm(OffPolicyAlgorithm):
@@ -189,10 +191,9 @@ def train(settings: Settings, quiet: bool = False) -> dict[str, Any]:
 
 
 def parse_args(argv: list[str] | None) -> tuple[Settings, bool]:
-    defaults = Settings()
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, value in vars(defaults).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    parser = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
+    # numbers positive; the seed any int, epsilon from 0 to 1
+    settings_flags(parser, Settings(), {"seed": int, "eps_train": probability})
     parser.add_argument("--quiet", action="store_true", help="no line per epoch")
     args = vars(parser.parse_args(argv))
     quiet = args.pop("quiet")
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = train(settings, quiet)
     except ValueError as exc:  # a bad --opponent spec: agents.load's one line
-        print(f"tianshou_dqn: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     print(
         f"best test reward of the learner: {result['best_reward']:+.2f} "

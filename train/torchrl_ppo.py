@@ -1,10 +1,10 @@
 """Masked PPO on Rack-O with TorchRL's PettingZoo wrapper: ``python train/torchrl_ppo.py``.
 
 A short example for TorchRL users (``docs/torchrl.md``), not the project's trainer
-(``train/ppo.py``). It shows what TorchRL needs to train on ``racko_v0`` and nothing else:
+(``train/ppo.py``). It shows what TorchRL needs to train on ``racko_v1`` and nothing else:
 
 - **The env is wrapped as it is.** ``torchrl.envs.PettingZooWrapper`` takes the AEC env
-  ``racko_v0.env(...)`` directly: an AEC env must be wrapped with ``use_mask=True`` (one agent
+  ``racko_v1.env(...)`` directly: an AEC env must be wrapped with ``use_mask=True`` (one agent
   acts a step; ``(group, "mask")`` says which), and because racko's observations are dicts with
   an ``"action_mask"`` entry, the wrapper moves it to ``(group, "action_mask")`` and keeps the
   action spec's mask up to date (an agent not on turn gets an all-true mask, so a masked
@@ -24,17 +24,20 @@ reward in them, the loss.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass
 from typing import Any
 
-import torch
-
 from agents.extras import needs_extra
+from train.common.front_door import OneLineParser, settings_flags
 
+# each of the extra's packages, when missing, is named with the extra (torchrl needs tensordict)
+with needs_extra("torch", "torchrl", "train/torchrl_ppo.py"):
+    import torch
+with needs_extra("tensordict", "torchrl", "train/torchrl_ppo.py"):
+    import tensordict  # noqa: F401
 with needs_extra("torchrl", "torchrl", "train/torchrl_ppo.py"):
-    import torchrl  # noqa: F401  (first: a missing torchrl is named with its extra)
+    import torchrl  # noqa: F401
     from tensordict.nn import TensorDictModule, TensorDictSequential
     from torchrl.collectors import Collector
     from torchrl.envs import PettingZooWrapper
@@ -42,6 +45,7 @@ with needs_extra("torchrl", "torchrl", "train/torchrl_ppo.py"):
     from torchrl.objectives import ClipPPOLoss
     from torchrl.objectives.value import GAE
 
+PROG = "python train/torchrl_ppo.py"  # errors start with it
 LEARNER, OPPONENT = "learner", "opponent"
 OBS = (LEARNER, "observation", "observation")  # racko's observation vector, under the group
 MASK = (LEARNER, "action_mask")  # the legal actions (moved there by the wrapper)
@@ -64,10 +68,10 @@ class Settings:
 
 
 def make_env(settings: Settings) -> PettingZooWrapper:
-    """``racko_v0``'s 2-player AEC env in TorchRL's wrapper: ``player_0`` learns."""
-    from racko_env import racko_v0
+    """``racko_v1``'s 2-player AEC env in TorchRL's wrapper: ``player_0`` learns."""
+    from racko_env import racko_v1
 
-    env = racko_v0.env(num_players=2, turn_limit=settings.turn_limit)
+    env = racko_v1.env(num_players=2, turn_limit=settings.turn_limit)
     return PettingZooWrapper(
         env,
         use_mask=True,  # compulsory for AEC envs: one agent acts per step
@@ -200,16 +204,14 @@ def train(settings: Settings, quiet: bool = False) -> list[dict[str, float]]:
 
 
 def parse_args(argv: list[str] | None) -> tuple[Settings, bool]:
-    defaults = Settings()
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for name, value in vars(defaults).items():
-        parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+    parser = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
+    settings_flags(parser, Settings(), {"seed": int})  # numbers positive, the seed any int
     parser.add_argument("--quiet", action="store_true", help="no line per batch")
     args = vars(parser.parse_args(argv))
     quiet = args.pop("quiet")
     settings = Settings(**args)
-    if settings.frames < settings.frames_per_batch or settings.minibatch < 1:
-        parser.error("--frames must be at least --frames-per-batch, --minibatch at least 1")
+    if settings.frames < settings.frames_per_batch:
+        parser.error("--frames must be at least --frames-per-batch")
     return settings, quiet
 
 
@@ -218,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         train(settings, quiet)
     except ValueError as exc:  # a bad --opponent spec: agents.load's one line
-        print(f"torchrl_ppo: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     return 0
 

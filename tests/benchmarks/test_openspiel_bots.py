@@ -37,3 +37,26 @@ def test_the_progress_evaluator_prefers_the_better_rack(benchmark_script):
     module = benchmark_script("openspiel_bots")
     assert module.longest_increasing([5, 1, 2, 3, 9, 4, 6, 7, 8, 10]) == 8
     assert module.longest_increasing([10, 9, 8, 7, 6, 5, 4, 3, 2, 1]) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["ismcts", "--players", "5"],
+            "argument --players: invalid choice: 5 (choose from 2, 3, 4)",
+        ),
+        (["ismcts", "--rounds", "0"], "argument --rounds: expected a positive integer, got 0"),
+        (["ismcts", "--simulations", "0"], "argument --simulations: expected a positive integer"),
+        (["dqn", "--train-minutes", "-1"], "argument --train-minutes: expected a positive number"),
+        (["chess"], "argument algorithm: invalid choice: 'chess'"),
+    ],
+)
+def test_bad_input_is_one_line(benchmark_script, capsys, args, message):
+    module = benchmark_script("openspiel_bots")
+    with pytest.raises(SystemExit) as exc:
+        module.main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m benchmarks.openspiel_bots") and err.count("\n") == 1, err
+    assert f"error: {message}" in err

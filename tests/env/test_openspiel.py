@@ -297,6 +297,40 @@ def test_a_history_file_replays_and_a_bad_one_is_one_clear_error() -> None:
         ro.state_from_history(bad)
 
 
+def test_an_impossible_chance_outcome_or_a_move_after_the_end_is_one_clear_error() -> None:
+    game = pyspiel.load_game("racko", {"players": 2, "turn_limit": 10})
+    state = game.new_initial_state()
+    for card in (0, 41):  # the dealer draw: a card of the deck
+        with pytest.raises(
+            ValueError, match=rf"^{card} is not a chance outcome here \(dealer draw"
+        ):
+            state.clone().apply_action(card)
+    state.apply_action(5)
+    with pytest.raises(ValueError, match="1..40 not yet drawn"):
+        state.apply_action(5)  # each player draws a card of their own
+    state.apply_action(9)
+    state.apply_action(7)  # the deal's first card
+    with pytest.raises(
+        ValueError, match=r"^7 is not a chance outcome here \(deal 7\).*not yet dealt"
+    ):
+        state.apply_action(7)
+    rng = random.Random(0)
+    while state.is_chance_node():
+        state.apply_action(rng.choice(state.chance_outcomes())[0])
+    state.apply_action(DRAW_PILE)
+    on_rack = state.racko_game().racks[0][0]
+    with pytest.raises(ValueError, match=rf"^{on_rack} is not a chance outcome here \(draw "):
+        state.apply_action(on_rack)  # a card on a rack is not in the draw pile
+    assert state.is_chance_node() and len(state.chance_outcomes()) == 40 - 21  # unchanged
+    while not state.is_terminal():
+        outcomes = state.chance_outcomes() if state.is_chance_node() else None
+        state.apply_action(
+            rng.choice(outcomes)[0] if outcomes else rng.choice(state.legal_actions())
+        )
+    with pytest.raises(ValueError, match="the game is over"):
+        state.apply_action(3)
+
+
 # ----------------------------------------------------------------------------- OpenSpiel's bots
 
 

@@ -3,11 +3,20 @@ errors and exit status, the run kinds of the run-folder contract, for every trai
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from train.common.front_door import FrontDoor, Launch, one_line
+from train.common.front_door import (
+    FrontDoor,
+    Launch,
+    OneLineParser,
+    one_line,
+    positive_float,
+    positive_int,
+    settings_flags,
+)
 from train.common.runs import RunKind
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,3 +104,48 @@ def test_a_new_run_then_its_resume_reach_the_trainer(tmp_path: Path, capsys) -> 
 
 def test_one_line_joins_a_report() -> None:
     assert one_line(ValueError("2 errors:\n  a\n  b")) == "2 errors:   a;   b"
+
+
+# ---------------------------------------------------------------- scripts that are not front doors
+
+
+@dataclass(frozen=True)
+class _Settings:
+    steps: int = 10
+    lr: float = 0.5
+    seed: int = 0
+    name: str = "x"
+
+
+def _parser() -> OneLineParser:
+    parser = OneLineParser(prog="demo")
+    settings_flags(parser, _Settings(), {"seed": int})
+    return parser
+
+
+def test_the_flags_are_the_fields_with_their_defaults_and_types() -> None:
+    args = _parser().parse_args(["--steps", "3", "--lr", "1e-3", "--seed", "-4"])
+    assert vars(args) == {"steps": 3, "lr": 1e-3, "seed": -4, "name": "x"}
+    assert vars(_parser().parse_args([])) == vars(_Settings())
+    assert positive_int("7") == 7 and positive_float("0.25") == 0.25
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--steps", "0"], "argument --steps: expected a positive integer, got 0"),
+        (["--steps", "2.5"], "argument --steps: expected a positive integer, got '2.5'"),
+        (["--lr", "-1"], "argument --lr: expected a positive number, got -1"),
+        (["--lr", "inf"], "argument --lr: expected a positive number, got inf"),
+        (["--lr", "nan"], "argument --lr: expected a positive number, got nan"),
+        (["--seed", "x"], "argument --seed: invalid int value: 'x'"),
+        (["--colour", "red"], "unrecognized arguments: --colour red"),
+    ],
+)
+def test_bad_input_is_one_line_naming_the_flag(capsys, argv: list[str], message: str) -> None:
+    with pytest.raises(SystemExit) as exc:
+        _parser().parse_args(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"demo: error: {message}") and err.count("\n") == 1, err
+    assert err.endswith("(see demo --help)\n")

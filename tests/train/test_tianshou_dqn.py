@@ -1,5 +1,5 @@
 """train/tianshou_dqn.py: Tianshou's PettingZoo wrapper and its masked multi-agent policies train
-on racko_v0."""
+on racko_v1."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ import pytest
 import torch
 
 from racko_env.actions import NUM_ACTIONS
-from racko_env.observation import OBS_SIZES
+from racko_env.observation import OBS_SIZE
 from train import tianshou_dqn
 from train.tianshou_dqn import BotAlgorithm, Settings, make_algorithm, make_env, train
 
-OBS_SIZE = OBS_SIZES[1]  # the examples train on racko_v0, layout version 1
 ROOT = Path(__file__).resolve().parents[2]
 # a few hundred steps: short rounds (turn limit 20), one epoch, two test rounds
 TINY = Settings(
@@ -34,13 +33,14 @@ def test_the_wrapper_takes_the_env_as_it_is_with_its_mask() -> None:
     assert obs["mask"] == [False] * 10 + [True, True, False, False]  # draw or take the discard
 
 
-def test_a_racko_bot_is_a_masked_policy_that_learns_nothing() -> None:
+@pytest.mark.parametrize("spec", ["heuristic", "racko_2p"])  # racko_2p: the shipped bot file
+def test_a_racko_bot_is_a_masked_policy_that_learns_nothing(spec: str) -> None:
     from tianshou.data import Batch
 
     import agents
 
-    bot = BotAlgorithm(agents.load("heuristic", 2), make_env(TINY).action_space)
-    env = make_env(TINY)
+    env = make_env(Settings())  # the rules a shipped bot was trained for
+    bot = BotAlgorithm(agents.load(spec, 2), env.action_space)
     obs, _ = env.reset(seed=3)
     batch = Batch(obs=Batch(obs=obs["obs"][None], mask=np.array([obs["mask"]])))
     act = bot.policy(batch).act
@@ -84,14 +84,35 @@ def test_a_bad_opponent_is_one_line(capsys) -> None:
     assert make_algorithm(make_env(TINY), TINY) is not None
     assert tianshou_dqn.main(["--epochs", "1", "--opponent", "nope"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("tianshou_dqn: error: unknown bot 'nope'") and err.count("\n") == 1
+    assert err.startswith("python train/tianshou_dqn.py: error: unknown bot 'nope'")
+    assert err.count("\n") == 1
 
 
-def test_without_tianshou_the_extra_is_named() -> None:
-    code = "import sys; sys.modules['tianshou'] = None\nimport train.tianshou_dqn\n"
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--epochs", "0"], "argument --epochs: expected a positive integer, got 0"),
+        (["--batch", "x"], "argument --batch: expected a positive integer, got 'x'"),
+        (["--updates-per-step", "0"], "argument --updates-per-step: expected a positive number"),
+        (["--eps-train", "1.5"], "argument --eps-train: expected a number from 0 to 1, got 1.5"),
+        (["--train-envs", "-2"], "argument --train-envs: expected a positive integer, got -2"),
+    ],
+)
+def test_a_bad_number_is_one_line_before_anything_runs(capsys, args, message) -> None:
+    with pytest.raises(SystemExit) as exc:
+        tianshou_dqn.main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"python train/tianshou_dqn.py: error: {message}"), err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("module", ["torch", "tianshou"])
+def test_without_a_package_of_the_extra_the_extra_is_named(module: str) -> None:
+    code = f"import sys; sys.modules[{module!r}] = None\nimport train.tianshou_dqn\n"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     last = out.stderr.strip().splitlines()[-1]
-    assert "train/tianshou_dqn.py needs tianshou" in last
+    assert f"train/tianshou_dqn.py needs {module}, which is not installed (the 'tianshou'" in last
     assert "pip install 'racko[tianshou]'" in last

@@ -1,4 +1,4 @@
-"""train/torchrl_ppo.py: TorchRL's PettingZoo wrapper and its action masks train on racko_v0."""
+"""train/torchrl_ppo.py: TorchRL's PettingZoo wrapper and its action masks train on racko_v1."""
 
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from racko_env.actions import NUM_ACTIONS
-from racko_env.observation import OBS_SIZES
+from racko_env.observation import OBS_SIZE
 from train import torchrl_ppo
 from train.torchrl_ppo import LEARNER, MASK, OBS, Settings, make_env, train
 
-OBS_SIZE = OBS_SIZES[1]  # the examples train on racko_v0, layout version 1
 ROOT = Path(__file__).resolve().parents[2]
 # a few hundred steps: short rounds (turn limit 20) so that several end in each batch
 TINY = Settings(frames=512, frames_per_batch=256, epochs=2, minibatch=64, hidden=16, turn_limit=20)
@@ -30,6 +29,17 @@ def test_the_wrapper_takes_the_env_as_it_is_with_its_mask() -> None:
     assert mask.dtype.is_floating_point is False and len(mask) == NUM_ACTIONS
     # the learner on turn sees racko's mask (draw or take the discard); off turn, all true
     assert mask.tolist() == ([False] * 10 + [True, True, False, False] if acting else [True] * 14)
+    env.close()
+
+
+def test_the_shipped_bot_plays_the_opponent_seat() -> None:
+    """The fixed opponent reads the env's observation (racko_v1's layout), the shipped file too."""
+    env = make_env(Settings())  # the rules racko_2p was trained for
+    td = env.reset()
+    acting = td[LEARNER, "mask"]
+    bot = torchrl_ppo.FixedBot("racko_2p", seed=0, turn_limit=Settings().turn_limit)
+    action = bot(td[OBS], td[MASK], acting)
+    assert acting.item() and bool(td[MASK].reshape(-1)[action.item()])
     env.close()
 
 
@@ -64,13 +74,38 @@ def test_a_bad_opponent_is_one_line(capsys) -> None:
         == 2
     )
     err = capsys.readouterr().err
-    assert err.startswith("torchrl_ppo: error: unknown bot 'nope'") and err.count("\n") == 1
+    assert err.startswith("python train/torchrl_ppo.py: error: unknown bot 'nope'")
+    assert err.count("\n") == 1
 
 
-def test_without_torchrl_the_extra_is_named() -> None:
-    code = "import sys; sys.modules['torchrl'] = None\nimport train.torchrl_ppo\n"
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--frames-per-batch", "0"], "argument --frames-per-batch: expected a positive integer"),
+        (["--hidden", "0"], "argument --hidden: expected a positive integer, got 0"),
+        (["--epochs", "-1"], "argument --epochs: expected a positive integer, got -1"),
+        (["--lr", "abc"], "argument --lr: expected a positive number, got 'abc'"),
+        (["--turn-limit", "0"], "argument --turn-limit: expected a positive integer, got 0"),
+        (["--frames", "100", "--frames-per-batch", "200"], "--frames must be at least"),
+    ],
+)
+def test_a_bad_number_is_one_line_before_anything_runs(capsys, args, message) -> None:
+    with pytest.raises(SystemExit) as exc:
+        torchrl_ppo.main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"python train/torchrl_ppo.py: error: {message}"), err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("module", ["torch", "tensordict", "torchrl"])
+def test_without_a_package_of_the_extra_the_extra_is_named(module: str) -> None:
+    code = f"import sys; sys.modules[{module!r}] = None\nimport train.torchrl_ppo\n"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     last = out.stderr.strip().splitlines()[-1]
-    assert "train/torchrl_ppo.py needs torchrl" in last and "pip install 'racko[torchrl]'" in last
+    assert f"train/torchrl_ppo.py needs {module}, which is not installed (the 'torchrl' extra)" in (
+        last
+    )
+    assert "pip install 'racko[torchrl]'" in last

@@ -6,7 +6,10 @@ run's length as ``--total-steps`` or ``--iterations``, ``--seed`` where the trai
 the trainer's own flags), decides a new run or a resumed one by the run-folder contract
 (``train.common.runs.prepare_run``), and fails the same way: a bad config, run folder or missing
 file is one line ``NAME: error: ...`` on stderr and exit status 2, no traceback. ``fail`` is that
-line for the other commands of ``train/`` (``export.py``, ``sweep.py``).
+line for the other commands of ``train/`` (``export.py``, ``sweep.py``), and ``OneLineParser``
+with its number types (``positive_int``, ``positive_float``, ``probability``, ``settings_flags``)
+the command line of the scripts that are not front doors (``exploit.py``, ``torchrl_ppo.py``,
+``tianshou_dqn.py``): a usage error is one line too.
 
 This module imports nothing heavy at load, so that a front door can set the process's thread
 defaults (``thread_defaults``) before numpy and torch load and read them once.
@@ -21,7 +24,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from train.common.runs import RunKind
@@ -129,3 +132,62 @@ class FrontDoor:
         if exported is not None:
             print(f"exported {exported}")
         return 0
+
+
+# ---------------------------------------------------------------- scripts that are not front doors
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line (the project's rule for bad input)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def positive_int(text: str) -> int:
+    """An ``int`` of at least 1, for argparse's ``type=``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite ``float`` above 0, for argparse's ``type=``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
+    return value
+
+
+def probability(text: str) -> float:
+    """A ``float`` from 0 to 1, for argparse's ``type=``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text}")
+    return value
+
+
+def settings_flags(
+    parser: argparse.ArgumentParser,
+    defaults: object,
+    types: dict[str, Callable[[str], object]] | None = None,
+) -> None:
+    """A flag per field of the dataclass instance ``defaults`` (``--frames-per-batch`` for
+    ``frames_per_batch``), with its default: an ``int`` field takes a positive integer, a
+    ``float`` a positive number, unless ``types`` names another type for the field (``int`` for
+    a seed, ``probability``)."""
+    for name, value in vars(defaults).items():
+        kind = (types or {}).get(name)
+        if kind is None:
+            kind = {int: positive_int, float: positive_float}.get(type(value), type(value))
+        parser.add_argument(f"--{name.replace('_', '-')}", type=kind, default=value)
