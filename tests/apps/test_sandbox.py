@@ -170,3 +170,41 @@ def test_limits_are_checked():
         Limits(move_seconds=0)
     with pytest.raises(ValueError, match="memory_mb"):
         Limits(memory_mb=1.5)
+
+
+PLANNER_USER = """
+import os, sys
+
+import agents
+
+
+class Bot:
+    \"\"\"Built on ``expert`` (the compiled planner). Its first move answers what it finds: was the
+    planner loaded before that move, from the cache, and is the cache's source read-only?\"\"\"
+
+    def __init__(self, num_players=2, seed=None):
+        self.inner = agents.load("expert", num_players)
+
+    def act(self, obs):
+        features = sys.modules.get("agents.features")
+        if features is None:
+            raise RuntimeError("the planner was not loaded before the first move")
+        stats = features._plan_rows.stats
+        if stats.cache_misses or not stats.cache_hits:
+            raise RuntimeError(f"the planner was compiled in the sandbox: {stats}")
+        try:
+            open(os.path.join(os.environ["RACKO_JIT_SEED"], "poison"), "w").close()
+        except OSError:
+            return self.inner.act(obs)
+        raise RuntimeError("wrote into the compiled planner every sandbox copies")
+"""
+
+
+def test_a_bot_on_the_planner_finds_it_compiled_before_its_first_move(tmp_path, obs, isolation):
+    # each sandbox's /tmp starts empty: without the shared, read-only cache every sandbox compiled
+    # the planner inside its bot's first move (seconds of CPU: a forfeit on a busy machine)
+    (tmp_path / "planner_user.py").write_text(PLANNER_USER)
+    with SandboxedBot(
+        "planner_user:Bot", tmp_path, limits=Limits(move_seconds=60), isolate=True
+    ) as bot:
+        assert obs["action_mask"][bot.act(obs)]
