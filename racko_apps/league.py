@@ -516,7 +516,8 @@ def run_league(
     entries, skipped = find_bots(folder, list(baselines or []))
     if isolate and any(e.kind != "builtin" for e in entries):
         check_isolation()
-        jit_cache()  # compiled once here, for every worker's sandboxes (racko_apps.sandbox)
+    if isolate and any(e.kind == "python" for e in entries):
+        jit_cache()  # the compiled planner, once here for every worker's sandboxes (sandbox.py)
     if any(e.kind == "onnx" for e in entries):
         require("onnxruntime", "bots", "playing an exported .onnx bot")
     limits = limits or Limits()

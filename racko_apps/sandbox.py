@@ -336,11 +336,12 @@ def isolation_argv(
 # call, about 2.5 CPU s, and an isolated sandbox's private /tmp starts empty: without a cache every
 # sandbox compiled it again, inside the bot's first move (past the move limit on a busy machine, so
 # a student's bot built on ``expert`` forfeited its first round of every pairing), and a league
-# paid it twice per pairing. So a process of the toolkit (trusted: it runs none of the bots' code)
-# compiles it once into a private folder (``jit_cache``), each isolated sandbox is shown that
-# folder read-only and copies it into its own /tmp before it loads the bot (a bot can change only
-# its own copy), and a bot that uses the planner has it loaded while it starts, under the start
-# limit, not on its first move's clock.
+# paid it twice per pairing. So a league (each of its processes) has a process of the toolkit
+# (trusted: it runs none of the bots' code) compile it once into a private folder (``jit_cache``),
+# each isolated sandbox is shown that folder read-only and copies it into its own /tmp before it
+# loads the bot (a bot can change only its own copy); and a bot that uses the planner has it
+# loaded (or, without that folder, as in a grade's one sandbox, compiled) while it starts, under
+# the start limit, not on its first move's clock.
 JIT_ENV = "RACKO_JIT_CACHE"  # the warmed folder, inherited by a league's worker processes
 JIT_SEED_ENV = "RACKO_JIT_SEED"  # inside a sandbox: where its read-only copy is shown
 PLANNER_MODULES = ("agents.expert", "agents.search", "agents.batched", "agents.features")
@@ -359,15 +360,18 @@ def _own_private_dir(path: str) -> bool:
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
-def jit_cache() -> Path | None:
+def jit_cache(create: bool = True) -> Path | None:
     """The folder of the compiled planner (numba's cache), compiled once per process tree by a
-    child of the toolkit's own; None where it cannot be made (each sandbox then compiles)."""
+    child of the toolkit's own (unless ``create`` is false: then only one made before, here or by
+    the process that started this one); None where there is none (each sandbox then compiles)."""
     if "dir" in _jit:
         return _jit["dir"]
     inherited = os.environ.get(JIT_ENV, "")
     if inherited and _own_private_dir(inherited):
         _jit["dir"] = Path(inherited)
         return _jit["dir"]
+    if not create:
+        return None
     folder = tempfile.mkdtemp(prefix="racko-jit-")
     env = dict(os.environ, NUMBA_CACHE_DIR=folder)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_toolkit_root(), env.get("PYTHONPATH")) if p)
@@ -487,7 +491,8 @@ class SandboxedBot(Bot):
             exposed = self.exposed
             if exposed is None:
                 exposed = submission_paths(self.spec, self.folder)
-            command = isolation_argv(command, self.folder, exposed, self.limits, jit_cache())
+            jit = jit_cache(create=False)  # a league's (racko_apps.league_pool)
+            command = isolation_argv(command, self.folder, exposed, self.limits, jit)
         self._errors = tempfile.TemporaryFile()
         self._buf = b""
         self._stopped = []
