@@ -333,9 +333,9 @@ def isolation_argv(
 # ---------------------------------------------------------------------- the compiled planner
 
 # The planner of ``expert`` and ``search`` (agents.features) is compiled by numba at its first
-# call, about 2.5 CPU s, and an isolated sandbox's private /tmp starts empty: without a cache every
-# sandbox compiled it again, inside the bot's first move (past the move limit on a busy machine, so
-# a student's bot built on ``expert`` forfeited its first round of every pairing), and a league
+# call (seconds of CPU: docs/coursework.md), and an isolated sandbox's private /tmp starts empty:
+# without a cache every sandbox compiled it again, inside the bot's first move (past the move
+# limit on a busy machine, so a student's bot built on ``expert`` forfeited rounds), and a league
 # paid it twice per pairing. So a league (each of its processes) has a process of the toolkit
 # (trusted: it runs none of the bots' code) compile it once into a private folder (``jit_cache``),
 # each isolated sandbox is shown that folder read-only and copies it into its own /tmp before it
