@@ -35,11 +35,13 @@ from racko_apps.referee import Strikes, is_python_spec, is_sandboxed_spec, play_
 from racko_apps.sandbox import (
     DEFAULT_ROUND_SECONDS,
     NOT_ISOLATED,
+    PLANNER_MODULES,
     BotFailureError,
     IsolationUnavailableError,
     Limits,
     SandboxedBot,
     check_isolation,
+    warm_planner,
 )
 from racko_env.actions import Phase
 from racko_env.config import RulesConfig
@@ -352,9 +354,10 @@ def grade(
         failures.append(f"{spec} does not load: {load_error}")
     try:
         if seated is not None:
-            measured.update(
-                _check_positions(spec, _bot_object(seated, rubric), rubric, seed, strikes, failures)
-            )
+            bot = _bot_object(seated, rubric)
+            if not isinstance(bot, SandboxedBot) and any(m in sys.modules for m in PLANNER_MODULES):
+                warm_planner(rubric.players)  # loaded before it is timed, as a sandbox does
+            measured.update(_check_positions(spec, bot, rubric, seed, strikes, failures))
             for crit in rubric.criteria:
                 if crit.check == "win_rate" and crit.name not in measured:
                     measured[crit.name] = _play(

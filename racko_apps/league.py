@@ -69,6 +69,7 @@ from racko_apps.sandbox import (
     IsolationUnavailableError,
     Limits,
     check_isolation,
+    jit_cache,
 )
 from racko_env.files import write_text_atomic
 from racko_eval.records import safe_name
@@ -515,6 +516,8 @@ def run_league(
     entries, skipped = find_bots(folder, list(baselines or []))
     if isolate and any(e.kind != "builtin" for e in entries):
         check_isolation()
+    if isolate and any(e.kind == "python" for e in entries):
+        jit_cache()  # the compiled planner, once here for every worker's sandboxes (sandbox.py)
     if any(e.kind == "onnx" for e in entries):
         require("onnxruntime", "bots", "playing an exported .onnx bot")
     limits = limits or Limits()

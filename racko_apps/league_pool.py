@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from racko_apps.referee import MatchResult, Strikes, play_match, sandbox_for
-from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot, jit_cache
 
 PLAYERS = 2
 T = TypeVar("T")
@@ -95,6 +95,8 @@ def _seat(c: Contestant, scratch: Path, limits: Limits, isolate: bool) -> str | 
 def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
     """Play one pairing here; ``(job.index, result)``. Never raises for a bot's misbehaviour
     (a bot that does not even start forfeits its rounds)."""
+    if job.isolate and "python" in (job.a.kind, job.b.kind):
+        jit_cache()  # the compiled planner, once per process (a Ray worker's; a local one inherits)
     with tempfile.TemporaryDirectory(prefix="racko-pairing-") as scratch:
         seated = [_seat(c, Path(scratch), job.limits, job.isolate) for c in (job.a, job.b)]
         try:

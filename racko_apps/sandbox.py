@@ -244,14 +244,15 @@ def submission_paths(spec: str, folder: Path) -> list[Path]:
 
 
 def isolation_argv(
-    command: list[str], folder: Path, exposed: list[Path], limits: Limits
+    command: list[str], folder: Path, exposed: list[Path], limits: Limits, jit: Path | None = None
 ) -> list[str]:
     """The ``bwrap`` command line that runs ``command`` isolated (see the module docstring).
 
     ``folder`` is the bot's working folder; only ``exposed`` (its submission) is visible there.
     The Python environment is every folder on the caller's ``sys.path`` and the interpreter's
     prefixes, except those that hold the bot's folder (a checkout or a folder of submissions is
-    never shown whole; the toolkit's own packages are bound one by one instead).
+    never shown whole; the toolkit's own packages are bound one by one instead). ``jit``, the
+    compiled planner's folder (``jit_cache``), is shown read-only, for the child to copy.
     """
     bwrap = shutil.which("bwrap") or "bwrap"
     args = [bwrap, *_namespace_flags(), *_system_binds()]
@@ -299,6 +300,8 @@ def isolation_argv(
         bind(path)
     for name in TOOLKIT_PACKAGES:
         bind(root / name)
+    if jit is not None:
+        bind(jit)
     # the bot's folder: an empty read-only tmpfs holding only its submission (even where the
     # folder lies under /tmp, which the private /tmp above would otherwise make writable)
     parents(folder)
@@ -320,9 +323,109 @@ def isolation_argv(
         "OPENBLAS_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",
     }
+    if jit is not None:
+        env[JIT_SEED_ENV] = str(jit)
     for key, value in env.items():
         args += ["--setenv", key, value]
     return [*args, "--", *command]
+
+
+# ---------------------------------------------------------------------- the compiled planner
+
+# The planner of ``expert`` and ``search`` (agents.features) is compiled by numba at its first
+# call (seconds of CPU: docs/coursework.md), and an isolated sandbox's private /tmp starts empty:
+# without a cache every sandbox compiled it again, inside the bot's first move (past the move
+# limit on a busy machine, so a student's bot built on ``expert`` forfeited rounds), and a league
+# paid it twice per pairing. So a league (each of its processes) has a process of the toolkit
+# (trusted: it runs none of the bots' code) compile it once into a private folder (``jit_cache``),
+# each isolated sandbox is shown that folder read-only and copies it into its own /tmp before it
+# loads the bot (a bot can change only its own copy); and a bot that uses the planner has it
+# loaded (or, without that folder, as in a grade's one sandbox, compiled) while it starts, under
+# the start limit, not on its first move's clock.
+JIT_ENV = "RACKO_JIT_CACHE"  # the warmed folder, inherited by a league's worker processes
+JIT_SEED_ENV = "RACKO_JIT_SEED"  # inside a sandbox: where its read-only copy is shown
+PLANNER_MODULES = ("agents.expert", "agents.search", "agents.batched", "agents.features")
+_jit: dict[str, Path | None] = {}
+
+
+def _own_private_dir(path: str) -> bool:
+    """A folder of this user that nobody else may write (one inherited through the environment
+    is trusted only then: numba's cache holds code)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    import stat
+
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def jit_cache(create: bool = True) -> Path | None:
+    """The folder of the compiled planner (numba's cache), compiled once per process tree by a
+    child of the toolkit's own (unless ``create`` is false: then only one made before, here or by
+    the process that started this one); None where there is none (each sandbox then compiles)."""
+    if "dir" in _jit:
+        return _jit["dir"]
+    inherited = os.environ.get(JIT_ENV, "")
+    if inherited and _own_private_dir(inherited):
+        _jit["dir"] = Path(inherited)
+        return _jit["dir"]
+    if not create:
+        return None
+    folder = tempfile.mkdtemp(prefix="racko-jit-")
+    env = dict(os.environ, NUMBA_CACHE_DIR=folder)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_toolkit_root(), env.get("PYTHONPATH")) if p)
+    command = [sys.executable, "-P", "-c", "from racko_apps.sandbox import warm_planner as w; w()"]
+    try:
+        done = subprocess.run(command, env=env, capture_output=True, timeout=300)
+        ok = done.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        ok = False
+    if not ok:
+        shutil.rmtree(folder, ignore_errors=True)
+        _jit["dir"] = None
+        return None
+    import atexit
+
+    os.chmod(folder, 0o755)  # readable by the sandboxes of a root grader (they run as nobody)
+    atexit.register(shutil.rmtree, folder, True)
+    os.environ[JIT_ENV] = folder  # a league's worker processes (spawned) use this one too
+    _jit["dir"] = Path(folder)
+    return _jit["dir"]
+
+
+def warm_planner(num_players: int = 2) -> None:
+    """Call the compiled planner as ``expert`` and the features do (both phases of a few turns),
+    so that numba compiles it into, or loads it from, its cache now."""
+    import agents
+    from agents.features import rack_features
+    from agents.obs import cards
+    from racko_env import racko_v1
+
+    env = racko_v1.raw_env(num_players=num_players)
+    env.reset(seed=0)
+    bot = agents.load("expert", num_players)
+    for _ in range(4 * num_players):
+        obs = env.observe(env.agent_selection)
+        num_cards = int(cards(obs["observation"][None]).num_cards[0])
+        rack_features(np.asarray(obs["observation"], dtype=np.float32)[None], num_cards)
+        env.step(bot.act(obs))
+
+
+def _seed_jit_cache() -> None:
+    """In an isolated child, as the user the bot runs as, before it loads the bot: copy the
+    read-only compiled planner into its own numba cache folder (numba loads only from a folder
+    it may write)."""
+    seed, target = os.environ.get(JIT_SEED_ENV), os.environ.get("NUMBA_CACHE_DIR")
+    if not seed or not target or not os.path.isdir(seed):
+        return
+    try:
+        for entry in os.scandir(seed):
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            shutil.copytree(entry.path, os.path.join(target, entry.name), dirs_exist_ok=True)
+    except OSError:
+        pass  # no cache: the planner compiles in the sandbox, as it would without one
 
 
 class SandboxedBot(Bot):
@@ -388,7 +491,8 @@ class SandboxedBot(Bot):
             exposed = self.exposed
             if exposed is None:
                 exposed = submission_paths(self.spec, self.folder)
-            command = isolation_argv(command, self.folder, exposed, self.limits)
+            jit = jit_cache(create=False)  # a league's (racko_apps.league_pool)
+            command = isolation_argv(command, self.folder, exposed, self.limits, jit)
         self._errors = tempfile.TemporaryFile()
         self._buf = b""
         self._stopped = []
@@ -803,6 +907,8 @@ def _child() -> None:
         except OSError as err:
             reply(ok=False, kind="start", error=f"cannot drop root in the sandbox: {err}")
             return
+    if first.get("processes"):  # isolated: the compiled planner, copied before the bot loads
+        _seed_jit_cache()
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     sys.stdout = sys.stderr = sink  # type: ignore[assignment]
@@ -818,6 +924,11 @@ def _child() -> None:
     except BaseException as err:  # noqa: BLE001 - a student's import can raise anything
         reply(ok=False, kind="start", error=f"cannot load bot: {_one_line(err)}")
         return
+    if any(m in sys.modules for m in PLANNER_MODULES):  # loaded now, not on its first move
+        try:
+            warm_planner(int(first["num_players"]))
+        except Exception:  # noqa: BLE001, S110 - a bot may have changed the toolkit's modules
+            pass
     reply(ok=True)
     for line in requests:
         sink.count = 0
