@@ -47,7 +47,7 @@ export class OnnxBot {
     this.manifest = manifest;
     this.name = name;
     // The bot reads its own layout version: the first obsSize entries of a newer observation
-    // (layouts only append), as agents/onnx_bot.py does. Every shipped bot reads version 1.
+    // (layouts only append), as agents/onnx_bot.py does. The shipped bots read version 2.
     this.obsSize = LAYOUT.obs_sizes[String(manifest.observation_version)];
   }
 
