@@ -19,15 +19,14 @@ import agents
 from agents.onnx_bot import BotFileError, load_onnx_bot
 from racko_env.gym_env import RackoGymEnv
 from racko_env.observation import OBS_VERSION
-from train.export import (
+from train.common.onnx_export import (
     build_onnx,
-    check_against_model,
-    export_model,
     make_manifest,
     onnx_actions,
     sample_observations,
     verify_export,
 )
+from train.sb3.export import check_against_model, export_model
 from train.sb3.selfplay import snapshot_from_model
 
 REPO = Path(__file__).resolve().parents[2]
