@@ -7,22 +7,23 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from train.common.config import Evaluation, GameConfig, Seed, Strict, check_bot_spec
+from train.common.config import (
+    Evaluation,
+    GameConfig,
+    LayerSizes,
+    RunFolder,
+    Seed,
+    Strict,
+    check_bot_spec,
+)
 
 
 class DistillNetSection(Strict):
     """The structured policy's sizes (``train/network/``; as ``ppo.slot_hidden`` and
     ``ppo.net_arch`` of a PPO config with ``ppo.policy: structured``)."""
 
-    slot_hidden: list[int] = Field(default_factory=lambda: [64, 64])
-    trunk_hidden: list[int] = Field(default_factory=lambda: [128, 128])
-
-    @field_validator("slot_hidden", "trunk_hidden")
-    @classmethod
-    def _layers_positive(cls, v: list[int]) -> list[int]:
-        if not v or min(v) < 1:
-            raise ValueError("must be a non-empty list of positive layer sizes")
-        return v
+    slot_hidden: LayerSizes = Field(default_factory=lambda: [64, 64])
+    trunk_hidden: LayerSizes = Field(default_factory=lambda: [128, 128])
 
 
 class WarmStartSection(Strict):
@@ -67,17 +68,10 @@ class DistillConfig(GameConfig):
     fit: DistillFitSection = DistillFitSection()
     eval: DistillEvalSection = DistillEvalSection()
     export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
-    out: str = Field("runs/distill", min_length=1)
+    out: RunFolder = "runs/distill"
     torch_threads: int = Field(1, ge=1)
 
     @field_validator("teacher", "opponent")
     @classmethod
     def _bot_exists(cls, v: str) -> str:
         return check_bot_spec(v)
-
-    @field_validator("out")
-    @classmethod
-    def _out_ok(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("out must name a run folder, got an empty string")
-        return v
