@@ -302,7 +302,8 @@ _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}
 
 def _expert_costs(n: int, params: Any) -> np.ndarray:
     """cost[t, k, g]: expected draws to fill g slots from k candidates when t cards may come,
-    quantized as ``agents.expert.quantize`` rounds them (computed once per deck size and params)."""
+    rounded to multiples of 1 / ``QUANTUM``, so that sums of them are exact in any order and equal
+    plans tie exactly, whatever the order of the sums (computed once per deck size and params)."""
     from agents.expert import QUANTUM, gap_factor
 
     key = (n, params)
