@@ -18,14 +18,8 @@ import numpy as np
 
 from agents.obs import cards
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
-from racko_env.observation import (
-    OBS_SIZES,
-    PHASE,
-    UNSEEN,
-)
+from racko_env.observation import OBS_SIZES, PHASE, UNSEEN
 from racko_env.opponents import BotBatch
-
-_DECK = np.array([40, 50, 60])
 
 
 @runtime_checkable
