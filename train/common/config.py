@@ -100,6 +100,10 @@ def _bots(v: list[str]) -> list[str]:
     return v
 
 
+BotSpec = Annotated[str, AfterValidator(check_bot_spec)]  # a bot the run plays: checked at load
+BotSpecs = Annotated[list[str], AfterValidator(_bots)]
+
+
 def _layer_sizes(v: list[int], info: ValidationInfo) -> list[int]:
     if not v or any(n < 1 for n in v):
         raise ValueError(f"{info.field_name} must be a non-empty list of positive layer sizes")
@@ -173,7 +177,7 @@ class PretrainSection(Strict):
     """The warm start before PPO (train/sb3/warmstart.py): clone the teacher's moves (actor only),
     then fit the critic alone to the returns the clone gets against the training opponents."""
 
-    teacher: str = "expert"
+    teacher: BotSpec = "expert"
     decisions: int = Field(0, ge=0)  # teacher decisions to imitate; 0: no cloning
     epochs: int = Field(30, ge=1)
     batch_size: int = Field(256, ge=1)
@@ -181,21 +185,11 @@ class PretrainSection(Strict):
     critic_steps: int = Field(0, ge=0)  # env steps played for the critic warm-up; 0: none
     critic_epochs: int = Field(5, ge=1)
 
-    @field_validator("teacher")
-    @classmethod
-    def _teacher_exists(cls, v: str) -> str:
-        return check_bot_spec(v)
-
 
 class Evaluation(Strict):
     """What every evaluation section has: the bots to evaluate against, checked at load."""
 
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
-
-    @field_validator("opponents")
-    @classmethod
-    def _opponents_exist(cls, v: list[str]) -> list[str]:
-        return _bots(v)
+    opponents: BotSpecs = Field(default_factory=lambda: ["heuristic", "expert"])
 
 
 class EvalSection(Evaluation):
@@ -369,7 +363,7 @@ class ValueConfig(GameConfig):
     teacher: Literal["random", "heuristic", "expert"] = "expert"  # plays iteration 0
     iterations: int = Field(1, ge=1)
     states: int = Field(300_000, ge=1)  # start-of-turn racks recorded per iteration
-    opponent: str = "random"  # the other seats while recording (rarely end the round first)
+    opponent: BotSpec = "random"  # the other seats while recording (rarely end the round first)
     td_steps: int = Field(0, ge=0)  # 0: fit whole-round turn counts; n: n turns + previous value
     n_envs: int = Field(512, ge=1)
     net: ValueNetSection = ValueNetSection()
@@ -378,11 +372,6 @@ class ValueConfig(GameConfig):
     export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
     out: RunFolder = "runs/value"
     torch_threads: int = Field(1, ge=1)
-
-    @field_validator("opponent")
-    @classmethod
-    def _opponent_exists(cls, v: str) -> str:
-        return check_bot_spec(v)
 
 
 class ConfigError(ValueError):

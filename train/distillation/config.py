@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
 from train.common.config import (
+    BotSpec,
     Evaluation,
     GameConfig,
     LayerSizes,
     RunFolder,
     Seed,
     Strict,
-    check_bot_spec,
 )
 
 
@@ -58,8 +58,8 @@ class DistillConfig(GameConfig):
     kind: Literal["distill"] = "distill"  # which trainer wrote a run folder
     seed: Seed = 0
     # the bot whose choices the network learns: any spec with act_batch (the search bot)
-    teacher: str = "search:worlds=32,depth=1,keep=3"
-    opponent: str = "expert"  # the other seats while the network plays and the teacher labels
+    teacher: BotSpec = "search:worlds=32,depth=1,keep=3"
+    opponent: BotSpec = "expert"  # the other seats while the network plays and the teacher labels
     iterations: int = Field(1, ge=1)
     states: int = Field(20_000, ge=1)  # teacher-labelled decisions collected per iteration
     n_envs: int = Field(256, ge=1)
@@ -70,8 +70,3 @@ class DistillConfig(GameConfig):
     export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
     out: RunFolder = "runs/distill"
     torch_threads: int = Field(1, ge=1)
-
-    @field_validator("teacher", "opponent")
-    @classmethod
-    def _bot_exists(cls, v: str) -> str:
-        return check_bot_spec(v)
