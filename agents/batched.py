@@ -18,14 +18,8 @@ import numpy as np
 
 from agents.obs import cards
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
-from racko_env.observation import (
-    OBS_SIZES,
-    PHASE,
-    UNSEEN,
-)
+from racko_env.observation import OBS_SIZES, PHASE, UNSEEN
 from racko_env.opponents import BotBatch
-
-_DECK = np.array([40, 50, 60])
 
 
 @runtime_checkable
@@ -302,7 +296,8 @@ _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}
 
 def _expert_costs(n: int, params: Any) -> np.ndarray:
     """cost[t, k, g]: expected draws to fill g slots from k candidates when t cards may come,
-    quantized as ``agents.expert.quantize`` rounds them (computed once per deck size and params)."""
+    rounded to multiples of 1 / ``QUANTUM``, so that sums of them are exact in any order and equal
+    plans tie exactly, whatever the order of the sums (computed once per deck size and params)."""
     from agents.expert import QUANTUM, gap_factor
 
     key = (n, params)

@@ -29,7 +29,7 @@ from agents.obs import cards, split
 from racko_env.actions import DISCARD, KEEP, TAKE_DISCARD, Phase
 
 INF = float("inf")
-QUANTUM = 1024.0
+QUANTUM = 1024.0  # plan costs are multiples of 1 / QUANTUM (agents.batched._expert_costs)
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,6 @@ def gap_factor(g: int, params: ExpertParams) -> float:
     """Cost of a gap of g >= 1 slots per unit of (U / k) ** width_power (shared with agents.batched)."""
     harmonic = sum(1.0 / i for i in range(1, g + 1))
     return g**params.gap_power * (1 + params.spread * (harmonic - 1))
-
-
-def quantize(cost: float) -> float:
-    """Round to a multiple of 1/1024: sums of such costs are exact in any order, so equal plans
-    tie exactly here and in a vectorized copy (agents.batched), and both pick the same move."""
-    return round(cost * QUANTUM) / QUANTUM
 
 
 class ExpertBot(Bot):

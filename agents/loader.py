@@ -17,34 +17,22 @@ from racko_env.config import RulesConfig
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
 
 
-def _random(**kw: Any) -> Bot:
-    from agents.random_bot import RandomBot
+def _lazy(path: str) -> Callable[..., Bot]:
+    """The bot class at ``module:Class``, imported when a bot is first built (``agents`` imports
+    cheaply); it takes every offered keyword (``_accepted``), as the built-in bots do."""
 
-    return RandomBot(**kw)
+    def build(**kw: Any) -> Bot:
+        module, _, name = path.partition(":")
+        return getattr(importlib.import_module(module), name)(**kw)
 
-
-def _heuristic(**kw: Any) -> Bot:
-    from agents.heuristic import HeuristicBot
-
-    return HeuristicBot(**kw)
-
-
-def _expert(**kw: Any) -> Bot:
-    from agents.expert import ExpertBot
-
-    return ExpertBot(**kw)
+    return build
 
 
-def _search(**kw: Any) -> Bot:
-    from agents.search import SearchBot
-
-    return SearchBot(**kw)
-
-
+_search = _lazy("agents.search:SearchBot")
 BUILTIN_BOTS: dict[str, Callable[..., Bot]] = {
-    "random": _random,
-    "heuristic": _heuristic,
-    "expert": _expert,
+    "random": _lazy("agents.random_bot:RandomBot"),
+    "heuristic": _lazy("agents.heuristic:HeuristicBot"),
+    "expert": _lazy("agents.expert:ExpertBot"),
     "search": _search,
 }
 BOT_FILE_SUFFIXES = (".onnx",)

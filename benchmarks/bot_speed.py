@@ -24,7 +24,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import numpy as np
 
 import agents
-from train.export import sample_observations
+from train.common.onnx_export import sample_observations
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -26,7 +26,7 @@ import torch
 
 from agents.features import rack_features
 from racko_env.rules import deck_size
-from train.export import sample_observations
+from train.common.onnx_export import sample_observations
 from train.network.features import RackFeatures
 
 BATCHES = (16, 256, 1024, 4096)

@@ -296,13 +296,13 @@ print("trained for", model.num_timesteps, "env steps")
 # %% [markdown]
 # ## 7. Export: a bot file that needs no torch
 #
-# `train.export.export_model` writes the policy network as `bot.onnx` with its manifest
+# `train.sb3.export.export_model` writes the policy network as `bot.onnx` with its manifest
 # `bot.json` (player count, rules, observation version; format in
 # [`docs/bot-format.md`](bot-format.md)), after checking that the ONNX graph picks the same action
 # as the model on `check` observations of real play. The file plays with numpy + onnxruntime only.
 
 # %%
-from train.export import export_model
+from train.sb3.export import export_model
 
 onnx_path, json_path = export_model(
     model, OUT, num_players=2, rules={}, training={"tutorial": True}, check=EXPORT_CHECK

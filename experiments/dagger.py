@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from racko_env.observation import OBS_SIZE
-from train.sb3.pretrain import BATCHED_TEACHERS, collect_teacher_data
+from train.sb3.pretrain import collect_batched, collect_teacher_data
 from train.sb3.warmstart import clone_actor
 
 
@@ -46,34 +45,14 @@ def collect_on_policy(
     it never saw (its agreement there drops from ~79% to ~71%). Returns (obs, masks, teacher
     actions, the model's agreement with the teacher on these states).
     """
-    from agents.batched import load_batch
     from train.sb3.selfplay import snapshot_from_model
-    from train.sb3.vec_env import RackoVecEnv
 
     if decisions < 1:
         raise ValueError(f"decisions must be at least 1, got {decisions}")
-    if teacher not in BATCHED_TEACHERS:
-        raise ValueError(f"on-policy collection needs one of {BATCHED_TEACHERS}, got {teacher!r}")
     student = snapshot_from_model(model, "student")
-    label = load_batch(teacher, num_players, seed=seed + 1, **rules)
-    env = RackoVecEnv(
-        n_envs, num_players=num_players, opponents=[teacher], seed=seed, episode=episode, **rules
+    return collect_batched(
+        teacher, num_players, rules, decisions, seed, episode, n_envs, player=student
     )
-    obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
-    mask_buf = np.zeros((decisions, 14), dtype=bool)
-    act_buf = np.zeros(decisions, dtype=np.int64)
-    same, obs, n = 0, env.reset(), 0
-    while n < decisions:
-        masks = env.action_masks()
-        played = np.asarray(student.act_batch(obs, masks), dtype=np.int64)
-        wanted = np.asarray(label.act_batch(obs, masks), dtype=np.int64)
-        k = min(len(obs), decisions - n)
-        obs_buf[n : n + k], mask_buf[n : n + k], act_buf[n : n + k] = obs[:k], masks[:k], wanted[:k]
-        same += int(np.sum(played[:k] == wanted[:k]))
-        n += k
-        obs, _, _, _ = env.step(played)
-    env.close()
-    return obs_buf, mask_buf, act_buf, same / decisions
 
 
 def dagger_run(

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 # name -> ("module:function", one-line description). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "evaluate": ("racko_apps.evaluate:main", "duplicate tournament of bots (train/evaluate.py)"),
+    "evaluate": ("racko_eval.evaluate:main", "duplicate tournament of bots (train/evaluate.py)"),
     "exploit": ("racko_apps.exploit:main", "train a best response to a fixed bot: its win rate"),
     "grade": ("racko_apps.grade:main", "grade a bot against a rubric (legal, fast, wins)"),
     "gradescope-kit": (

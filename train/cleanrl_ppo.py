@@ -475,13 +475,13 @@ def train(args: Args) -> tuple[Agent, dict[str, Any]]:
 def export_bot(agent: Agent, out: Path, args: Args, training: dict[str, Any]) -> Path:
     """Write OUT/bot.onnx + OUT/bot.json (docs/bot-format.md), checked against the network.
 
-    The actor's Linear layers go into ``train.export.build_onnx`` as a ``SnapshotPolicy``; the
-    graph must pick the network's own greedy action on ``export_check`` observations of real play
-    before anything is written, and each file is written atomically (the graph first), so a failed
-    export leaves nothing half-written.
+    The actor's Linear layers go into ``train.common.onnx_export.build_onnx`` as a
+    ``SnapshotPolicy``; the graph must pick the network's own greedy action on ``export_check``
+    observations of real play before anything is written, and each file is written atomically (the
+    graph first), so a failed export leaves nothing half-written.
     """
+    from train.common.onnx_export import build_onnx, verify_export, write_bot
     from train.common.snapshot import SnapshotPolicy
-    from train.export import build_onnx, verify_export, write_bot
 
     linears = [m for m in agent.actor if isinstance(m, nn.Linear)]
     layers = [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in linears]

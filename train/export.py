@@ -9,7 +9,7 @@ policy on ``--check`` observations and writes ``RUN_DIR/bot.onnx`` + ``bot.json`
 guessed from the files on disk and nothing is unpickled.
 
 The graph-building pieces live in ``train.common.onnx_export`` (and, for SB3 models,
-``train.sb3.export``) and are re-exported here.
+``train.sb3.export``).
 """
 
 from __future__ import annotations
@@ -20,33 +20,6 @@ from pathlib import Path
 from train.common.config import read_yaml
 from train.common.files import RunFolderError
 from train.common.front_door import fail, user_errors
-from train.common.onnx_export import (
-    build_onnx,
-    export_module,
-    make_manifest,
-    onnx_actions,
-    sample_observations,
-    verify_export,
-    write_bot,
-)
-from train.sb3.export import check_against_model, export_model, sb3_actions
-
-__all__ = [
-    "KINDS",
-    "build_onnx",
-    "check_against_model",
-    "export_model",
-    "export_module",
-    "export_run",
-    "main",
-    "make_manifest",
-    "onnx_actions",
-    "run_kind",
-    "sample_observations",
-    "sb3_actions",
-    "verify_export",
-    "write_bot",
-]
 
 KINDS = ("ppo", "value", "distill")
 

@@ -8,10 +8,16 @@ and the torch twin equal to.
 
 from __future__ import annotations
 
-from agents.expert import INF, ExpertParams, _cost, gap_factor, quantize
+from agents.expert import INF, QUANTUM, ExpertParams, _cost, gap_factor
 from agents.obs import View
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
 from racko_env.rules import RACK_SIZE
+
+
+def quantize(cost: float) -> float:
+    """Round to a multiple of 1/1024, as the product's cost tables are
+    (``agents.batched._expert_costs``)."""
+    return round(cost * QUANTUM) / QUANTUM
 
 
 class ReferencePlanner:

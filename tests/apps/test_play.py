@@ -387,7 +387,7 @@ def onnx_bot(tmp_path_factory) -> Path:
     torch = pytest.importorskip("torch")
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from racko_env.gym_env import RackoGymEnv
-    from train.export import export_model
+    from train.sb3.export import export_model
 
     torch.set_num_threads(1)
     env = RackoGymEnv(num_players=3, opponents=["random"])

@@ -17,7 +17,7 @@ from train.common.afterstate import (
     placement_plan_costs,
     plan_cost,
 )
-from train.export import sample_observations
+from train.common.onnx_export import sample_observations
 
 PLAN = 3 * 10 + 2  # feature index of log1p(plan cost)
 torch.set_num_threads(1)

@@ -19,15 +19,14 @@ import agents
 from agents.onnx_bot import BotFileError, load_onnx_bot
 from racko_env.gym_env import RackoGymEnv
 from racko_env.observation import OBS_VERSION
-from train.export import (
+from train.common.onnx_export import (
     build_onnx,
-    check_against_model,
-    export_model,
     make_manifest,
     onnx_actions,
     sample_observations,
     verify_export,
 )
+from train.sb3.export import export_model, sb3_actions
 from train.sb3.selfplay import snapshot_from_model
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,7 +53,8 @@ def exported(model, tmp_path_factory) -> Path:
 def test_onnx_agrees_with_sb3_policy(model) -> None:
     obs, masks = sample_observations(2, {}, 400, seed=1)
     proto = build_onnx(snapshot_from_model(model))
-    assert check_against_model(model, proto.SerializeToString(), obs, masks) == 0
+    onnx_moves = onnx_actions(proto.SerializeToString(), obs, masks)
+    assert np.array_equal(onnx_moves, sb3_actions(model, obs, masks))
     snapshot = snapshot_from_model(model)
     sb3, _ = model.predict(obs, action_masks=masks, deterministic=True)
     assert np.array_equal(snapshot.act_batch(obs, masks), sb3)

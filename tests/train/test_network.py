@@ -17,7 +17,7 @@ from gymnasium import spaces  # noqa: E402
 
 from racko_env.actions import NUM_ACTIONS  # noqa: E402
 from racko_env.observation import OBS_SIZE  # noqa: E402
-from train.export import sample_observations  # noqa: E402
+from train.common.onnx_export import sample_observations  # noqa: E402
 from train.network.frozen import FrozenPolicy  # noqa: E402
 from train.network.structured import PolicyGraph, StructuredNetwork  # noqa: E402
 

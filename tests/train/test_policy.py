@@ -12,7 +12,7 @@ from gymnasium import spaces  # noqa: E402
 from racko_env.observation import (  # noqa: E402
     OBS_SIZE,
 )
-from train.export import sample_observations  # noqa: E402
+from train.common.onnx_export import sample_observations  # noqa: E402
 from train.network.features import RackFeatures  # noqa: E402
 from train.network.structured import PolicyGraph  # noqa: E402
 from train.sb3.policy import StructuredPolicy  # noqa: E402

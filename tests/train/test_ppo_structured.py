@@ -9,7 +9,8 @@ import pytest
 
 import agents
 from train import ppo
-from train.sb3.model import load_policy_state
+from train.common.runs import FINAL_MODEL
+from train.sb3.checkpoint import load_weights
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke_structured.yaml"
@@ -43,8 +44,7 @@ def test_structured_smoke_trains_resumes_exports_and_plays(
     # stopped half way and resumed: the same weights and history as the straight run
     ppo.main(["--config", str(SMOKE), "--out", str(split), "--total-steps", "512", "--no-progress"])
     ppo.main(["--resume", "--out", str(split), "--total-steps", "1024", "--no-progress"])
-    a = load_policy_state(full)
-    b = load_policy_state(split)
+    a, b = (load_weights(run / FINAL_MODEL, "final model")["policy"] for run in (full, split))
     assert a.keys() == b.keys() and all(bool((a[k] == b[k]).all()) for k in a)
 
     assert eval_rows(full) == eval_rows(split)

@@ -47,7 +47,7 @@ def test_module_masks_and_export_matches(tmp_path: Path) -> None:
     import torch
 
     from racko_env.actions import NUM_ACTIONS
-    from train.export import onnx_actions, sample_observations
+    from train.common.onnx_export import onnx_actions, sample_observations
     from train.rllib.env import observation_space
     from train.rllib.module import ExportPolicy, MaskedActorCritic, module_actions
 
@@ -121,7 +121,7 @@ def test_structured_module_equals_the_sb3_structured_policy() -> None:
     from ray.rllib.core.columns import Columns
 
     from agents.features import rack_features
-    from train.export import sample_observations
+    from train.common.onnx_export import sample_observations
     from train.rllib.module import export_graph, module_actions, sb3_state_dict
 
     policy, module = _structured_pair()

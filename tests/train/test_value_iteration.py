@@ -21,8 +21,8 @@ from train.common.afterstate import (
     card_tables,
 )
 from train.common.config import ConfigError, ValueConfig, load_config, parse_config
+from train.common.onnx_export import sample_observations
 from train.common.snapshot import MASKED_LOGIT
-from train.export import sample_observations
 from train.value.data import collect
 from train.value.fit import fit
 from train.value.network import OnePlyPolicy, RackValueNet, TorchOnePly

@@ -23,10 +23,12 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     create_model,
     field_validator,
     model_validator,
@@ -98,10 +100,24 @@ def _bots(v: list[str]) -> list[str]:
     return v
 
 
-def _layer_sizes(name: str, v: list[int]) -> list[int]:
+BotSpec = Annotated[str, AfterValidator(check_bot_spec)]  # a bot the run plays: checked at load
+BotSpecs = Annotated[list[str], AfterValidator(_bots)]
+
+
+def _layer_sizes(v: list[int], info: ValidationInfo) -> list[int]:
     if not v or any(n < 1 for n in v):
-        raise ValueError(f"{name} must be a non-empty list of positive layer sizes")
+        raise ValueError(f"{info.field_name} must be a non-empty list of positive layer sizes")
     return v
+
+
+def _out_folder(v: str) -> str:
+    if not v.strip():
+        raise ValueError("out must name a run folder, got an empty string")
+    return v
+
+
+LayerSizes = Annotated[list[int], AfterValidator(_layer_sizes)]  # a network's hidden layers
+RunFolder = Annotated[str, Field(min_length=1), AfterValidator(_out_folder)]  # a config's out
 
 
 def _rules_field(name: str) -> tuple[Any, Any]:
@@ -144,14 +160,9 @@ class PPOSection(Strict):
     target_kl: float | None = Field(None, gt=0)  # stop an update's epochs past this KL
     # "flat": an MLP over the raw observation (the baseline); "structured": train/sb3/policy.py
     policy: Literal["flat", "structured"] = "flat"
-    net_arch: list[int] = Field(default_factory=lambda: [128, 128])  # structured: the trunk
-    slot_hidden: list[int] = Field(default_factory=lambda: [64, 64])  # structured: per slot
+    net_arch: LayerSizes = Field(default_factory=lambda: [128, 128])  # structured: the trunk
+    slot_hidden: LayerSizes = Field(default_factory=lambda: [64, 64])  # structured: per slot
     activation: Literal["tanh", "relu"] = "tanh"  # flat only (structured uses ReLU)
-
-    @field_validator("net_arch", "slot_hidden")
-    @classmethod
-    def _layers_positive(cls, v: list[int], info: Any) -> list[int]:
-        return _layer_sizes(info.field_name, v)
 
 
 class SelfPlaySection(Strict):
@@ -166,7 +177,7 @@ class PretrainSection(Strict):
     """The warm start before PPO (train/sb3/warmstart.py): clone the teacher's moves (actor only),
     then fit the critic alone to the returns the clone gets against the training opponents."""
 
-    teacher: str = "expert"
+    teacher: BotSpec = "expert"
     decisions: int = Field(0, ge=0)  # teacher decisions to imitate; 0: no cloning
     epochs: int = Field(30, ge=1)
     batch_size: int = Field(256, ge=1)
@@ -174,21 +185,11 @@ class PretrainSection(Strict):
     critic_steps: int = Field(0, ge=0)  # env steps played for the critic warm-up; 0: none
     critic_epochs: int = Field(5, ge=1)
 
-    @field_validator("teacher")
-    @classmethod
-    def _teacher_exists(cls, v: str) -> str:
-        return check_bot_spec(v)
-
 
 class Evaluation(Strict):
     """What every evaluation section has: the bots to evaluate against, checked at load."""
 
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "expert"])
-
-    @field_validator("opponents")
-    @classmethod
-    def _opponents_exist(cls, v: list[str]) -> list[str]:
-        return _bots(v)
+    opponents: BotSpecs = Field(default_factory=lambda: ["heuristic", "expert"])
 
 
 class EvalSection(Evaluation):
@@ -262,7 +263,7 @@ class TrainConfig(GameConfig):
     eval: EvalSection = EvalSection()
     final_eval: FinalEvalSection = FinalEvalSection()
     checkpoint_every: int = Field(100_000, ge=1)
-    out: str = Field("runs/default", min_length=1)
+    out: RunFolder = "runs/default"
     torch_threads: int = Field(1, ge=1)
     # torch threads for PPO's gradient steps only (None: torch_threads). The update is large
     # matrix products that two threads share well on a quiet machine; the rollout's forwards
@@ -297,11 +298,6 @@ class TrainConfig(GameConfig):
                 check_bot_spec(spec)
         return v
 
-    @field_validator("out")
-    @classmethod
-    def _out_ok(cls, v: str) -> str:
-        return _out_folder(v)
-
     @field_validator("init_from")
     @classmethod
     def _init_from_ok(cls, v: str | None) -> str | None:
@@ -330,13 +326,8 @@ class ValueNetSection(Strict):
     """The rack value network (``train.value.network.RackValueNet``): hidden layer sizes, and the
     planner settings (gap power, width power) whose plan costs are input features."""
 
-    hidden: list[int] = Field(default_factory=lambda: [128, 128])
+    hidden: LayerSizes = Field(default_factory=lambda: [128, 128])
     plans: list[list[float]] = Field(default_factory=lambda: [[2.0, 1.1]])
-
-    @field_validator("hidden")
-    @classmethod
-    def _hidden_positive(cls, v: list[int]) -> list[int]:
-        return _layer_sizes("hidden", v)
 
     @field_validator("plans")
     @classmethod
@@ -372,31 +363,15 @@ class ValueConfig(GameConfig):
     teacher: Literal["random", "heuristic", "expert"] = "expert"  # plays iteration 0
     iterations: int = Field(1, ge=1)
     states: int = Field(300_000, ge=1)  # start-of-turn racks recorded per iteration
-    opponent: str = "random"  # the other seats while recording (rarely end the round first)
+    opponent: BotSpec = "random"  # the other seats while recording (rarely end the round first)
     td_steps: int = Field(0, ge=0)  # 0: fit whole-round turn counts; n: n turns + previous value
     n_envs: int = Field(512, ge=1)
     net: ValueNetSection = ValueNetSection()
     fit: ValueFitSection = ValueFitSection()
     eval: ValueEvalSection = ValueEvalSection()
     export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
-    out: str = Field("runs/value", min_length=1)
+    out: RunFolder = "runs/value"
     torch_threads: int = Field(1, ge=1)
-
-    @field_validator("opponent")
-    @classmethod
-    def _opponent_exists(cls, v: str) -> str:
-        return check_bot_spec(v)
-
-    @field_validator("out")
-    @classmethod
-    def _out_ok(cls, v: str) -> str:
-        return _out_folder(v)
-
-
-def _out_folder(v: str) -> str:
-    if not v.strip():
-        raise ValueError("out must name a run folder, got an empty string")
-    return v
 
 
 class ConfigError(ValueError):

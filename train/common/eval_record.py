@@ -24,6 +24,7 @@ the rows have it, else ``iteration``).
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -84,15 +85,32 @@ def write_history(run_dir: Path, rows: list[dict[str, Any]]) -> Path:
     return write_json_atomic(Path(run_dir) / EVAL_HISTORY, rows)
 
 
-def append_history(run_dir: Path, row: dict[str, Any]) -> list[dict[str, Any]]:
-    """Add one row to the run's ``eval_history.json``; return the whole history."""
-    rows = [*read_history(run_dir), row]
-    write_history(run_dir, rows)
-    return rows
-
-
 def write_final(run_dir: Path, results: dict[str, dict[str, Any]]) -> Path:
     return write_json_atomic(Path(run_dir) / FINAL_EVAL, results)
+
+
+class EvalCurve:
+    """A run's ``eval_history.json`` as it grows, for the trainers that evaluate while they train
+    (PPO, RLlib): a row per evaluation with the wall-clock minutes of the run so far (those of the
+    earlier sessions too, on resume)."""
+
+    def __init__(self, cfg: Any, run_dir: Path, log: Any) -> None:
+        self.cfg, self.run_dir, self.log = cfg, run_dir, log
+        self.rows: list[dict[str, Any]] = []
+        self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
+        self.t0 = time.monotonic()
+
+    def resume(self, rows: list[dict[str, Any]]) -> None:
+        """Continue the record ``rows`` (what the checkpoint resumed from left)."""
+        self.rows = rows
+        self.minutes_before = max((r.get("minutes", 0.0) for r in rows), default=0.0)
+
+    def add(self, results: dict[str, Any], rounds: int, final: bool = False, **steps: Any) -> None:
+        """The row of one evaluation (``history_row``; ``steps``: its ``timesteps`` and/or
+        ``iteration``), and the file rewritten."""
+        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
+        self.rows.append(history_row(results, minutes, rounds, final=final, **steps))
+        write_history(self.run_dir, self.rows)
 
 
 def write_iteration_record(

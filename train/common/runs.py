@@ -174,6 +174,32 @@ def iterations_to_resume(run_dir: Path, resume: bool) -> list[int]:
     return done
 
 
+def finish_iteration(
+    cfg: Any,
+    run_dir: Path,
+    history: list[dict[str, Any]],
+    row: dict[str, Any],
+    module: Any,
+    log: Any,
+) -> None:
+    """Record the finished iteration ``row`` of an iteration trainer (value iteration,
+    distillation): ``history.json`` first (a crash before the weights leaves a row that
+    ``--resume`` drops), the evaluation record, then ``iterations/iter_K.pt``, whose presence
+    marks the iteration complete; a line in the run log."""
+    import json
+
+    from train.common.eval_record import write_iteration_record
+    from train.common.files import write_json_atomic
+    from train.common.weights import save_state_dict
+
+    history.append(row)
+    write_json_atomic(run_dir / "history.json", history)
+    write_iteration_record(run_dir, history, cfg.eval.rounds, cfg.eval.seed, cfg.iterations)
+    save_state_dict(module, run_dir / ITERATIONS / f"iter_{row['iteration']}.pt")
+    shown = {k: v for k, v in row.items() if k not in ("losses", "eval")}
+    log.info(f"iteration {row['iteration']}: {json.dumps(shown)}")
+
+
 def iteration_run(
     kind: str, command: str, schema: type, example: str, temp_folders: tuple[str, ...] = ()
 ) -> RunKind:

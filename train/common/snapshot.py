@@ -8,9 +8,7 @@ the action layer); masked actions get the same -1e8 logit SB3 uses, and play is 
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -78,19 +76,6 @@ class SnapshotPolicy:
         n = sum(1 for k in data if k.startswith("w"))
         layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
         return cls(layers, str(data["activation"]), name)
-
-    def save(self, path: str | Path) -> None:
-        from train.common.files import write_bytes_atomic
-
-        buf = io.BytesIO()
-        np.savez(buf, name=np.array(self.name), **self.to_arrays())
-        write_bytes_atomic(path, buf.getvalue())
-
-    @classmethod
-    def load(cls, path: str | Path) -> SnapshotPolicy:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-        return cls.from_arrays(arrays, str(arrays["name"]))
 
     def __repr__(self) -> str:
         return f"<SnapshotPolicy {self.name!r}>"

@@ -5,24 +5,25 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field
 
-from train.common.config import Evaluation, GameConfig, Seed, Strict, check_bot_spec
+from train.common.config import (
+    BotSpec,
+    Evaluation,
+    GameConfig,
+    LayerSizes,
+    RunFolder,
+    Seed,
+    Strict,
+)
 
 
 class DistillNetSection(Strict):
     """The structured policy's sizes (``train/network/``; as ``ppo.slot_hidden`` and
     ``ppo.net_arch`` of a PPO config with ``ppo.policy: structured``)."""
 
-    slot_hidden: list[int] = Field(default_factory=lambda: [64, 64])
-    trunk_hidden: list[int] = Field(default_factory=lambda: [128, 128])
-
-    @field_validator("slot_hidden", "trunk_hidden")
-    @classmethod
-    def _layers_positive(cls, v: list[int]) -> list[int]:
-        if not v or min(v) < 1:
-            raise ValueError("must be a non-empty list of positive layer sizes")
-        return v
+    slot_hidden: LayerSizes = Field(default_factory=lambda: [64, 64])
+    trunk_hidden: LayerSizes = Field(default_factory=lambda: [128, 128])
 
 
 class WarmStartSection(Strict):
@@ -57,8 +58,8 @@ class DistillConfig(GameConfig):
     kind: Literal["distill"] = "distill"  # which trainer wrote a run folder
     seed: Seed = 0
     # the bot whose choices the network learns: any spec with act_batch (the search bot)
-    teacher: str = "search:worlds=32,depth=1,keep=3"
-    opponent: str = "expert"  # the other seats while the network plays and the teacher labels
+    teacher: BotSpec = "search:worlds=32,depth=1,keep=3"
+    opponent: BotSpec = "expert"  # the other seats while the network plays and the teacher labels
     iterations: int = Field(1, ge=1)
     states: int = Field(20_000, ge=1)  # teacher-labelled decisions collected per iteration
     n_envs: int = Field(256, ge=1)
@@ -67,17 +68,5 @@ class DistillConfig(GameConfig):
     fit: DistillFitSection = DistillFitSection()
     eval: DistillEvalSection = DistillEvalSection()
     export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
-    out: str = Field("runs/distill", min_length=1)
+    out: RunFolder = "runs/distill"
     torch_threads: int = Field(1, ge=1)
-
-    @field_validator("teacher", "opponent")
-    @classmethod
-    def _bot_exists(cls, v: str) -> str:
-        return check_bot_spec(v)
-
-    @field_validator("out")
-    @classmethod
-    def _out_ok(cls, v: str) -> str:
-        if not v.strip():
-            raise ValueError("out must name a run folder, got an empty string")
-        return v

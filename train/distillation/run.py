@@ -25,15 +25,10 @@ from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
 from racko_env.rules import deck_size
 from train.common.config import config_data, load_config
-from train.common.eval_record import write_iteration_record
 from train.common.evaluation import evaluate_iteration
-from train.common.files import (
-    write_bytes_atomic,
-    write_json_atomic,
-    write_text_atomic,
-)
+from train.common.files import write_bytes_atomic, write_text_atomic
 from train.common.progress import RunLog
-from train.common.runs import ITERATIONS, iteration_run, iterations_to_resume
+from train.common.runs import ITERATIONS, finish_iteration, iteration_run, iterations_to_resume
 from train.common.weights import load_state_dict, save_state_dict
 from train.distillation.config import DistillConfig
 from train.distillation.data import collect, policy_inputs
@@ -171,23 +166,12 @@ def _iterate(cfg: DistillConfig, run_dir: Path, done: list[int], log: RunLog) ->
         if cfg.eval.rounds:
             row.update(evaluate_iteration(FrozenPolicy(policy, "learner"), cfg, log, it))
             row["eval_seconds"] = round(time.time() - t2, 1)
-        history.append(row)  # history first: a crash before the weights leaves a row resume drops
-        write_json_atomic(history_path, history)
-        write_eval_record(cfg, run_dir, history)
-        save_state_dict(policy, run_dir / ITERATIONS / f"iter_{it}.pt")
-        shown = {k: v for k, v in row.items() if k not in ("losses", "eval")}
-        log.info(f"iteration {it}: {json.dumps(shown)}")
+        finish_iteration(cfg, run_dir, history, row, policy, log)
     save_state_dict(policy, run_dir / POLICY)
     log.info(f"exporting (checked on {cfg.export_check} observations)")
     onnx_path, _ = export_distill_run(run_dir, cfg.export_check)
     log.info(f"exported {onnx_path}")
     return onnx_path
-
-
-def write_eval_record(cfg: DistillConfig, run_dir: Path, history: list[dict[str, Any]]) -> None:
-    """``eval_history.json`` and ``final_eval.json`` in the schema every trainer writes
-    (``train.common.eval_record.write_iteration_record``)."""
-    write_iteration_record(run_dir, history, cfg.eval.rounds, cfg.eval.seed, cfg.iterations)
 
 
 def export_distill_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:

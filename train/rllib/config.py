@@ -17,6 +17,7 @@ from train.common.config import (
     Evaluation,
     FinalEvalSection,
     GameConfig,
+    LayerSizes,
     Seed,
     Strict,
     load_config,
@@ -71,16 +72,9 @@ class ModelSection(Strict):
     """
 
     encoder: str = "structured"
-    hidden: list[int] = Field(default_factory=lambda: [128, 128])
-    slot_hidden: list[int] = Field(default_factory=lambda: [64, 64])
+    hidden: LayerSizes = Field(default_factory=lambda: [128, 128])
+    slot_hidden: LayerSizes = Field(default_factory=lambda: [64, 64])
     activation: Literal["tanh", "relu"] = "tanh"
-
-    @field_validator("hidden", "slot_hidden")
-    @classmethod
-    def _hidden_positive(cls, v: list[int]) -> list[int]:
-        if not v or any(n < 1 for n in v):
-            raise ValueError("must be a non-empty list of positive layer sizes")
-        return v
 
     @field_validator("encoder")
     @classmethod

@@ -6,11 +6,9 @@ ended by the final evaluation."""
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
 from typing import Any
 
-from train.common.eval_record import append_history, history_row, read_history, write_history
+from train.common.eval_record import EvalCurve, read_history, write_history
 from train.common.evaluation import describe_eval, evaluate_against
 from train.rllib.config import RLlibConfig
 
@@ -24,14 +22,9 @@ def evaluate_module(
     return evaluate_against(batch_player(module), cfg, opponents, rounds, seed, log)
 
 
-class EvalHistory:
+class EvalHistory(EvalCurve):
     """The run's eval_history.json: a row per evaluation, with the wall-clock minutes of the
     earlier sessions of a resumed run added."""
-
-    def __init__(self, cfg: RLlibConfig, run_dir: Path, log: Any) -> None:
-        self.cfg, self.run_dir, self.log = cfg, run_dir, log
-        self.t0 = time.monotonic()
-        self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
 
     def resume(self, iteration: int) -> None:
         """The curve as the checkpoint at ``iteration`` left it: later rows (and a final one)
@@ -42,7 +35,7 @@ class EvalHistory:
             if r["iteration"] <= iteration and not r.get("final")
         ]
         write_history(self.run_dir, kept)
-        self.minutes_before = max((r["minutes"] for r in kept), default=0.0)
+        super().resume(kept)
 
     def evaluate(self, algo: Any, writer: Any, state: dict[str, Any]) -> None:
         """The periodic check: the ``main`` module in duplicate rounds against
@@ -59,13 +52,4 @@ class EvalHistory:
         self, results: dict[str, Any], rounds: int, state: dict[str, Any], final: bool = False
     ) -> None:
         """A row of ``eval_history.json`` (``train.common.eval_record``)."""
-        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
-        row = history_row(
-            results,
-            minutes,
-            rounds,
-            timesteps=state["env_steps"],
-            iteration=state["iteration"],
-            final=final,
-        )
-        append_history(self.run_dir, row)
+        self.add(results, rounds, final, timesteps=state["env_steps"], iteration=state["iteration"])

@@ -229,23 +229,3 @@ def batch_player(module: MaskedActorCritic, name: str = "learner") -> Any:
 
         return FrozenPolicy(to_network(module), name)
     return ModulePolicy(module, name)
-
-
-class ModuleBot:
-    """A trained module as an ``agents`` bot (deterministic, masked argmax) for quick checks."""
-
-    name = "rllib-module"
-
-    def __init__(self, module: MaskedActorCritic) -> None:
-        self.module = module
-
-    def reset(self) -> None:
-        pass
-
-    def act(self, observation: dict[str, Any]) -> int:
-        obs = np.asarray(observation["observation"], dtype=np.float32)[None]
-        mask = np.asarray(observation["action_mask"], dtype=np.float32)[None]
-        return int(module_actions(self.module, obs, mask)[0])
-
-    def explain(self, observation: dict[str, Any]) -> str:
-        return f"masked argmax of the RLModule: action {self.act(observation)}"

@@ -224,10 +224,9 @@ def resume_run(
     """The resume phase of a run (``train.sb3.trainer``): model, optimizer, pool, games and random
     streams as the checkpoint left them; the checkpoint's state (``load_checkpoint``)."""
     from train.sb3.envs import restore_env_states
-    from train.sb3.selfplay import push_pool
 
     state = load_checkpoint(ckpt, model, pool)
-    push_pool(vec_env, *pool.mix(cfg.opponents))
+    vec_env.set_opponent_pool(*pool.mix(cfg.opponents))
     if not restore_env_states(vec_env, state["env_state"]):  # no saved games: deal afresh
         vec_env.seed(cfg.seed + model.num_timesteps)
         model._last_obs = None

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from train.common.config import TrainConfig
-from train.common.eval_record import write_final
+from train.common.eval_record import EvalCurve, write_final
 from train.common.evaluation import describe_eval, evaluate_against
 from train.sb3.model import make_snapshot
 
@@ -27,23 +27,11 @@ def final_evaluation(
     return results
 
 
-class EvalHistory:
+class EvalHistory(EvalCurve):
     """A run's evaluation record as it grows (eval_history.json): the periodic checks against
     ``eval.opponents`` and the final evaluation, each a row with steps, wall-clock minutes (the
-    earlier sessions' too, on resume) and win rates with 95% intervals."""
-
-    def __init__(self, cfg: TrainConfig, run_dir: Path, log: Any) -> None:
-        import time
-
-        self.cfg, self.run_dir, self.log = cfg, run_dir, log
-        self.rows: list[dict[str, Any]] = []
-        self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
-        self.t0 = time.monotonic()
-
-    def resume(self, rows: list[dict[str, Any]]) -> None:
-        """Continue the record a checkpoint holds."""
-        self.rows = rows
-        self.minutes_before = max((r.get("minutes", 0.0) for r in rows), default=0)
+    earlier sessions' too, on resume) and win rates with 95% intervals; ``resume`` continues the
+    rows a checkpoint holds."""
 
     def evaluate(self, model: Any, cb: Any) -> None:
         """Duplicate rounds against ``eval.opponents``: a line, a history row, TensorBoard."""
@@ -75,15 +63,7 @@ class EvalHistory:
         2 players: the learner's win rate against each opponent, under the opponent's name. 3-4
         players (one table): ``learner`` and each opponent's own win rate at that table.
         """
-        import time
-
-        from train.common.eval_record import history_row, write_history
-
-        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
-        timesteps = int(model.num_timesteps)
-        row = history_row(results, minutes, rounds, timesteps=timesteps, final=final)
-        self.rows.append(row)
-        write_history(self.run_dir, self.rows)
+        self.add(results, rounds, final, timesteps=int(model.num_timesteps))
 
     def final(self, model: Any) -> None:
         """The final evaluation (final_eval.json), also the last row of the learning curve."""

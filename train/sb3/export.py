@@ -11,18 +11,13 @@ from typing import Any
 import numpy as np
 
 from train.common.config import config_data
-from train.common.onnx_export import build_onnx, onnx_actions, verify_export, write_bot
+from train.common.onnx_export import build_onnx, verify_export, write_bot
 from train.sb3.model import load_trained_model
 
 
 def sb3_actions(model: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The SB3 policy's own masked, deterministic actions: what an export must reproduce."""
     return model.predict(obs, action_masks=masks, deterministic=True)[0]
-
-
-def check_against_model(model: Any, onnx_bytes: bytes, obs: np.ndarray, masks: np.ndarray) -> int:
-    """Number of observations where the ONNX action differs from ``model.predict`` (should be 0)."""
-    return int(np.sum(onnx_actions(onnx_bytes, obs, masks) != sb3_actions(model, obs, masks)))
 
 
 def export_model(

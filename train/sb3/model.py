@@ -144,10 +144,3 @@ def load_trained_model(run_dir: Path) -> tuple[TrainConfig, Any]:
     copy_policy_weights(model, tensors["policy"], f"checkpoint {ckpt}")
     model.num_timesteps = int(ckpt.name.removeprefix("step_"))
     return cfg, model
-
-
-def load_policy_state(run_dir: Path) -> dict[str, Any]:
-    """The trained policy's weights (actor and critic) of a finished run, by name."""
-    from train.sb3.checkpoint import load_weights
-
-    return dict(load_weights(Path(run_dir) / FINAL_MODEL, "final model")["policy"])

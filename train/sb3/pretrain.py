@@ -46,7 +46,7 @@ def collect_teacher_data(
     if decisions < 1:
         raise ValueError(f"decisions must be at least 1, got {decisions}")
     if batched:
-        return _collect_batched(teacher, num_players, rules, decisions, seed, episode, n_envs)
+        return collect_batched(teacher, num_players, rules, decisions, seed, episode, n_envs)[:3]
     bots = [agents.load(teacher, num_players=num_players, **rules) for _ in range(num_players)]
     env = racko_v1.raw_env(num_players=num_players, episode=episode, **rules)
     obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
@@ -81,16 +81,19 @@ def collect_teacher_data(
     return obs_buf, mask_buf, act_buf
 
 
-def _collect_batched(
+def collect_batched(
     teacher: str,
     num_players: int,
     rules: dict[str, Any],
     decisions: int,
     seed: int,
-    episode: str,
-    n_envs: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Teacher-vs-teacher games in ``RackoVecEnv``: the learner seat is played by the teacher too."""
+    episode: str = "round",
+    n_envs: int = 256,
+    player: Any = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(obs, masks, the teacher's actions, the player's agreement with them) of the learner seat in
+    ``RackoVecEnv`` games against the teacher. ``player`` (a batch policy) moves there, labelled by
+    the teacher; None: the teacher plays the seat too (teacher-vs-teacher games)."""
     from agents.batched import load_batch
     from train.sb3.vec_env import RackoVecEnv
 
@@ -99,21 +102,19 @@ def _collect_batched(
     env = RackoVecEnv(
         n_envs, num_players=num_players, opponents=[teacher], seed=seed, episode=episode, **rules
     )
-    policy = load_batch(teacher, num_players, seed=seed + 1, **rules)
+    label = load_batch(teacher, num_players, seed=seed + 1, **rules)
     obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
     mask_buf = np.zeros((decisions, 14), dtype=bool)
     act_buf = np.zeros(decisions, dtype=np.int64)
-    obs, n = env.reset(), 0
+    same, obs, n = 0, env.reset(), 0
     while n < decisions:
         masks = env.action_masks()
-        actions = np.asarray(policy.act_batch(obs, masks), dtype=np.int64)
+        wanted = np.asarray(label.act_batch(obs, masks), dtype=np.int64)
+        played = wanted if player is None else np.asarray(player.act_batch(obs, masks), np.int64)
         k = min(len(obs), decisions - n)
-        obs_buf[n : n + k], mask_buf[n : n + k], act_buf[n : n + k] = (
-            obs[:k],
-            masks[:k],
-            actions[:k],
-        )
+        obs_buf[n : n + k], mask_buf[n : n + k], act_buf[n : n + k] = obs[:k], masks[:k], wanted[:k]
+        same += int(np.sum(played[:k] == wanted[:k]))
         n += k
-        obs, _, _, _ = env.step(actions)
+        obs, _, _, _ = env.step(played)
     env.close()
-    return obs_buf, mask_buf, act_buf
+    return obs_buf, mask_buf, act_buf, same / decisions

@@ -49,11 +49,6 @@ def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
-def push_pool(vec_env: Any, specs: list[Any], weights: list[float]) -> None:
-    """Hand the pool to the batched ``RackoVecEnv`` (through the feature cache, if wrapped)."""
-    vec_env.set_opponent_pool(specs, weights)
-
-
 class SelfPlayCallback(BaseCallback):
     """Every ``every_updates`` PPO updates, freeze the learner into the pool and push the pool."""
 
@@ -79,7 +74,7 @@ class SelfPlayCallback(BaseCallback):
         if updates > self.last_update and updates % self.every_updates == 0:
             self.pool.add(self.snapshot(self.model, f"snapshot@{self.num_timesteps}"))
             self.last_update = updates
-            push_pool(self.training_env, *self.pool.mix(self.opponents))
+            self.training_env.set_opponent_pool(*self.pool.mix(self.opponents))
             self.logger.record("selfplay/pool_size", len(self.pool.snapshots))
 
 

@@ -95,7 +95,6 @@ class Trainer:
 
     def _warm_start(self) -> None:
         """A new run: ``init_from``, cloning the teacher, the first snapshot, the critic."""
-        from train.sb3.selfplay import push_pool
         from train.sb3.warmstart import clone_teacher, warm_up_critic
 
         cfg, model, vec_env, log = self.cfg, self.model, self.vec_env, self.log
@@ -104,7 +103,7 @@ class Trainer:
             log.info(f"started from the actor and critic of {cfg.init_from}")
         self.warmstart = clone_teacher(cfg, model, vec_env, log, self.run_dir)
         self.pool.add(make_snapshot(model, "snapshot@0"))
-        push_pool(vec_env, *self.pool.mix(cfg.opponents))
+        vec_env.set_opponent_pool(*self.pool.mix(cfg.opponents))
         warm_up_critic(cfg, model, vec_env, log, self.run_dir, self.warmstart)
 
     def _learn(self, extra: dict[str, Any], fresh: bool) -> int:

@@ -14,7 +14,7 @@ Monitor-style ``episode = {"r", "l", "t"}``. Every info holds ``action_mask`` of
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -38,30 +38,10 @@ class RackoVecEnv(LearnerGames, VecEnv):
     arguments are ``LearnerGames``'s (opponent specs or ``BatchPolicy`` objects and their weights,
     ``seed``, and ``racko_v0``'s ``reward``, ``episode`` and rules options)."""
 
-    def __init__(
-        self,
-        num_envs: int,
-        num_players: int = 2,
-        opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[str, float] = "random",
-        seed: int | None = None,
-        reward: str = "win",
-        episode: str = "round",
-        opponent_weights: Sequence[float] | None = None,
-        **rules_options: Any,
-    ) -> None:
-        LearnerGames.__init__(
-            self,
-            num_envs,
-            num_players,
-            opponents,
-            seed,
-            reward,
-            episode,
-            opponent_weights,
-            **rules_options,
-        )
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        LearnerGames.__init__(self, *args, **kwargs)
         obs_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
-        VecEnv.__init__(self, num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
+        VecEnv.__init__(self, self.num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
 
     # ----------------------------------------------------------------- VecEnv API
 

@@ -12,13 +12,9 @@ import torch
 
 from racko_env.rules import deck_size
 from train.common.config import ValueConfig, config_data, load_config
-from train.common.eval_record import write_iteration_record
 from train.common.evaluation import evaluate_iteration
-from train.common.files import (
-    write_json_atomic,
-)
 from train.common.progress import RunLog
-from train.common.runs import ITERATIONS, iteration_run, iterations_to_resume
+from train.common.runs import ITERATIONS, finish_iteration, iteration_run, iterations_to_resume
 from train.common.weights import load_state_dict, save_state_dict
 from train.value.data import bootstrap_targets, collect
 from train.value.fit import fit
@@ -45,11 +41,10 @@ def train(cfg: ValueConfig, run_dir: Path, resume: bool = False) -> Path:
 
     torch.set_num_threads(cfg.torch_threads)
     run_dir.mkdir(parents=True, exist_ok=True)
-    history_path = run_dir / "history.json"
     done = iterations_to_resume(run_dir, resume)
     log = RunLog(run_dir / "train.log")
     try:
-        return _iterate(cfg, run_dir, done, history_path, log, load_batch)
+        return _iterate(cfg, run_dir, done, log, load_batch)
     finally:
         log.close()
 
@@ -58,7 +53,6 @@ def _iterate(
     cfg: ValueConfig,
     run_dir: Path,
     done: list[int],
-    history_path: Path,
     log: RunLog,
     load_batch: Any,
 ) -> Path:
@@ -67,8 +61,8 @@ def _iterate(
         f"{cfg.fit.epochs} fitting epochs, {cfg.eval.rounds:,} evaluation rounds per opponent"
         + (f"; resuming after iteration {done[-1]}" if done else "")
     )
-    history = json.loads(history_path.read_text(encoding="utf-8")) if done else []
-    history = history[: len(done)]
+    history_path = run_dir / "history.json"
+    history = json.loads(history_path.read_text(encoding="utf-8"))[: len(done)] if done else []
     net = load_net(cfg, run_dir / ITERATIONS / f"iter_{done[-1]}.pt") if done else None
     (run_dir / ITERATIONS).mkdir(exist_ok=True)
     rules = cfg.rules_options()
@@ -112,13 +106,7 @@ def _iterate(
         if cfg.eval.rounds:
             row.update(evaluate_iteration(TorchOnePly(policy_of(cfg, net)), cfg, log, it))
             row["eval_seconds"] = round(time.time() - t2, 1)
-        # history first: a crash between the two leaves an extra row that --resume drops
-        history.append(row)
-        write_json_atomic(history_path, history)
-        write_eval_record(cfg, run_dir, history)
-        save_state_dict(net, run_dir / ITERATIONS / f"iter_{it}.pt")
-        shown = {k: v for k, v in row.items() if k not in ("losses", "eval")}
-        log.info(f"iteration {it}: {json.dumps(shown)}")
+        finish_iteration(cfg, run_dir, history, row, net, log)
     if net is None:  # iterations >= 1 by the schema; kept for a clear message
         raise ValueError("no iteration to export: iterations must be at least 1")
     save_state_dict(net, run_dir / "value_net.pt")
@@ -126,12 +114,6 @@ def _iterate(
     onnx_path, _ = export_value_run(run_dir, cfg.export_check)
     log.info(f"exported {onnx_path}")
     return onnx_path
-
-
-def write_eval_record(cfg: ValueConfig, run_dir: Path, history: list[dict[str, Any]]) -> None:
-    """``eval_history.json`` and ``final_eval.json`` in the schema every trainer writes
-    (``train.common.eval_record.write_iteration_record``)."""
-    write_iteration_record(run_dir, history, cfg.eval.rounds, cfg.eval.seed, cfg.iterations)
 
 
 def export_value_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
