@@ -83,6 +83,7 @@ def _league_equal_to_main(ckpt: Path) -> list[bool]:
 
 def _snapshots_equal_to_learner(ckpt: Path) -> list[bool]:
     """Vector path: per snapshot in the checkpoint, does it hold the learner's weights?"""
+    import train.network.frozen  # noqa: F401  (registers the snapshots' kind, "structured")
     from train.common.snapshot_pool import SnapshotPool
 
     learner = _module_weights(ckpt, "default_policy")
