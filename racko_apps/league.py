@@ -737,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="racko league",
         description="Rate every bot in a folder (NAME.onnx with its NAME.json; NAME.py defining "
         "class Bot) by duplicate matches between bots of similar rating (or a round robin), with "
-        "OpenSkill ratings and their 95%% intervals; pairings played in parallel (every core, or "
+        "OpenSkill ratings and their 95% intervals; pairings played in parallel (every core, or "
         "a Ray cluster), results kept in SQLite so a rerun plays only what is missing.",
     )
     parser.add_argument("folder", metavar="DIR", type=Path, help="the folder of bots")

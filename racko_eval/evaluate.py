@@ -25,9 +25,9 @@ __all__ = ["format_table", "main", "plot_report", "run_tournament"]
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python train/evaluate.py",
+        prog="racko evaluate",
         description="Duplicate tournament between Rack-O bots: every bot in every seat equally "
-        "often on the same deals; win rates with 95%% intervals, scores and ratings.",
+        "often on the same deals; win rates with 95% intervals, scores and ratings.",
     )
     parser.add_argument("--players", type=int, default=2, help="players per table, 2-4 (default 2)")
     parser.add_argument(
