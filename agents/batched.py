@@ -5,8 +5,9 @@ masks bool [B, 14] to one
 action id per row. ``BatchRandom``, ``BatchHeuristic`` and ``BatchExpert`` are vectorized twins
 of the ``random``, ``heuristic`` and ``expert`` bots (``BatchHeuristic`` and ``BatchExpert`` make
 exactly the decisions ``HeuristicBot`` and ``ExpertBot`` make on the same observation);
-``BotBatch`` (``racko_env.opponents``) runs any per-game ``Bot`` (a user's bot, an ONNX bot) row by row; ``ModelPolicy``
-plays a (Maskable)PPO model, e.g. a self-play snapshot, in one forward pass.
+``BotBatch`` (``racko_env.opponents``) runs any per-game ``Bot`` (a user's bot, an ONNX bot) row
+by row; ``ModelPolicy`` plays a (Maskable)PPO model, e.g. a self-play snapshot, in one forward
+pass.
 ``load_batch(spec, ...)`` gets one from the same specs as ``agents.load``."""
 
 from __future__ import annotations

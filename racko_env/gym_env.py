@@ -175,9 +175,8 @@ class RackoGymEnv(gymnasium.Env):
         if seed is not None:
             self._offset = int(self.np_random.integers(self.num_players))
             self._episode_index = 0
-        self._core._start(
-            _GAME
-        )  # an episode the opponents end before the learner moves: dealt again
+        # an episode the opponents end before the learner moves is dealt again
+        self._core._start(_GAME)
         self._done = False
         self._end_info = {}
         return self._obs(), self._info()

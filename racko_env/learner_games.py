@@ -339,7 +339,7 @@ class LearnerGames:
             source = self._sources.get(key)
             if source is not None:
                 entry["spec"], entry["seed"] = source
-            elif (kind := _state_kind(policy)) is not None:
+            elif (kind := state_kind(policy)) is not None:
                 entry["type"], entry["snapshot"] = kind, str(policy.name)
                 for k, v in policy.to_arrays().items():
                     arrays[f"policy{key}/{k}"] = v
@@ -442,7 +442,8 @@ def opponent_mix(
     return specs, weights
 
 
-def _state_kind(policy: Any) -> str | None:
+def state_kind(policy: Any) -> str | None:
+    """The ``STATE_POLICIES`` name of ``policy``'s exact class (None where it is not registered)."""
     for kind, cls in STATE_POLICIES.items():
         if type(policy) is cls:
             return kind

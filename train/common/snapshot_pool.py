@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from racko_env.learner_games import STATE_POLICIES
+from racko_env.learner_games import STATE_POLICIES, state_kind
 from train.common.config import SELF  # the opponents key that stands for the snapshot pool
 
 
@@ -88,7 +88,7 @@ class SnapshotPool:
 
 
 def _kind(snapshot: Any) -> str:
-    for kind, cls in STATE_POLICIES.items():
-        if type(snapshot) is cls:
-            return kind
-    raise ValueError(f"cannot save snapshot {snapshot!r}: its class is not in STATE_POLICIES")
+    kind = state_kind(snapshot)
+    if kind is None:
+        raise ValueError(f"cannot save snapshot {snapshot!r}: its class is not in STATE_POLICIES")
+    return kind
