@@ -48,9 +48,9 @@ stops; with 20 ties in a row this is never reached in practice).
 observation (``racko_env.observation.encode``, the newest layout: ``racko_v1``'s; its ``LAYOUT``
 fields are the observer's ``dict`` pieces), scores included in game mode as in the env; all
 zeros while cards are dealt (chance nodes ask nobody anything). The observation string writes
-that vector out (cards as numbers). The information-state string adds what a player with perfect memory knows beyond it and
-``racko_env.worlds`` can keep fixed: the discard pile's order, and the draw pile's order once a
-flip has made it public. It is not a record of the whole history (the env's observation is not
+that vector out (cards as numbers). The information-state string adds what a player with
+perfect memory knows beyond it and ``racko_env.worlds`` can keep fixed: the discard pile's
+order, and the draw pile's order once a flip has made it public. It is not a record of the whole history (the env's observation is not
 perfect recall either), so OpenSpiel's tabular, perfect-recall algorithms (CFR and friends) are not
 for this game; sampling-based ones (ISMCTS, RL) are.
 
