@@ -459,6 +459,10 @@ SCHEDULES = ("adaptive", "round-robin")
 # 30 pairings per bot as the one asking for them (docs/coursework.md: what that costs and gives).
 DEFAULT_TARGET = 3.0
 DEFAULT_MAX_PAIRINGS = 30
+# Rounds of a pairing played side by side (racko_apps.lockstep): a sandboxed bot's cost is per
+# exchange with its sandbox, and 16 tables cut a pairing's CPU about threefold (docs/coursework.md)
+# while 16 bot objects of a shipped or an expert-like bot fit its memory limit easily.
+DEFAULT_TABLES = 16
 
 
 def _files(e: Entry, folder: Path) -> list[str]:
@@ -498,6 +502,7 @@ def run_league(
     workers: int | None = None,
     address: str | None = None,
     progress: bool = False,
+    tables: int = DEFAULT_TABLES,
 ) -> dict[str, Any]:
     """Play the pairings the schedule asks for that are not in the record yet, then write
     league.md/.json/.html to ``out``.
@@ -508,7 +513,10 @@ def run_league(
     processes (default: one per core) or, with ``address``, as tasks on that Ray cluster
     (racko_apps.league_pool). ``isolate``: sandboxed bots run under bubblewrap, each seeing only
     its own files (racko_apps.sandbox); IsolationUnavailableError when it cannot. Without it
-    every report says so at its top."""
+    every report says so at its top. ``tables``: rounds of a pairing played side by side, each
+    sandboxed bot answering all of theirs in one exchange (racko_apps.lockstep)."""
+    if not isinstance(tables, int) or isinstance(tables, bool) or tables < 1:
+        raise ValueError(f"tables must be a positive integer, got {tables!r}")
     if not folder.is_dir():
         raise FileNotFoundError(f"folder {str(folder)!r} does not exist")
     if schedule not in SCHEDULES:
@@ -556,6 +564,7 @@ def run_league(
             log,
             progress,
             record_dir,
+            tables,
         )
         kept = len(pairs.played)
         if schedule == "round-robin":
@@ -608,6 +617,7 @@ def run_league(
                 **({"target": target, "max_pairings": max_pairings} if sure else {}),
                 "move_seconds": limits.move_seconds,
                 "round_seconds": limits.round_seconds,
+                "tables": tables,
             },
             "skipped": skipped,
             **standings(record, list(by_key.values())),
@@ -648,6 +658,7 @@ class _Pairer:
         log: Any,
         progress: bool,
         record_dir: Path | None = None,
+        tables: int = 1,
     ) -> None:
         self.record, self.pool, self.contestants = record, pool, contestants
         self.record_dir = record_dir
@@ -659,6 +670,7 @@ class _Pairer:
             "limits": limits,
             "max_forfeits": max_forfeits,
             "isolate": isolate,
+            "tables": tables,
         }
         self.log, self.progress = log, progress
         self.played = {
@@ -799,6 +811,14 @@ def main(argv: list[str] | None = None) -> int:
         help="forfeits after which a bot's other rounds of a pairing are forfeited (default 3)",
     )
     parser.add_argument(
+        "--tables",
+        type=int,
+        default=DEFAULT_TABLES,
+        help="rounds of a pairing played side by side, each sandboxed bot answering all of their "
+        f"moves in one exchange with a bot object per table (default {DEFAULT_TABLES}; 1: one "
+        "round at a time)",
+    )
+    parser.add_argument(
         "--no-isolation",
         action="store_true",
         help="run sandboxed bots without bubblewrap (only bots you trust; every report says so)",
@@ -808,6 +828,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rounds, --max-forfeits and --max-pairings must be positive")
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be positive")
+    if args.tables < 1:
+        parser.error("--tables must be positive")
     if not args.target > 0:
         parser.error("--target must be positive")
     if args.no_isolation:
@@ -836,6 +858,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             address=args.address,
             progress=True,
+            tables=args.tables,
         )
     except (
         ValueError,

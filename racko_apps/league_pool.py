@@ -63,6 +63,7 @@ class PairingJob:
     max_forfeits: int
     isolate: bool
     record_dir: Path | None = None  # game records (--record), written where the pairing plays
+    tables: int = 1  # rounds played side by side (racko_apps.lockstep)
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
                 seed=job.seed,
                 strikes=[Strikes(job.max_forfeits), Strikes(job.max_forfeits)],
                 record_dir=job.record_dir,
+                tables=job.tables,
             )
         finally:
             for bot in seated:

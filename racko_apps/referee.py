@@ -178,6 +178,118 @@ def _reason(err: BaseException) -> str:
     return str(err)
 
 
+Job = tuple[int, int, int, tuple[int, ...]]  # deal number, deal seed, seating number, seating
+
+
+class _Book:
+    """A match's result as its rounds end (in any order): rows, forfeits, strikes, records."""
+
+    def __init__(
+        self,
+        setup: TableSetup,
+        strikes: list[Strikes],
+        record_dir: str | Path | None,
+    ) -> None:
+        self.setup, self.strikes, self.record_dir = setup, strikes, record_dir
+        labels = setup.labels
+        self.index = {label: i for i, label in enumerate(labels)}
+        n_bots = len(labels)
+        self.result = MatchResult(
+            labels=list(labels),
+            played=[0] * n_bots,
+            wins=[0.0] * n_bots,
+            points=[[] for _ in labels],
+            forfeits=[0] * n_bots,
+        )
+        self.unplayed = [0] * n_bots
+        self._rows: list[tuple[int, dict[str, Any], str | None]] = []
+
+    def begin(self, job: Job) -> tuple[bool, GameRecorder | None]:
+        """Whether the round is to be played (no bot of it is out), and its recorder."""
+        d, _, salt, seating = job
+        if any(self.strikes[b].out for b in seating):
+            return False, None
+        if self.record_dir is None:
+            return True, None
+        context = {"source": "referee", "deal": d, "seating": salt}
+        return True, GameRecorder("round", seat_labels(self.setup, seating), context)
+
+    def culprit(self, err: BaseException, seating: Sequence[int]) -> int:
+        return self.index.get(getattr(err, "bot", ""), seating[0])
+
+    def finish(
+        self,
+        order: int,
+        job: Job,
+        seat_results: Any = None,
+        culprit: int | None = None,
+        reason: str = "",
+        recorder: GameRecorder | None = None,
+    ) -> None:
+        """Book a round: played (``seat_results``), forfeited by ``culprit`` (who gets a strike),
+        or not played because a bot of it was out already (neither given)."""
+        d, _, _, seating = job
+        labels, result = self.setup.labels, self.result
+        out = sorted(b for b in set(seating) if self.strikes[b].out)
+        if seat_results is None and culprit is None:
+            culprit, reason = out[0], "not played: it had already forfeited too many rounds"
+            self.unplayed[culprit] += 1
+            unplayed = True
+        else:
+            unplayed = False
+            if seat_results is None:
+                assert culprit is not None
+                self.strikes[culprit].count += 1
+        row: dict[str, Any] = {"deal": d, "seating": list(seating)}
+        if seat_results is not None:
+            row["win"] = [r.win for r in seat_results]
+            row["points"] = [r.points[0] if r.points else 0 for r in seat_results]
+            row["rank"] = [r.rank_score for r in seat_results]
+        else:
+            others = [s for s, b in enumerate(seating) if b != culprit]
+            share = 1.0 / len(others) if others else 0.0
+            row["win"] = [share if s in others else 0.0 for s in range(len(seating))]
+            row["points"] = [0] * len(seating)
+            row["rank"] = [WIN_POINTS if s in others else -1.0 for s in range(len(seating))]
+            row["forfeit"] = {"bot": labels[culprit], "reason": reason}
+            result.forfeits[culprit] += 1
+        if recorder is not None and self.record_dir is not None and recorder.game is not None:
+            forfeit = row.get("forfeit")
+            if forfeit is not None:
+                forfeit = {"seat": list(seating).index(culprit), **forfeit}
+            record = recorder.finish(win=row["win"], forfeit=forfeit)
+            path = write_record(self.record_dir, f"deal{d:04d}-seating{job[2]}", record)
+            row["record"] = str(path)
+        line = None
+        if seat_results is None and not unplayed:
+            assert culprit is not None
+            line = (
+                f"{labels[culprit]} forfeits deal {d} (seating "
+                f"{'-'.join(labels[b] for b in seating)}): {reason}"
+                + (f" (record: {row['record']})" if "record" in row else "")
+            )
+        self._rows.append((order, row, line))
+
+    def close(self) -> MatchResult:
+        """The result, its rows and forfeit lines in the order of the rounds."""
+        result = self.result
+        for _, row, line in sorted(self._rows, key=lambda r: r[0]):
+            for s, b in enumerate(row["seating"]):
+                result.played[b] += 1
+                result.wins[b] += row["win"][s]
+                result.points[b].append(row["points"][s])
+            result.rounds.append(row)
+            if line is not None:
+                result.forfeit_lines.append(line)
+        for b, count in enumerate(self.unplayed):
+            if count:
+                result.forfeit_lines.append(
+                    f"{result.labels[b]} forfeits {count} more round(s) unplayed: it reached "
+                    f"{self.strikes[b].limit} forfeit(s)"
+                )
+        return result
+
+
 def play_match(
     bots: Sequence[str | Bot],
     labels: Sequence[str],
@@ -188,6 +300,7 @@ def play_match(
     rules: dict[str, Any] | None = None,
     strikes: Sequence[Strikes] | None = None,
     record_dir: str | Path | None = None,
+    tables: int = 1,
 ) -> MatchResult:
     """Play ``deals`` duplicate deals of single rounds at every table and seating.
 
@@ -195,77 +308,37 @@ def play_match(
     shared ones to carry a count across matches; default: 3 per bot). ``record_dir`` gets a
     record of every game played (``deal0000-seating0.json``...). Never raises for a bot's
     misbehaviour: it is recorded as a forfeit.
+
+    ``tables`` > 1 plays that many rounds side by side, each sandboxed bot answering the moves of
+    all of them in one exchange with its sandbox, with a bot of its own at every table
+    (``racko_apps.lockstep``): the same games and results as one round at a time for bots
+    whose state is their own object's, at a fraction of the cost per move.
     """
     rules = dict(rules or {})
-    n_bots = len(bots)
     strikes = list(strikes) if strikes is not None else [Strikes(3) for _ in bots]
     setup = TableSetup(list(bots), list(labels), num_players, "round", rules)
+    plan = [s for lineup in tables_for(len(bots), num_players) for s in seatings(lineup)]
+    jobs: list[Job] = [
+        (d, deal_seed, salt, seating)
+        for d, deal_seed in enumerate(deal_seeds(seed, deals))
+        for salt, seating in enumerate(plan)
+    ]
+    book = _Book(setup, strikes, record_dir)
+    if tables > 1 and all(len(set(seating)) == len(seating) for seating in plan):
+        from racko_apps.lockstep import play_lockstep
+
+        play_lockstep(setup, jobs, book, tables)
+        return book.close()
     player = DealPlayer(setup)
-    plan = [s for lineup in tables_for(n_bots, num_players) for s in seatings(lineup)]
-    index = {label: i for i, label in enumerate(labels)}
-    result = MatchResult(
-        labels=list(labels),
-        played=[0] * n_bots,
-        wins=[0.0] * n_bots,
-        points=[[] for _ in bots],
-        forfeits=[0] * n_bots,
-    )
-    unplayed = [0] * n_bots
-    for d, deal_seed in enumerate(deal_seeds(seed, deals)):
-        for salt, seating in enumerate(plan):
-            out = sorted(b for b in set(seating) if strikes[b].out)
-            culprit: int | None = out[0] if out else None
-            reason = "not played: it had already forfeited too many rounds" if out else ""
-            if out:
-                unplayed[out[0]] += 1
-            seat_results = None
-            recorder = None
-            if culprit is None:
-                if record_dir is not None:
-                    context = {"source": "referee", "deal": d, "seating": salt}
-                    recorder = GameRecorder("round", seat_labels(setup, seating), context)
-                try:
-                    seat_results = player.play(deal_seed, seating, salt, recorder)
-                except (BotError, IllegalActionError, BotFailureError) as err:
-                    culprit = index.get(getattr(err, "bot", ""), seating[0])
-                    reason = _reason(err)
-                    strikes[culprit].count += 1
-            row: dict[str, Any] = {"deal": d, "seating": list(seating)}
-            if seat_results is not None:
-                row["win"] = [r.win for r in seat_results]
-                row["points"] = [r.points[0] if r.points else 0 for r in seat_results]
-                row["rank"] = [r.rank_score for r in seat_results]
-            else:
-                others = [s for s, b in enumerate(seating) if b != culprit]
-                share = 1.0 / len(others) if others else 0.0
-                row["win"] = [share if s in others else 0.0 for s in range(len(seating))]
-                row["points"] = [0] * len(seating)
-                row["rank"] = [WIN_POINTS if s in others else -1.0 for s in range(len(seating))]
-                row["forfeit"] = {"bot": labels[culprit], "reason": reason}
-                result.forfeits[culprit] += 1
-            if recorder is not None and record_dir is not None and recorder.game is not None:
-                forfeit = row.get("forfeit")
-                if forfeit is not None:
-                    forfeit = {"seat": list(seating).index(culprit), **forfeit}
-                record = recorder.finish(win=row["win"], forfeit=forfeit)
-                path = write_record(record_dir, f"deal{d:04d}-seating{salt}", record)
-                row["record"] = str(path)
-            if seat_results is None and not out:
-                assert culprit is not None
-                result.forfeit_lines.append(
-                    f"{labels[culprit]} forfeits deal {d} (seating "
-                    f"{'-'.join(labels[b] for b in seating)}): {reason}"
-                    + (f" (record: {row['record']})" if "record" in row else "")
-                )
-            for s, b in enumerate(seating):
-                result.played[b] += 1
-                result.wins[b] += row["win"][s]
-                result.points[b].append(row["points"][s])
-            result.rounds.append(row)
-    for b, count in enumerate(unplayed):
-        if count:
-            result.forfeit_lines.append(
-                f"{labels[b]} forfeits {count} more round(s) unplayed: it reached "
-                f"{strikes[b].limit} forfeit(s)"
-            )
-    return result
+    for order, job in enumerate(jobs):
+        go, recorder = book.begin(job)
+        if not go:
+            book.finish(order, job)
+            continue
+        try:
+            seat_results = player.play(job[1], job[3], job[2], recorder)
+        except (BotError, IllegalActionError, BotFailureError) as err:
+            book.finish(order, job, None, book.culprit(err, job[3]), _reason(err), recorder)
+            continue
+        book.finish(order, job, seat_results, recorder=recorder)
+    return book.close()

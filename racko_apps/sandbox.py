@@ -37,6 +37,7 @@ docs/coursework.md says what is and is not isolated.
 
 from __future__ import annotations
 
+import base64
 import json
 import operator
 import os
@@ -48,7 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,19 @@ MAX_LINE = 1 << 16  # bytes in one reply line; a longer line is garbage, not a r
 # A bot's clock per round, by default: the slowest shipped bot (``search``) uses about 1-3 s of a
 # 2-player round and about 6 s of a 4-player one on a busy 2-core machine (docs/coursework.md).
 DEFAULT_ROUND_SECONDS = 30.0
+
+
+OBS_DTYPE, MASK_DTYPE = np.dtype("<f4"), np.dtype("i1")  # an act request's arrays, as bytes
+
+
+def _pack(values: Any, dtype: np.dtype) -> str:
+    """An array as the base64 of its bytes in ``dtype`` (one JSON string)."""
+    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
+
+
+def _unpack(text: str, dtype: np.dtype) -> np.ndarray:
+    """``_pack``'s array back (a writable copy: a bot may change what it is given)."""
+    return np.frombuffer(base64.b64decode(text, validate=True), dtype=dtype).copy()
 
 
 class BotFailureError(RuntimeError):
@@ -222,15 +236,23 @@ def _system_binds() -> list[str]:
     return args
 
 
-def _exit_with_parent() -> None:
-    """In the forked child before exec (bwrap): be killed when the grader or league dies, so that
-    a league killed with kill -9 takes every sandbox (and every process in it) along."""
-    try:
-        import ctypes
+def _exit_with_parent(parent: int) -> Callable[[], None]:
+    """For the forked child before exec (bwrap): be killed when the grader or league (``parent``)
+    dies, so that a league killed with kill -9 takes every sandbox (and every process in it)
+    along. A parent that died between the fork and the request has no death left to signal:
+    the child then exits at once."""
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    def arm() -> None:
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return arm
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -454,13 +476,18 @@ class SandboxedBot(Bot):
         seed: int | None = None,
         isolate: bool = False,
         exposed: list[Path] | None = None,
+        tables: int = 1,
         **rules_options: Any,
     ) -> None:
+        if not isinstance(tables, int) or isinstance(tables, bool) or tables < 1:
+            raise ValueError(f"tables must be a positive integer, got {tables!r}")
         self.spec = spec
+        self.tables = tables
         self.folder = Path(folder).resolve()
         self.isolate = isolate
         self.exposed = exposed
         self._stopped: list[int] = []  # the sandbox's processes stopped after the last request
+        self._inits: list[int] = []  # bwrap's init (the outer bwrap's one child), once known
         self.num_players = num_players
         self.rules = dict(rules_options)
         self.limits = limits or Limits()
@@ -470,6 +497,7 @@ class SandboxedBot(Bot):
         self._proc: subprocess.Popen[bytes] | None = None
         self._buf = b""
         self.clock_left = self.limits.round_seconds  # seconds left of this round's clock
+        self.table_clocks = [self.limits.round_seconds] * tables  # the same, table by table
 
     # ------------------------------------------------------------------ the Bot interface
 
@@ -478,6 +506,7 @@ class SandboxedBot(Bot):
         if self._proc is not None:
             return
         self.clock_left = self.limits.round_seconds  # a fresh process: a failure ended the round
+        self.table_clocks = [self.limits.round_seconds] * self.tables
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (_toolkit_root(), env.get("PYTHONPATH", "")) if p
@@ -496,6 +525,7 @@ class SandboxedBot(Bot):
         self._errors = tempfile.TemporaryFile()
         self._buf = b""
         self._stopped = []
+        self._inits = []
         # its own session: close() ends the child's whole process group (unisolated bots; an
         # isolated one's processes all end with its PID namespace)
         self._proc = subprocess.Popen(
@@ -506,7 +536,7 @@ class SandboxedBot(Bot):
             cwd=self.folder,
             env=env,
             start_new_session=True,
-            preexec_fn=_exit_with_parent if self.isolate else None,
+            preexec_fn=_exit_with_parent(os.getpid()) if self.isolate else None,
         )
         request = {
             "cmd": "init",
@@ -518,8 +548,13 @@ class SandboxedBot(Bot):
             "memory_mb": self.limits.memory_mb,
             "output_chars": self.limits.output_chars,
             "processes": self.limits.processes if self.isolate else None,
+            "tables": self.tables,
         }
-        self._request(request, self.limits.start_seconds, starting=True)
+        reply = self._request(request, self.limits.start_seconds, starting=True)
+        built = reply.get("tables", 1)
+        if isinstance(built, int) and not isinstance(built, bool) and 1 <= built < self.tables:
+            self.tables = built  # the bot objects it could build under its memory limit
+            del self.table_clocks[built:]
 
     def reset(self) -> None:
         """A new round: the clock is wound up again (the reset itself is on it)."""
@@ -536,10 +571,12 @@ class SandboxedBot(Bot):
 
     def act(self, observation: Mapping[str, Any]) -> int:
         self.start()
+        # the arrays' bytes, base64 in the JSON line: exact, and a tenth of the cost of a list
+        # of floats to write and to read back (the protocol's cost is per move)
         request = {
             "cmd": "act",
-            "observation": np.asarray(observation["observation"], dtype=np.float32).tolist(),
-            "action_mask": np.asarray(observation["action_mask"], dtype=np.int8).tolist(),
+            "observation": _pack(observation["observation"], OBS_DTYPE),
+            "action_mask": _pack(observation["action_mask"], MASK_DTYPE),
         }
         reply = self._request(request, self.limits.move_seconds)
         self.last_seconds = float(reply.get("seconds", 0.0))
@@ -552,6 +589,64 @@ class SandboxedBot(Bot):
     def explain(self, observation: Mapping[str, Any]) -> str:
         return f"{self.name} (sandboxed) would play action {self.act(observation)}"
 
+    def play_tables(self, items: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+        """Requests to several tables' bots (``TableBot.request``: seeds and resets, then at most
+        one move per table) sent in one line; per table, its last reply: ``{"action": a}`` or,
+        where its bot failed, ``{"kind": k, "reason": r}`` (that table's round is lost; the child
+        replaces its bot with a fresh one, as a failed process is replaced by a fresh process).
+
+        The child answers each request on a line of its own as soon as it has it, and each
+        answer is timed here as one request at a time would be: within the move limit and
+        within what is left of its table's clock, measured from the answer before (the first
+        from the request). A child that overruns either is killed and BotFailureError raised,
+        with the same reason as one request at a time: every table loses its round then."""
+        self.start()
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        move, clocks = self.limits.move_seconds, self.table_clocks
+        self._signal_all(signal.SIGCONT)  # its turn: everything it runs may run
+        try:
+            proc.stdin.write(json.dumps({"cmd": "tables", "items": items}).encode() + b"\n")
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._fail(*self._exit_reason(False))
+        out: dict[int, dict[str, Any]] = {}
+        began = time.monotonic()
+        for item in items:
+            table = item["table"]
+            if item["cmd"] in ("seed", "reset"):  # a new round: its clock is wound up again
+                clocks[table] = self.limits.round_seconds
+            line = self._read_line(min(move, clocks[table]), False, move)
+            now = time.monotonic()
+            clocks[table] -= now - began
+            began = now
+            try:
+                reply = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                self._fail("garbage", f"wrote {_shorten(line)} where a reply was expected")
+            if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+                self._fail("garbage", f"wrote {_shorten(line)} where a reply was expected")
+            if reply.get("table") != table:  # the child itself failed (memory, an exit)
+                kind = str(reply.get("kind", "crash")) if not reply["ok"] else "garbage"
+                self._fail(kind, str(reply.get("error", "answered another table's request")))
+            if "kind" in out.get(table, {}):
+                continue  # its round is lost already
+            if not reply["ok"]:
+                out[table] = {"kind": str(reply.get("kind")), "reason": str(reply.get("error"))}
+            elif item["cmd"] == "act":
+                action = reply.get("action")
+                if isinstance(action, bool) or not isinstance(action, int):
+                    shown = reply.get("shown") or repr(action)
+                    out[table] = {
+                        "kind": "illegal",
+                        "reason": f"returned {shown}, not an action id",
+                    }
+                else:
+                    out[table] = {"action": action}
+        # its turn is over: what it left running is stopped until its next request
+        self._signal_all(signal.SIGSTOP)
+        return out
+
     def __deepcopy__(self, memo: dict[int, Any]) -> SandboxedBot:
         """A fresh sandbox for the same bot (a table seating it twice needs two processes)."""
         return SandboxedBot(
@@ -563,6 +658,7 @@ class SandboxedBot(Bot):
             seed=self._seed,
             isolate=self.isolate,
             exposed=self.exposed,
+            tables=self.tables,
             **self.rules,
         )
 
@@ -574,7 +670,9 @@ class SandboxedBot(Bot):
         if not self.isolate or proc is None or proc.returncode is not None:
             return
         if sig == signal.SIGSTOP:
-            self._stopped = _below(proc.pid)
+            if not self._inits:
+                self._inits = _children(proc.pid) or []
+            self._stopped = _below(proc.pid, self._inits or None)
         for pid in self._stopped if sig in (signal.SIGSTOP, signal.SIGCONT) else []:
             try:
                 os.kill(pid, sig)
@@ -652,7 +750,10 @@ class SandboxedBot(Bot):
         raise BotFailureError(self.name, kind, reason)
 
     def _request(
-        self, request: dict[str, Any], seconds: float, starting: bool = False
+        self,
+        request: dict[str, Any],
+        seconds: float,
+        starting: bool = False,
     ) -> dict[str, Any]:
         proc = self._proc
         assert proc is not None and proc.stdin is not None
@@ -683,7 +784,10 @@ class SandboxedBot(Bot):
         return reply
 
     def _read_line(
-        self, seconds: float, starting: bool, move_seconds: float | None = None
+        self,
+        seconds: float,
+        starting: bool,
+        move_seconds: float | None = None,
     ) -> bytes:
         """One reply line within ``seconds``; when that is less than ``move_seconds``, the
         round's clock is what runs out, and the failure says so."""
@@ -748,6 +852,16 @@ class _Tree:
         return out
 
 
+def _read_proc(path: str) -> bytes:
+    """A small /proc file's bytes, read with one system call (the move loop reads a few of these
+    per request: ``open()``'s text layer cost more than the read)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 1 << 16)
+    finally:
+        os.close(fd)
+
+
 def _children(pid: int) -> list[int] | None:
     """``pid``'s children from /proc/PID/task/*/children (None where the kernel has no such file)."""
     out: list[int] = []
@@ -757,8 +871,7 @@ def _children(pid: int) -> list[int] | None:
         return out
     for tid in tasks:
         try:
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                out += [int(x) for x in f.read().split()]
+            out += [int(x) for x in _read_proc(f"/proc/{pid}/task/{tid}/children").split()]
         except FileNotFoundError:
             if not os.path.exists(f"/proc/{pid}/task/{tid}"):
                 continue  # the thread ended meanwhile
@@ -768,11 +881,13 @@ def _children(pid: int) -> list[int] | None:
     return out
 
 
-def _below(pid: int) -> list[int]:
-    """Every process below ``pid``'s children (for bwrap: all in the sandbox but its init)."""
-    level: list[int] | None = [pid]
+def _below(pid: int, inits: list[int] | None = None) -> list[int]:
+    """Every process below ``pid``'s children (for bwrap: all in the sandbox but its init).
+    ``inits``: ``pid``'s children where the caller knows them (bwrap's outer process starts its
+    init once and nothing else, so a sandbox reads them once, not at every request)."""
+    level: list[int] | None = [pid] if inits is None else inits
     found: list[int] = []
-    for depth in range(1 << 16):
+    for depth in range(0 if inits is None else 1, 1 << 16):
         nxt: list[int] = []
         for p in level or []:
             kids = _children(p)
@@ -915,32 +1030,52 @@ def _child() -> None:
     output_cap = int(first.get("output_chars", 100_000))
     memory_mb = int(first.get("memory_mb", 1024))
     sys.path.append(str(first["folder"]))
-    try:
+    tables = max(1, int(first.get("tables") or 1))
+
+    def load() -> Any:
         import agents
 
-        bot = agents.load(
+        return agents.load(
             first["spec"], int(first["num_players"]), seed=first.get("seed"), **first["rules"]
         )
+
+    try:
+        bots: list[Any] = [load()]  # one per table: games do not mix
     except BaseException as err:  # noqa: BLE001 - a student's import can raise anything
         reply(ok=False, kind="start", error=f"cannot load bot: {_one_line(err)}")
         return
+    while len(bots) < tables:
+        try:
+            bots.append(load())
+        except BaseException:  # noqa: BLE001 - memory, most likely: fewer tables, with room left
+            del bots[max(1, len(bots) // 2) :]
+            break
+    tables = len(bots)
     if any(m in sys.modules for m in PLANNER_MODULES):  # loaded now, not on its first move
         try:
             warm_planner(int(first["num_players"]))
         except Exception:  # noqa: BLE001, S110 - a bot may have changed the toolkit's modules
             pass
-    reply(ok=True)
-    for line in requests:
+    reply(ok=True, tables=tables)
+
+    def run(item: Mapping[str, Any]) -> dict[str, Any]:
+        """One request to one table's bot; its reply (``ok`` False with a kind and an error for
+        what the bot did wrong). MemoryError and what is not an Exception propagate."""
+        table = item.get("table", 0)
+        if not isinstance(table, int) or not 0 <= table < tables:
+            return {"ok": False, "kind": "garbage", "error": f"no table {table!r}"}
         sink.count = 0
+        cmd = item.get("cmd")
+        start = time.perf_counter()
+        out: dict[str, Any] = {"ok": True}
         try:
-            request = json.loads(line)
-            cmd = request.get("cmd")
-            start = time.perf_counter()
-            out: dict[str, Any] = {}
+            if bots[table] is None:  # its last request failed: a fresh bot, as a fresh process
+                bots[table] = load()
+            bot = bots[table]
             if cmd == "act":
                 observation = {
-                    "observation": np.asarray(request["observation"], dtype=np.float32),
-                    "action_mask": np.asarray(request["action_mask"], dtype=np.int8),
+                    "observation": _unpack(item["observation"], OBS_DTYPE),
+                    "action_mask": _unpack(item["action_mask"], MASK_DTYPE),
                 }
                 action = bot.act(observation)
                 try:
@@ -954,36 +1089,53 @@ def _child() -> None:
             elif cmd == "seed":
                 fn = getattr(bot, "seed", None)
                 if callable(fn):
-                    fn(request.get("seed"))
+                    fn(item.get("seed"))
             else:
-                reply(ok=False, kind="garbage", error=f"unknown request {cmd!r}")
-                continue
-            seconds = time.perf_counter() - start
+                return {"ok": False, "kind": "garbage", "error": f"unknown request {cmd!r}"}
         except MemoryError:
-            reply(ok=False, kind="memory", error=f"ran out of memory (limit {memory_mb} MB)")
-            return
+            raise
         except Exception as err:  # noqa: BLE001 - onnxruntime's own exception types
             size = _failed_allocation(err)
-            if size is None:
-                reply(ok=False, kind="crash", error=f"raised {_one_line(err)}")
-            else:
-                reply(
-                    ok=False,
-                    kind="memory",
-                    error=f"ran out of memory (limit {memory_mb} MB): asked for {size}",
-                )
+            if size is not None:
+                raise _GraphAllocationError(size) from err
+            bots[table] = None
+            return {"ok": False, "kind": "crash", "error": f"raised {_one_line(err)}"}
+        out["seconds"] = round(time.perf_counter() - start, 6)
+        if sink.count > output_cap:
+            bots[table] = None
+            return {
+                "ok": False,
+                "kind": "output",
+                "error": f"printed {sink.count} characters in one move (limit {output_cap})",
+            }
+        return out
+
+    for line in requests:
+        try:
+            request = json.loads(line)
+            if request.get("cmd") == "tables":  # requests to tables, each answered at once
+                for item in request["items"]:
+                    reply(**run(item), table=item.get("table"))
+                continue
+            out = run(request)
+        except MemoryError as err:
+            size = f": asked for {err.size}" if isinstance(err, _GraphAllocationError) else ""
+            reply(ok=False, kind="memory", error=f"ran out of memory (limit {memory_mb} MB){size}")
             return
         except BaseException as err:  # noqa: BLE001 - report everything, even SystemExit
             reply(ok=False, kind="crash", error=f"raised {_one_line(err)}")
             return
-        if sink.count > output_cap:
-            reply(
-                ok=False,
-                kind="output",
-                error=f"printed {sink.count} characters in one move (limit {output_cap})",
-            )
+        reply(**out)
+        if not out["ok"]:  # one table only: the process that failed ends, as it always did
             return
-        reply(ok=True, seconds=round(seconds, 6), **out)
+
+
+class _GraphAllocationError(MemoryError):
+    """An exported bot's graph failed to allocate ``size`` (onnxruntime's own error, as memory)."""
+
+    def __init__(self, size: str) -> None:
+        super().__init__(size)
+        self.size = size
 
 
 _ALLOCATION = re.compile(r"Failed to allocate memory for requested buffer of size (\d+)")

@@ -31,11 +31,11 @@ import multiprocessing
 import operator
 import pickle
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -142,6 +142,15 @@ class TableSetup:
     record_dir: str | None = None
 
 
+class Ask(NamedTuple):
+    """A bot asked to move: the bot object, its index in the match, its seat, the observation."""
+
+    bot: Any
+    index: int
+    seat: int
+    obs: dict[str, Any]
+
+
 class DealPlayer:
     """Plays deals for one process: its env and its bot instances are built once and reused.
 
@@ -197,6 +206,27 @@ class DealPlayer:
         salt: int,
         recorder: GameRecorder | None = None,
     ) -> list[SeatResult]:
+        """Play one deal in one seating, each bot answering as it is asked."""
+        game = self.steps(deal_seed, seating, salt, recorder)
+        try:
+            ask = next(game)
+            while True:
+                ask = game.send(self._ask(ask, deal_seed))
+        except StopIteration as done:
+            return done.value
+
+    def steps(
+        self,
+        deal_seed: int,
+        seating: tuple[int, ...],
+        salt: int,
+        recorder: GameRecorder | None = None,
+    ) -> Generator[Ask, int, list[SeatResult]]:
+        """``play`` as a generator: it yields an ``Ask`` whenever a bot is to move and is sent the
+        action back, so that a driver can keep many games going at once and answer their asks in
+        batches (racko_apps.referee plays a league's pairing so: a sandboxed bot answers the asks
+        of all the pairing's games in one exchange). The action it is sent must already be legal
+        (``check_action``); it returns the ``SeatResult`` per seat."""
         env, game, setup = self.env, self.game, self.setup
         n = setup.num_players
         copies: dict[int, int] = {}
@@ -226,7 +256,7 @@ class DealPlayer:
             obs = env.observe(agent)
             if explainer is not None:
                 explainer.before(bots[seat])
-            action = self._ask(bots[seat], seating[seat], seat, obs, deal_seed)
+            action = yield Ask(bots[seat], seating[seat], seat, obs)
             env.step(action)
             if recorder is not None:
                 recorder.move(seat, action, explainer.after(obs) if explainer else None)
@@ -248,16 +278,22 @@ class DealPlayer:
         self._score(results)
         return results
 
-    def _ask(self, bot: Any, index: int, seat: int, obs: dict, deal_seed: int) -> int:
-        label = self.setup.labels[index]
-        where = f"seat {seat}, deal seed {deal_seed}"
+    def _ask(self, ask: Ask, deal_seed: int) -> int:
+        label = self.setup.labels[ask.index]
         try:
-            action = bot.act(obs)
+            action = ask.bot.act(ask.obs)
         except Exception as err:
             raise BotError(
-                f"bot {label!r} raised {type(err).__name__}: {err} ({where})", label
+                f"bot {label!r} raised {type(err).__name__}: {err} "
+                f"(seat {ask.seat}, deal seed {deal_seed})",
+                label,
             ) from err
-        mask = obs["action_mask"]
+        return self.check_action(ask, action, deal_seed)
+
+    def check_action(self, ask: Ask, action: Any, deal_seed: int) -> int:
+        """``action`` as an int when it is legal for ``ask``; IllegalActionError otherwise."""
+        label = self.setup.labels[ask.index]
+        mask = ask.obs["action_mask"]
         legal = [a for a in range(NUM_ACTIONS) if mask[a]]
         try:
             as_int = operator.index(action)  # ints and numpy integers; not floats, None, bools
@@ -267,8 +303,8 @@ class DealPlayer:
         if not ok:
             name = action_name(as_int) if as_int >= 0 else "not an action id"
             raise IllegalActionError(
-                f"bot {label!r} returned illegal action {action!r} ({name}) in {where}; "
-                f"legal actions were {legal}",
+                f"bot {label!r} returned illegal action {action!r} ({name}) in seat {ask.seat}, "
+                f"deal seed {deal_seed}; legal actions were {legal}",
                 label,
                 action,
             )
