@@ -284,17 +284,6 @@ class SearchBot(Bot):
         self.stats["seconds"] += time.perf_counter() - start
         return actions, cand, value
 
-    def search_worlds(
-        self, worlds: Worlds, masks: np.ndarray, k: int
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Candidates and win shares of the seat on turn in given worlds (k per row of ``masks``,
-        e.g. one true world: a perfect-information oracle). The seat on turn must be seat 0."""
-        if (worlds.current != 0).any():
-            raise ValueError("search_worlds: the seat on turn must be seat 0 of every world")
-        cand, _ = _candidates(np.asarray(masks, dtype=bool))
-        value = self._play(worlds, cand, k).mean(axis=2)
-        return cand, np.where(cand >= 0, value, -np.inf)
-
     def _play(self, worlds: Worlds, cand: np.ndarray, k: int) -> np.ndarray:
         """Win share of seat 0 per (row, candidate, world) [rows, A, k], k worlds per row.
 

@@ -271,19 +271,6 @@ class RackoGame:
             team[p % 2] += pts
         return [team[p % 2] for p in range(self.num_players)]
 
-    def card_locations(self) -> dict[int, str]:
-        """Where every card is (``rack<p>``, ``draw``, ``discard`` or ``held``): for invariant tests."""
-        where: dict[int, str] = {}
-        for p, rack in enumerate(self.racks):
-            for c in rack:
-                where.setdefault(c, f"rack{p}")
-        for name, pile in (("draw", self.draw), ("discard", self.discard)):
-            for c in pile:
-                where.setdefault(c, name)
-        if self.held is not None:
-            where.setdefault(self.held, "held")
-        return where
-
     def clone(self) -> RackoGame:
         """An independent copy (the random state included), for search and what-if tools."""
         other = object.__new__(RackoGame)

@@ -41,33 +41,12 @@ from train.common.progress import RunLog  # noqa: E402
 from train.common.runs import RunKind  # noqa: E402
 from train.rllib.checkpoint import (  # noqa: E402
     CHECKPOINTS,
-    STATE_FILE,
     read_state,
     refuse_old_paths,
     save_checkpoint,
 )
 from train.rllib.config import RLlibConfig  # noqa: E402
-from train.rllib.evaluation import EvalHistory, evaluate_module  # noqa: E402
-from train.rllib.export import export_bot  # noqa: E402
-
-# the pieces moved to train/rllib/, still importable from here (tests, docs, older scripts)
-__all__ = [
-    "CHECKPOINTS",
-    "RLLIB_RUN",
-    "STATE_FILE",
-    "Trainer",
-    "UserError",
-    "build_algo_config",
-    "evaluate_module",
-    "export_bot",
-    "init_ray",
-    "join_cluster",
-    "keep_home_clean",
-    "keep_logs_in",
-    "main",
-    "record_placement",
-    "use_this_checkout",
-]
+from train.rllib.evaluation import EvalHistory  # noqa: E402
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 VECTOR_ENV = "racko_vector"  # the name the vector path's env creator is registered under

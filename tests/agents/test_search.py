@@ -7,7 +7,7 @@ import pytest
 
 import agents
 from agents.batched import BatchExpert, load_batch
-from agents.search import SearchBot, _pick, parse_options
+from agents.search import SearchBot, _candidates, _pick, parse_options
 from racko_env.actions import DRAW_PILE, TAKE_DISCARD
 from racko_env.engine import RackoGame
 from racko_env.observation import action_mask, encode
@@ -100,7 +100,8 @@ def test_oracle_world_finds_a_forced_racko() -> None:
     game.draw = rest + [35]  # the top is the list's end
     assert game.current == 0
     bot = SearchBot(2, seed=0, worlds=1)
-    cand, value = bot.search_worlds(from_game(game), action_mask(game, 0)[None, :].astype(bool), 1)
+    cand, _ = _candidates(action_mask(game, 0)[None, :].astype(bool))
+    value = np.where(cand >= 0, bot._play(from_game(game), cand, 1).mean(axis=2), -np.inf)
     values = dict(zip(cand[0].tolist(), value[0].tolist(), strict=True))
     assert values == {DRAW_PILE: 1.0, TAKE_DISCARD: 0.0}
     for blueprint_choice in (DRAW_PILE, TAKE_DISCARD):

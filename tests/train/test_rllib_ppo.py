@@ -22,6 +22,7 @@ pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not i
 
 import agents  # noqa: E402
 from train.common.runs import prepare_run  # noqa: E402
+from train.rllib.checkpoint import STATE_FILE  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke_rllib.yaml"  # the vector path
@@ -280,7 +281,7 @@ def test_resume_refuses_another_config_as_the_other_trainers_do(tmp_path: Path, 
 
     run = tmp_path / "run"
     (run / "checkpoints" / "iter_000001").mkdir(parents=True)
-    (run / "checkpoints" / "iter_000001" / rllib_ppo.STATE_FILE).write_text("{}")
+    (run / "checkpoints" / "iter_000001" / STATE_FILE).write_text("{}")
     (run / "config.yaml").write_text(SMOKE.read_text())
     other = tmp_path / "other.yaml"
     other.write_text(SMOKE.read_text().replace("seed: 0", "seed: 5"))
@@ -302,7 +303,7 @@ def test_a_new_run_records_its_kind_and_refuses_a_folder_holding_a_run(tmp_path:
     cfg, run = prepare_run(rllib_ppo.RLLIB_RUN, str(SMOKE), str(tmp_path / "run"), False)
     assert yaml.safe_load((run / "config.yaml").read_text())["kind"] == "rllib" == cfg.kind
     (run / "checkpoints" / "iter_000001").mkdir(parents=True)
-    (run / "checkpoints" / "iter_000001" / rllib_ppo.STATE_FILE).write_text("{}")
+    (run / "checkpoints" / "iter_000001" / STATE_FILE).write_text("{}")
     with pytest.raises(RunFolderError, match="already holds a run"):
         prepare_run(rllib_ppo.RLLIB_RUN, str(SMOKE), str(run), False)
 

@@ -66,7 +66,7 @@ def test_an_iteration_trainers_record_is_the_ppo_trainers(tmp_path: Path) -> Non
 
     ppo = EvalHistory(cfg, tmp_path / "ppo", log)
     (tmp_path / "ppo").mkdir()
-    ppo.record(Model(), fields["eval"], 6, final=True)
+    ppo.add(fields["eval"], 6, final=True, timesteps=Model.num_timesteps)
     ppo_row = ppo.rows[0]
     drop = ("minutes", "timesteps", "iteration")
     assert {k: v for k, v in row.items() if k not in drop} == {
@@ -96,7 +96,6 @@ def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) ->
     from agents.batched import load_batch
     from train.rllib.config import load_rllib_config
     from train.rllib.env import observation_space
-    from train.rllib.evaluation import evaluate_module
     from train.rllib.export import export_bot
 
     cfg = load_rllib_config(REPO / "configs" / "smoke_rllib.yaml")
@@ -105,14 +104,14 @@ def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) ->
         {"encoder": "structured", "hidden": [16], "slot_hidden": [8]},
         {"encoder": "mlp", "hidden": [16]},
     ):
-        from train.rllib.module import MaskedActorCritic
+        from train.rllib.module import MaskedActorCritic, batch_player
 
         module = MaskedActorCritic(
             observation_space=observation_space(features=True),
             action_space=gym.spaces.Discrete(14),
             model_config=model_config,
         )
-        ours = evaluate_module(module, cfg, ["heuristic"], 6, 5)
+        ours = evaluate_against(batch_player(module), cfg, ["heuristic"], 6, 5)
         onnx_path, _ = export_bot(module, tmp_path / model_config["encoder"], cfg)
         bot = load_batch(str(onnx_path), cfg.num_players)
         assert ours == evaluate_against(bot, cfg, ["heuristic"], 6, 5), model_config

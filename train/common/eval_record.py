@@ -112,6 +112,22 @@ class EvalCurve:
         self.rows.append(history_row(results, minutes, rounds, final=final, **steps))
         write_history(self.run_dir, self.rows)
 
+    def run(
+        self, player: Any, section: Any, final: bool = False, log: Any = None, **steps: Any
+    ) -> dict[str, Any]:
+        """``section``'s evaluation (the config's ``eval`` or ``final_eval``: its opponents, rounds
+        and seed) of a batch policy (``train.common.evaluation.evaluate_against``) and its row;
+        the final one also writes ``final_eval.json``. ``log``: a run log to show progress in."""
+        from train.common.evaluation import evaluate_against
+
+        results = evaluate_against(
+            player, self.cfg, section.opponents, section.rounds, section.seed, log
+        )
+        if final:
+            write_final(self.run_dir, results)
+        self.add(results, section.rounds, final, **steps)
+        return results
+
 
 def write_iteration_record(
     run_dir: Path, history: list[dict[str, Any]], rounds: int, seed: int, iterations: int

@@ -197,11 +197,15 @@ def export_module(
     training: dict[str, Any] | None = None,
     check: int = 300,
     stem: str = "bot",
+    reference: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    what: str = "policy",
 ) -> tuple[Path, Path]:
     """Write ``stem.onnx`` + ``stem.json`` for a torch module ``(obs, mask) -> (action, logits)``.
 
     For networks that are not a plain MLP (``train.value.network.OnePlyPolicy``): the graph is traced
-    by torch's TorchScript exporter, then checked action for action against the module itself.
+    by torch's TorchScript exporter, then checked action for action against the module itself and,
+    when the policy plays through another path (an RLlib module's ``forward_inference``), against
+    ``reference`` too (``what`` names it), before anything is written.
     """
     import io
     import warnings
@@ -241,4 +245,6 @@ def export_module(
             return module(torch.as_tensor(obs), torch.as_tensor(masks))[0].numpy()
 
     verify_export(onnx_bytes, module_actions, num_players, rules, check, "torch policy")
+    if reference is not None:
+        verify_export(onnx_bytes, reference, num_players, rules, check, what)
     return write_bot(onnx_bytes, out_dir, num_players, rules, evaluation, training, check, stem)

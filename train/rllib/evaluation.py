@@ -9,17 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from train.common.eval_record import EvalCurve, read_history, write_history
-from train.common.evaluation import describe_eval, evaluate_against
-from train.rllib.config import RLlibConfig
-
-
-def evaluate_module(
-    module: Any, cfg: RLlibConfig, opponents: list[str], rounds: int, seed: int, log: Any = None
-) -> dict[str, Any]:
-    """The module's deterministic policy in duplicate rounds against ``opponents``."""
-    from train.rllib.module import batch_player  # imports ray: not before the run configured it
-
-    return evaluate_against(batch_player(module), cfg, opponents, rounds, seed, log)
+from train.common.evaluation import describe_eval
 
 
 class EvalHistory(EvalCurve):
@@ -37,19 +27,20 @@ class EvalHistory(EvalCurve):
         write_history(self.run_dir, kept)
         super().resume(kept)
 
-    def evaluate(self, algo: Any, writer: Any, state: dict[str, Any]) -> None:
-        """The periodic check: the ``main`` module in duplicate rounds against
-        ``eval.opponents``, a row, TensorBoard, a line."""
-        cfg = self.cfg
-        module = algo.get_module(cfg.learner_module)
-        results = evaluate_module(module, cfg, cfg.eval.opponents, cfg.eval.rounds, cfg.eval.seed)
-        self.record(results, cfg.eval.rounds, state)
-        for opp, res in results.items():
-            writer.add_scalar(f"eval/win_rate_vs_{opp}", res["win_rate"], state["env_steps"])
-        self.log.info(f"eval ({cfg.eval.rounds} duplicate rounds each): {describe_eval(results)}")
+    def evaluate(self, algo: Any, writer: Any, state: dict[str, Any], final: bool = False) -> Any:
+        """The periodic check (``eval``) or, with ``final``, the final one (``final_eval``, also
+        ``final_eval.json``): the ``main`` module in duplicate rounds against the section's
+        opponents, a row of ``eval_history.json``, TensorBoard, a line; the results."""
+        from train.rllib.module import batch_player  # imports ray: not before the run set it up
 
-    def record(
-        self, results: dict[str, Any], rounds: int, state: dict[str, Any], final: bool = False
-    ) -> None:
-        """A row of ``eval_history.json`` (``train.common.eval_record``)."""
-        self.add(results, rounds, final, timesteps=state["env_steps"], iteration=state["iteration"])
+        section, tag = (self.cfg.final_eval, "final") if final else (self.cfg.eval, "eval")
+        player = batch_player(algo.get_module(self.cfg.learner_module))
+        steps = {"timesteps": state["env_steps"], "iteration": state["iteration"]}
+        results = self.run(player, section, final, **steps)
+        for opp, res in results.items():
+            writer.add_scalar(
+                f"{tag}/win_rate_vs_{opp}", res["win_rate"], 0 if final else state["env_steps"]
+            )
+        label = "final eval" if final else "eval"
+        self.log.info(f"{label} ({section.rounds} duplicate rounds each): {describe_eval(results)}")
+        return results

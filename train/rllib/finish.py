@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from train.common.eval_record import read_history, write_final
-from train.common.evaluation import describe_eval
+from train.common.eval_record import read_history
 from train.rllib.config import RLlibConfig
-from train.rllib.evaluation import EvalHistory, evaluate_module
+from train.rllib.evaluation import EvalHistory
 from train.rllib.export import export_bot
 
 
@@ -29,14 +28,7 @@ def finish_run(
     onnx_path, json_path = export_bot(module, run_dir, cfg, None, training)
     evaluation: dict[str, Any] = {}
     if cfg.final_eval.rounds:  # also after Ctrl-C, as train/ppo.py (a second one aborts)
-        fe = cfg.final_eval
-        results = evaluate_module(module, cfg, fe.opponents, fe.rounds, fe.seed)
-        write_final(run_dir, results)
-        evals.record(results, fe.rounds, state, final=True)  # the curve ends with it
-        evaluation["final_eval"] = results
-        for opp, res in results.items():
-            writer.add_scalar(f"final/win_rate_vs_{opp}", res["win_rate"], 0)
-        log.info(f"final eval ({fe.rounds} duplicate rounds each): {describe_eval(results)}")
+        evaluation["final_eval"] = evals.evaluate(algo, writer, state, final=True)
     history = read_history(run_dir)
     if history:
         evaluation["eval_history"] = history

@@ -30,8 +30,9 @@ def final_evaluation(
 class EvalHistory(EvalCurve):
     """A run's evaluation record as it grows (eval_history.json): the periodic checks against
     ``eval.opponents`` and the final evaluation, each a row with steps, wall-clock minutes (the
-    earlier sessions' too, on resume) and win rates with 95% intervals; ``resume`` continues the
-    rows a checkpoint holds."""
+    earlier sessions' too, on resume) and win rates with 95% intervals (2 players: the learner's
+    against each opponent; 3-4 players, one table: ``learner`` and each opponent's own);
+    ``resume`` continues the rows a checkpoint holds."""
 
     def evaluate(self, model: Any, cb: Any) -> None:
         """Duplicate rounds against ``eval.opponents``: a line, a history row, TensorBoard."""
@@ -39,31 +40,15 @@ class EvalHistory(EvalCurve):
 
         cfg = self.cfg
         t0 = time.time()
-        results = evaluate_against(
-            make_snapshot(model, "eval"),
-            cfg,
-            cfg.eval.opponents,
-            cfg.eval.rounds,
-            cfg.eval.seed,
-            self.log,
-        )
-        steps = int(model.num_timesteps)
-        self.record(model, results, cfg.eval.rounds)
+        player = make_snapshot(model, "eval")
+        results = self.run(player, cfg.eval, log=self.log, timesteps=int(model.num_timesteps))
         if cb is not None:
             for opp, res in results.items():
                 cb.logger.record(f"eval/win_rate_vs_{opp}", res["win_rate"])
         self.log.info(
-            f"eval at {steps:,} env steps ({cfg.eval.rounds:,} duplicate rounds, "
-            f"{time.time() - t0:.0f} s): {describe_eval(results)}"
+            f"eval at {int(model.num_timesteps):,} env steps ({cfg.eval.rounds:,} duplicate "
+            f"rounds, {time.time() - t0:.0f} s): {describe_eval(results)}"
         )
-
-    def record(self, model: Any, results: dict[str, Any], rounds: int, final: bool = False) -> None:
-        """A row of eval_history.json.
-
-        2 players: the learner's win rate against each opponent, under the opponent's name. 3-4
-        players (one table): ``learner`` and each opponent's own win rate at that table.
-        """
-        self.add(results, rounds, final, timesteps=int(model.num_timesteps))
 
     def final(self, model: Any) -> None:
         """The final evaluation (final_eval.json), also the last row of the learning curve."""
@@ -74,7 +59,7 @@ class EvalHistory(EvalCurve):
             f"final evaluation: {cfg.final_eval.rounds:,} duplicate rounds against "
             f"{', '.join(cfg.final_eval.opponents)}"
         )
-        results = final_evaluation(model, cfg, self.run_dir, self.log)
+        player = make_snapshot(model, "final")
+        steps = int(model.num_timesteps)
+        results = self.run(player, cfg.final_eval, True, self.log, timesteps=steps)
         self.log.info(f"final evaluation: {describe_eval(results)}")
-        # the learning curve ends with it (eval_history.json: the run's whole evaluation record)
-        self.record(model, results, cfg.final_eval.rounds, final=True)
