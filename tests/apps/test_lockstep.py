@@ -185,3 +185,13 @@ def test_fewer_tables_where_the_bot_objects_do_not_fit(tmp_path):
 def test_tables_must_be_a_positive_integer(tables):
     with pytest.raises(ValueError, match="tables must be a positive integer"):
         SandboxedBot("x:Bot", ".", tables=tables)
+
+
+def test_the_league_refuses_no_tables(tmp_path, capsys):
+    from racko_apps.league import main
+
+    with pytest.raises(SystemExit) as stop:
+        main([str(tmp_path), "--tables", "0"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == "racko league: error: --tables must be positive"
