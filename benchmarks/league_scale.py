@@ -9,9 +9,10 @@ Submission ``s_NNN.py`` is the expert bot that plays a random legal move with pr
 ``NNN / (N - 1)`` (``s_000`` is the expert itself, the last one plays at random), each a file
 ``racko new-bot`` could have written: it plays sandboxed like any student's bot. The true order
 is known, so the league's ranking can be checked: the script prints the wall time, the pairings
-played, the rounds per second, the CPU seconds the league and its processes used (what the
-league costs, whatever else the machine was doing), how sure the ratings are (from league.json) and the Spearman rank
-correlation between the league's order and the true one (docs/coursework.md).
+played, the rounds per second, the CPU seconds of the league and of the processes it reaped
+(not those inside isolated sandboxes: a cgroup's ``cpuacct.usage`` counts them), how sure the
+ratings are (from league.json) and the Spearman rank correlation between the league's order and
+the true one (docs/coursework.md).
 """
 
 from __future__ import annotations
@@ -86,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     start, cpu0 = time.perf_counter(), os.times()
     code = league_main([str(args.folder), *args.league_args])
     seconds, cpu1 = time.perf_counter() - start, os.times()
-    # CPU of the league, its workers and their sandboxes (all reaped by now): on a shared machine
-    # the wall time says how busy it was, this what the league itself cost
+    # CPU of the league and of the processes it reaped (its workers, bwrap's outer processes).
+    # Not of what ran inside an isolated sandbox: those processes end with their PID namespace
+    # and are reaped by no one who counts them; a cgroup's cpuacct.usage counts everything
+    # (docs/coursework.md measures the whole league so)
     cpu = sum(cpu1[:4]) - sum(cpu0[:4])
     report = json.loads((args.folder / "league.json").read_text())
     order = [b["name"] for b in report["bots"]]
@@ -98,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         "pairings": len(report["pairings"]),
         "rounds": rounds,
         "rounds_per_second": round(rounds / seconds, 2) if seconds else None,
-        "cpu_seconds": round(cpu, 1),
-        "cpu_seconds_per_pairing": round(cpu / len(report["pairings"]), 3)
+        "cpu_seconds_reaped": round(cpu, 1),
+        "cpu_seconds_reaped_per_pairing": round(cpu / len(report["pairings"]), 3)
         if report["pairings"]
         else None,
         "load_average_1min_at_end": round(os.getloadavg()[0], 1),
