@@ -84,11 +84,13 @@ def test_same_seed_same_episodes() -> None:
     ("num_players", "reward", "episode", "rules"),
     [
         (2, "win", "round", {}),
-        (2, "score", "round", {}),
-        (3, "win", "round", {}),
+        pytest.param(2, "score", "round", {}, marks=pytest.mark.slow),
+        pytest.param(3, "win", "round", {}, marks=pytest.mark.slow),
         (4, "score", "round", {"partners": True}),
-        (2, "score", "game", {"target_score": 150}),
-        (3, "win", "game", {"target_score": 120}),
+        # whole games of random play (about 8,000 steps each): the quick subset has game
+        # episodes in test_view_equals_reference, against the view over the AEC env
+        pytest.param(2, "score", "game", {"target_score": 150}, marks=pytest.mark.slow),
+        pytest.param(3, "win", "game", {"target_score": 120}, marks=pytest.mark.slow),
     ],
 )
 def test_reward_delivery_matches_aec(num_players, reward, episode, rules) -> None:
