@@ -311,16 +311,19 @@ def _play_both(kwargs: dict, seed: int, steps: int, illegal_every: int = 0) -> i
 @pytest.mark.parametrize(
     ("kwargs", "seed"),
     [
-        ({"num_players": 2, "opponents": ["random", "heuristic"]}, 0),
+        pytest.param(  # quick: the other 2-player cases
+            {"num_players": 2, "opponents": ["random", "heuristic"]}, 0, marks=pytest.mark.slow
+        ),
         ({"num_players": 3, "opponents": ["random", "heuristic"], "opponent_weights": [1, 3]}, 1),
         ({"num_players": 4, "opponents": ["random"], "reward": "score", "partners": True}, 2),
         (
             {"num_players": 2, "opponents": ["random"], "reward": "score", "episode": "game"},
             3,
         ),
-        (
+        pytest.param(  # quick: the 2-player game above
             {"num_players": 3, "opponents": ["heuristic", "random"], "episode": "game"},
             4,
+            marks=pytest.mark.slow,
         ),
         ({"num_players": 2, "opponents": ["random"], "seat": 1, "observation_version": 1}, 5),
         ({"num_players": 2, "opponents": ["random"], "empty_pile": "flip", "turn_limit": 30}, 6),
