@@ -92,3 +92,10 @@ def can_isolate() -> bool:
     from racko_apps.sandbox import isolation_available
 
     return isolation_available() or os.environ.get("RACKO_REQUIRE_ALL") == "1"
+
+
+def pytest_collection_modifyitems(config, items):
+    """The slow tests first (in their order), then the others: pytest-xdist hands tests out in
+    this order, so the full suite does not end with one core on a long test and the other idle.
+    The quick subset (``-m "not slow"``) is unchanged."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

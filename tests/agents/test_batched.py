@@ -22,14 +22,20 @@ from agents.obs import decode
 from racko_env.vector import VectorRacko
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("num_players", [2, pytest.param(3, marks=pytest.mark.slow), 4])
 def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> None:
     v = VectorRacko(48, num_players, seed=num_players, turn_limit=120, empty_pile="flip")
     assert_batch_decides_like(BatchHeuristic(), HeuristicBot(num_players), v, 250, 0.5, seed=1)
 
 
 @pytest.mark.parametrize(
-    "num_players,options", [(2, {}), (2, {"empty_pile": "flip"}), (3, {}), (4, {"partners": True})]
+    "num_players,options",
+    [
+        pytest.param(2, {}, marks=pytest.mark.slow),  # the quick subset: 2 players with flip
+        (2, {"empty_pile": "flip"}),
+        pytest.param(3, {}, marks=pytest.mark.slow),  # and 4 with partners
+        (4, {"partners": True}),
+    ],
 )
 def test_batch_expert_decides_like_the_expert_bot(num_players: int, options: dict) -> None:
     v = VectorRacko(40, num_players, seed=num_players, turn_limit=100, **options)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from racko_apps.grade import grade, load_rubric
 from racko_apps.league import find_bots, run_league
 from racko_apps.new_bot import main, write_bot
@@ -42,6 +44,7 @@ def test_a_broken_function_forfeits_like_a_broken_class(tmp_path, can_isolate):
     assert any("ZeroDivisionError" in line for line in report["failures"])
 
 
+@pytest.mark.slow  # a whole league; quick: the grade tests above
 def test_the_league_plays_a_function_beside_a_class(tmp_path, can_isolate):
     write_bot("klass", tmp_path)
     write_bot("fun", tmp_path, kind="function")

@@ -26,6 +26,7 @@ def rows(db: Path) -> dict[tuple[str, str], str]:
         }
 
 
+@pytest.mark.slow  # two leagues; quick: test_a_changed_bot_is_a_new_bot
 def test_adding_a_bot_plays_only_its_new_pairings(tmp_path, can_isolate):
     write_bot("alpha", tmp_path)
     write_bot("beta", tmp_path)

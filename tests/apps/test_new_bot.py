@@ -107,6 +107,7 @@ def test_shipped_bots_load_by_name():
         agents.load("racko_9p")
 
 
+@pytest.mark.slow  # four commands; quick: the installed script ignores a student's train.py
 def test_racko_commands_work_from_a_folder_with_a_students_train_and_agents(tmp_path, can_isolate):
     """A student's own train.py and agents.py must not replace the toolkit's packages."""
     for name in ("train", "agents", "racko_env"):

@@ -183,6 +183,11 @@ def test_scoring_is_explained_with_the_engine_figures():
 # ------------------------------------------------------------------------- whole games, piped
 
 
+# The tests of one module fixture run on one xdist worker (--dist loadgroup), so that the game is
+# played once, not once per worker.
+ON_ONE_WORKER = pytest.mark.xdist_group("test_play.full_game")
+
+
 @pytest.fixture(scope="module")
 def full_game() -> subprocess.CompletedProcess:
     """A whole 2-player game to 500 against heuristic, with bad input first."""
@@ -190,6 +195,7 @@ def full_game() -> subprocess.CompletedProcess:
     return play("--seed", "3", "--bots", "heuristic", stdin=bad + DRAW_AND_DISCARD)
 
 
+@ON_ONE_WORKER
 def test_a_full_game_to_500_finishes_with_winner_and_totals(full_game):
     out = full_game.stdout
     assert full_game.returncode == 0, full_game.stderr
@@ -199,6 +205,7 @@ def test_a_full_game_to_500_finishes_with_winner_and_totals(full_game):
     assert out.count("went Rack-O!") >= 500 // 75
 
 
+@ON_ONE_WORKER
 def test_bad_input_is_explained_and_asked_again(full_game):
     out = full_game.stdout
     for says in (
@@ -216,6 +223,7 @@ def test_bad_input_is_explained_and_asked_again(full_game):
     assert re.search(r"You took the \d+ from the discard pile into slot 5, discarding", out)
 
 
+@ON_ONE_WORKER
 def test_the_screen_shows_what_the_human_may_know(full_game):
     out = full_game.stdout
     first = screens(out)[1]
@@ -238,6 +246,7 @@ def test_the_screen_shows_what_the_human_may_know(full_game):
     assert len(screens(out)) > 50
 
 
+@ON_ONE_WORKER
 def test_end_of_round_reveals_every_rack_and_explains_the_score(full_game):
     out = full_game.stdout
     reveal = out.split("Round 1 over:")[1].split("Totals:")[0]

@@ -11,7 +11,9 @@ Each document's blocks run in a fresh temporary folder that looks like the repos
 ``python train/evaluate.py ...`` work as a reader types them, while whatever they write
 (``out.json``, ``runs/``) lands in the temporary folder. The blocks run top to bottom, as a reader
 meets them: a ``file=`` block is saved when it is reached, so a block cannot use a file that the
-page defines further down. Only quick blocks are marked: no long training.
+page defines further down. Only quick blocks are marked: no long training. A page with a block
+marked for longer than the default limit (``timeout=600``: a short training) is marked ``slow``:
+the quick subset (``-m "not slow"``) leaves it to the full suite.
 """
 
 from __future__ import annotations
@@ -147,7 +149,15 @@ def run_block(block: Block, root: Path, env: dict[str, str]) -> None:
     )
 
 
-@pytest.mark.parametrize("doc", MARKED, ids=lambda d: str(d.relative_to(REPO)))
+def _doc_param(doc: Path):
+    """A page with a block marked for more than the default limit (a short training) is slow."""
+    slow = any(b.timeout > DEFAULT_TIMEOUT for b in ALL[doc] if b.file is None)
+    return pytest.param(doc, marks=[pytest.mark.slow] if slow else [])
+
+
+@pytest.mark.parametrize(
+    "doc", [_doc_param(d) for d in MARKED], ids=lambda d: str(d.relative_to(REPO))
+)
 def test_runnable_blocks_run(doc: Path, tmp_path: Path) -> None:
     root = repo_like_folder(tmp_path)
     # `python` and the installed `racko` command are the ones of this interpreter; imports come

@@ -180,6 +180,8 @@ def test_observations_hold_no_private_information_of_others(options, seed, game_
         game.apply(chooser.choice(game.legal_actions()))
 
 
+# 14 deep copies of the env a step; test_racko_v0's mask and illegal-action tests are quick
+@pytest.mark.slow
 @COPY_SETTINGS
 @given(options=rules_options(max_turns=12), seed=SEEDS, episode=st.sampled_from(["round", "game"]))
 def test_raw_env_accepts_exactly_the_masked_actions(options, seed, episode) -> None:

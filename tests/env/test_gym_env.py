@@ -84,11 +84,13 @@ def test_same_seed_same_episodes() -> None:
     ("num_players", "reward", "episode", "rules"),
     [
         (2, "win", "round", {}),
-        (2, "score", "round", {}),
-        (3, "win", "round", {}),
+        pytest.param(2, "score", "round", {}, marks=pytest.mark.slow),
+        pytest.param(3, "win", "round", {}, marks=pytest.mark.slow),
         (4, "score", "round", {"partners": True}),
-        (2, "score", "game", {"target_score": 150}),
-        (3, "win", "game", {"target_score": 120}),
+        # whole games of random play (about 8,000 steps each): the quick subset has game
+        # episodes in test_view_equals_reference, against the view over the AEC env
+        pytest.param(2, "score", "game", {"target_score": 150}, marks=pytest.mark.slow),
+        pytest.param(3, "win", "game", {"target_score": 120}, marks=pytest.mark.slow),
     ],
 )
 def test_reward_delivery_matches_aec(num_players, reward, episode, rules) -> None:
@@ -309,16 +311,19 @@ def _play_both(kwargs: dict, seed: int, steps: int, illegal_every: int = 0) -> i
 @pytest.mark.parametrize(
     ("kwargs", "seed"),
     [
-        ({"num_players": 2, "opponents": ["random", "heuristic"]}, 0),
+        pytest.param(  # quick: the other 2-player cases
+            {"num_players": 2, "opponents": ["random", "heuristic"]}, 0, marks=pytest.mark.slow
+        ),
         ({"num_players": 3, "opponents": ["random", "heuristic"], "opponent_weights": [1, 3]}, 1),
         ({"num_players": 4, "opponents": ["random"], "reward": "score", "partners": True}, 2),
         (
             {"num_players": 2, "opponents": ["random"], "reward": "score", "episode": "game"},
             3,
         ),
-        (
+        pytest.param(  # quick: the 2-player game above
             {"num_players": 3, "opponents": ["heuristic", "random"], "episode": "game"},
             4,
+            marks=pytest.mark.slow,
         ),
         ({"num_players": 2, "opponents": ["random"], "seat": 1, "observation_version": 1}, 5),
         ({"num_players": 2, "opponents": ["random"], "empty_pile": "flip", "turn_limit": 30}, 6),

@@ -17,10 +17,24 @@ OPTION_SETS = [
 ]
 
 
+# Whole games of random play are long: the quick subset (pytest -m "not slow") checks the game
+# view with two of the option sets (2 and 4 players); the full suite with all of them.
+QUICK_GAMES = (OPTION_SETS[1], OPTION_SETS[3])
+
+
 @pytest.mark.parametrize(
-    "options", OPTION_SETS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items())
+    ("options", "episode"),
+    [
+        pytest.param(
+            options,
+            episode,
+            id="-".join([episode, *(f"{k}={v}" for k, v in options.items())]),
+            marks=() if episode == "round" or options in QUICK_GAMES else pytest.mark.slow,
+        )
+        for episode in ("round", "game")
+        for options in OPTION_SETS
+    ],
 )
-@pytest.mark.parametrize("episode", ["round", "game"])
 def test_incremental_views_match_full_encode(options, episode):
     env = racko_v1.raw_env(episode=episode, target_score=150, **options)
     rng = random.Random(7)

@@ -92,6 +92,11 @@ def _ids(cfg: dict) -> str:
     return "-".join(f"{k}={v}" for k, v in cfg.items())
 
 
+# The quick subset (pytest -m "not slow") runs three of the configs, one per player count and
+# together every rules option; the full suite runs them all.
+QUICK = (CONFIGS[3], CONFIGS[8], CONFIGS[13])
+
+
 def choose(obs: np.ndarray, masks: np.ndarray, num_cards: int, rng: np.random.Generator):
     """A mix of zone play (reaches Rack-O) and random legal moves (reaches everything else)."""
     k = len(obs)
@@ -185,7 +190,11 @@ def run_lockstep(cfg: dict, num_games: int, steps: int, seed: int) -> dict:
     return stats
 
 
-@pytest.mark.parametrize("cfg", CONFIGS, ids=_ids)
+@pytest.mark.parametrize(
+    "cfg",
+    [pytest.param(c, marks=() if c in QUICK else pytest.mark.slow) for c in CONFIGS],
+    ids=_ids,
+)
 def test_differential_against_reference(cfg: dict) -> None:
     # 80 games x 500 steps per config: about 2,500 episodes over all configs.
     stats = run_lockstep(cfg, num_games=80, steps=500, seed=len(_ids(cfg)))

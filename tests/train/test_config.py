@@ -164,12 +164,16 @@ def test_empty_duplicate_and_non_utf8_config_files_are_refused(
 
 @pytest.mark.parametrize(
     ("script", "text"),
-    [
+    [  # a process each (the imports of a trainer): the quick subset runs one per script
         ("train/ppo.py", "seed: 1\nseed: 2\n"),
-        ("train/ppo.py", "# nothing\n"),
-        ("train/ppo.py", "final_eval: {opponents: [heuristc]}\n"),
+        pytest.param("train/ppo.py", "# nothing\n", marks=pytest.mark.slow),
+        pytest.param(
+            "train/ppo.py", "final_eval: {opponents: [heuristc]}\n", marks=pytest.mark.slow
+        ),
         ("train/value_iteration.py", "kind: value\nopponent: randm\n"),
-        ("train/value_iteration.py", "kind: value\nseed: '3'\n"),
+        pytest.param(
+            "train/value_iteration.py", "kind: value\nseed: '3'\n", marks=pytest.mark.slow
+        ),
     ],
 )
 def test_cli_config_errors_are_one_line_without_a_traceback(

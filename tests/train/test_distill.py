@@ -53,6 +53,7 @@ def test_collect_plays_the_player_and_records_the_teacher():
     assert np.array_equal(again[0], obs) and np.array_equal(again[2], labels)
 
 
+@pytest.mark.slow  # a training run; quick: the config and collection tests
 def test_smoke_run_trains_exports_and_plays_legally(tmp_path):
     import agents
     from train.export import export_run

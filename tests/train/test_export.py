@@ -31,6 +31,9 @@ from train.sb3.selfplay import snapshot_from_model
 
 REPO = Path(__file__).resolve().parents[2]
 
+# One worker builds the module fixtures (--dist loadgroup), not each worker its own copy.
+pytestmark = pytest.mark.xdist_group("test_export")
+
 
 @pytest.fixture(scope="module")
 def model() -> MaskablePPO:

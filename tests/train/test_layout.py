@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 FRONT_DOORS = [
     "cleanrl_ppo",
@@ -159,6 +161,8 @@ def _import_each_alone(modules: list[str], preload: list[str] = PRELOAD) -> dict
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+# torch, Ray and the rest loaded, then a fork per module; the AST checks above are quick
+@pytest.mark.slow
 def test_each_train_module_imports_alone() -> None:
     """Each module of ``train`` imported first in a process of its own (one fork each)."""
     assert _import_each_alone(MODULES) == {}

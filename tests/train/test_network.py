@@ -86,6 +86,7 @@ def test_a_frozen_network_saves_and_loads_as_plain_arrays() -> None:
     assert isinstance(again.graph.policy, StructuredNetwork)
 
 
+@pytest.mark.slow  # a process that loads Ray
 def test_rllib_needs_no_stable_baselines3() -> None:
     """With stable-baselines3 and sb3-contrib blocked, the RLlib trainer's parts import, and its
     structured module is built, frozen into a league snapshot and exported."""

@@ -151,6 +151,8 @@ def test_structured_module_equals_the_sb3_structured_policy() -> None:
     assert sb3_state_dict(module).keys() == policy.state_dict().keys()
 
 
+# an export check and a process; quick: test_module_masks_and_export_matches, test_export
+@pytest.mark.slow
 def test_structured_export_plays_with_numpy_and_onnxruntime_only(tmp_path: Path) -> None:
     from train.rllib.export import export_bot
 

@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import numpy as np
@@ -266,13 +265,11 @@ def test_unreachable_address_is_one_line(tmp_path: Path) -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    start = time.monotonic()
-    result = _run(
+    result = _run(  # a hang is caught by _run's timeout, not by a measured time
         ["--config", str(SMOKE), "--out", str(tmp_path / "r"), "--address", f"127.0.0.1:{port}"],
         _env(tmp_path / "h"),
     )
     _one_line_error(result, f"cannot reach a Ray cluster at 127.0.0.1:{port}")
-    assert time.monotonic() - start < 120
 
 
 def test_resume_refuses_another_config_as_the_other_trainers_do(tmp_path: Path, capsys) -> None:

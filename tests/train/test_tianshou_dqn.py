@@ -107,7 +107,8 @@ def test_a_bad_number_is_one_line_before_anything_runs(capsys, args, message) ->
     assert err.count("\n") == 1
 
 
-@pytest.mark.parametrize("module", ["torch", "tianshou"])
+# a process each; the quick subset (torch missing) imports no heavy package before the error
+@pytest.mark.parametrize("module", ["torch", pytest.param("tianshou", marks=pytest.mark.slow)])
 def test_without_a_package_of_the_extra_the_extra_is_named(module: str) -> None:
     code = f"import sys; sys.modules[{module!r}] = None\nimport train.tianshou_dqn\n"
     out = subprocess.run(

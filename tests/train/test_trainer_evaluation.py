@@ -86,6 +86,7 @@ def test_rows_of_older_runs_without_the_results_still_make_the_record(tmp_path: 
     assert row["heuristic"] == 0.25 and row["heuristic_ci95"] == [0.1, 0.4] and row["final"]
 
 
+@pytest.mark.slow  # two exports and evaluations; quick: the record tests above
 def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) -> None:
     """The RLlib trainer's evaluation (the module frozen into a batch policy, no export, no
     per-game tournament) gives the numbers of the exported bot file on the same deals."""

@@ -220,12 +220,22 @@ def test_smoke_run_resumes_to_the_same_network_and_exports_a_playable_bot(tmp_pa
         agents.load(str(tmp_path / "whole" / "bot.onnx"), num_players=3, turn_limit=50)
 
 
-def test_resume_without_a_run_is_an_error(tmp_path):
-    out = _run("--resume", "--out", str(tmp_path / "nothing"), cwd=tmp_path)
+def _main(*args: str, capsys) -> subprocess.CompletedProcess:
+    """The front door's ``main`` in this process (test_config starts the script's process for a
+    bad config): its exit status and what it printed."""
+    from train import value_iteration
+
+    code = value_iteration.main(list(args))
+    printed = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, printed.out, printed.err)
+
+
+def test_resume_without_a_run_is_an_error(tmp_path, capsys):
+    out = _main("--resume", "--out", str(tmp_path / "nothing"), capsys=capsys)
     assert out.returncode != 0 and "config.yaml" in out.stderr
 
 
-def test_value_resume_refuses_a_different_config(tmp_path):
+def test_value_resume_refuses_a_different_config(tmp_path, capsys):
     config = REPO / "configs" / "smoke_value.yaml"
     run = tmp_path / "run"
     (run / "iterations").mkdir(parents=True)
@@ -233,6 +243,6 @@ def test_value_resume_refuses_a_different_config(tmp_path):
     (run / "iterations" / "iter_0.pt").write_bytes(b"")
     other = tmp_path / "other.yaml"
     other.write_text(config.read_text().replace("states: 3000", "states: 4000"))
-    out = _run("--resume", "--config", str(other), "--out", str(run), cwd=tmp_path)
+    out = _main("--resume", "--config", str(other), "--out", str(run), capsys=capsys)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "differs from the run's" in out.stderr and "states" in out.stderr

@@ -78,12 +78,18 @@ class RefGame:
 
 @pytest.mark.parametrize(
     "cfg",
-    [
-        dict(num_players=2, turn_limit=60),
+    [  # the quick subset (pytest -m "not slow"): a 2-player game and 4 players with partners
+        pytest.param(dict(num_players=2, turn_limit=60), marks=pytest.mark.slow),
         dict(num_players=2, reward="score", episode="game", target_score=150, turn_limit=70),
-        dict(num_players=3, reward="score", turn_limit=80, empty_pile="flip"),
+        pytest.param(
+            dict(num_players=3, reward="score", turn_limit=80, empty_pile="flip"),
+            marks=pytest.mark.slow,
+        ),
         dict(num_players=4, partners=True, turn_limit=80),
-        dict(num_players=3, episode="game", target_score=100, turn_limit=50, bonus=True),
+        pytest.param(
+            dict(num_players=3, episode="game", target_score=100, turn_limit=50, bonus=True),
+            marks=pytest.mark.slow,
+        ),
     ],
     ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()),
 )
@@ -239,6 +245,7 @@ def test_illegal_learner_action_is_an_error() -> None:
         env.step(np.array([5, 5]))
 
 
+@pytest.mark.slow  # a soak: 51,200 steps
 def test_memory_stays_flat_over_many_episodes() -> None:
     """No Python object accumulates per episode (benchmarks/train_speed.py measures bytes)."""
     env = RackoVecEnv(64, opponents=["random", "heuristic"], seed=0, turn_limit=12)

@@ -22,6 +22,9 @@ from train.sb3.warmstart import (  # noqa: E402
     warm_critic,
 )
 
+# One worker builds the module fixtures (--dist loadgroup), not each worker its own copy.
+pytestmark = pytest.mark.xdist_group("test_warmstart")
+
 
 @pytest.fixture(scope="module")
 def setup():
