@@ -8,10 +8,17 @@ with 2 players and at one table with 3-4, each result in the evaluation record's
 from __future__ import annotations
 
 import contextlib
+import time
+from pathlib import Path
 from typing import Any
 
 from train.common.config import GameConfig
-from train.common.eval_record import opponent_result
+from train.common.eval_record import (
+    history_row,
+    opponent_result,
+    write_final,
+    write_history,
+)
 
 
 def evaluate_against(
@@ -110,3 +117,41 @@ def evaluate_iteration(player: Any, cfg: Any, log: Any, iteration: int) -> dict[
         "win_rate": {opp: res["win_rate"] for opp, res in results.items()},
         "win_rate_ci95": {opp: list(res["ci95"]) for opp, res in results.items()},
     }
+
+
+class EvalCurve:
+    """A run's ``eval_history.json`` as it grows, for the trainers that evaluate while they train
+    (PPO, RLlib): a row per evaluation with the wall-clock minutes of the run so far (those of the
+    earlier sessions too, on resume)."""
+
+    def __init__(self, cfg: Any, run_dir: Path, log: Any) -> None:
+        self.cfg, self.run_dir, self.log = cfg, run_dir, log
+        self.rows: list[dict[str, Any]] = []
+        self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
+        self.t0 = time.monotonic()
+
+    def resume(self, rows: list[dict[str, Any]]) -> None:
+        """Continue the record ``rows`` (what the checkpoint resumed from left)."""
+        self.rows = rows
+        self.minutes_before = max((r.get("minutes", 0.0) for r in rows), default=0.0)
+
+    def add(self, results: dict[str, Any], rounds: int, final: bool = False, **steps: Any) -> None:
+        """The row of one evaluation (``history_row``; ``steps``: its ``timesteps`` and/or
+        ``iteration``), and the file rewritten."""
+        minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
+        self.rows.append(history_row(results, minutes, rounds, final=final, **steps))
+        write_history(self.run_dir, self.rows)
+
+    def run(
+        self, player: Any, section: Any, final: bool = False, log: Any = None, **steps: Any
+    ) -> dict[str, Any]:
+        """``section``'s evaluation (the config's ``eval`` or ``final_eval``: its opponents, rounds
+        and seed) of a batch policy (``evaluate_against``) and its row;
+        the final one also writes ``final_eval.json``. ``log``: a run log to show progress in."""
+        results = evaluate_against(
+            player, self.cfg, section.opponents, section.rounds, section.seed, log
+        )
+        if final:
+            write_final(self.run_dir, results)
+        self.add(results, section.rounds, final, **steps)
+        return results

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from train.common.eval_record import EvalCurve, read_history, write_history
-from train.common.evaluation import describe_eval
+from train.common.eval_record import read_history, write_history
+from train.common.evaluation import EvalCurve, describe_eval
 
 
 class EvalHistory(EvalCurve):

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from train.common.config import TrainConfig
-from train.common.eval_record import EvalCurve, write_final
-from train.common.evaluation import describe_eval, evaluate_against
+from train.common.eval_record import write_final
+from train.common.evaluation import EvalCurve, describe_eval, evaluate_against
 from train.sb3.model import make_snapshot
 
 __all__ = ["EvalHistory", "describe_eval", "evaluate_against", "final_evaluation"]
