@@ -127,6 +127,7 @@ def test_racko_commands_work_from_a_folder_with_a_students_train_and_agents(tmp_
     assert tr.returncode == 0 and "--config" in tr.stdout, tr.stderr
 
 
+@pytest.mark.slow  # three commands in fresh processes; the layer test checks the imports
 def test_evaluate_grade_and_league_need_no_torch(tmp_path, can_isolate):
     """Coursework machines may have no torch: the front ends must not import it."""
     write_bot("solo", tmp_path)

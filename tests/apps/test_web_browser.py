@@ -146,6 +146,7 @@ def check_bot_moves_match_python(page: object, players: int) -> int:
     return len(decisions)
 
 
+@pytest.mark.slow  # whole rounds in the browser; the quick subset keeps the page's cheaper checks
 @pytest.mark.parametrize("players", [2, 3])
 def test_person_plays_whole_rounds_against_the_shipped_bot(
     page: object, server: str, players: int
@@ -292,6 +293,7 @@ def test_a_bot_returning_an_illegal_action_pauses_the_game_with_a_message(
     assert page.locator("#draw-pile").is_disabled() and page.locator("#hint").is_disabled()
 
 
+@pytest.mark.slow  # games to the end under each rules option; tests/apps/test_web_traces.py holds the JS engine equal to Python
 @pytest.mark.parametrize(
     ("players", "options", "bot"),
     [
