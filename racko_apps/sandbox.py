@@ -620,12 +620,7 @@ class SandboxedBot(Bot):
             now = time.monotonic()
             clocks[table] -= now - began
             began = now
-            try:
-                reply = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                self._fail("garbage", f"wrote {_shorten(line)} where a reply was expected")
-            if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
-                self._fail("garbage", f"wrote {_shorten(line)} where a reply was expected")
+            reply = self._parse(line)
             if reply.get("table") != table:  # the child itself failed (memory, an exit)
                 kind = str(reply.get("kind", "crash")) if not reply["ok"] else "garbage"
                 self._fail(kind, str(reply.get("error", "answered another table's request")))
@@ -772,15 +767,21 @@ class SandboxedBot(Bot):
         # its turn is over: an isolated bot's processes (and threads) are stopped until its next
         # request, so nothing it left running competes for the CPU with the bot whose turn it is
         self._signal_all(signal.SIGSTOP)
+        reply = self._parse(line)
+        if not reply["ok"]:
+            kind = str(reply.get("kind", "crash"))
+            self._fail("start" if starting and kind == "crash" else kind, str(reply.get("error")))
+        return reply
+
+    def _parse(self, line: bytes) -> dict[str, Any]:
+        """A reply line as a dict with a boolean ``ok``; anything else is garbage (the child is
+        killed)."""
         try:
             reply = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError):
             self._fail("garbage", f"wrote {_shorten(line)} where a reply was expected")
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
             self._fail("garbage", f"wrote {_shorten(line)} where a reply was expected")
-        if not reply["ok"]:
-            kind = str(reply.get("kind", "crash"))
-            self._fail("start" if starting and kind == "crash" else kind, str(reply.get("error")))
         return reply
 
     def _read_line(
