@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agents.base import Bot
-from racko_apps.sandbox import MASK_DTYPE, OBS_DTYPE, BotFailureError, SandboxedBot, _pack
+from racko_apps.sandbox import BotFailureError, SandboxedBot, act_request
 from racko_eval import BotError, DealPlayer, GameRecorder, IllegalActionError, TableSetup
 from racko_eval.tournament import Ask
 
@@ -57,14 +57,7 @@ class TableBot(Bot):
     def request(self, observation: Any) -> list[dict[str, Any]]:
         """What is queued for this table, then its move for ``observation``."""
         items, self.pending = self.pending, []
-        items.append(
-            {
-                "table": self.table,
-                "cmd": "act",
-                "observation": _pack(observation["observation"], OBS_DTYPE),
-                "action_mask": _pack(observation["action_mask"], MASK_DTYPE),
-            }
-        )
+        items.append(act_request(observation, table=self.table))
         return items
 
     def act(self, observation: Any) -> int:
@@ -135,12 +128,6 @@ def play_lockstep(setup: TableSetup, jobs: list[Job], book: _Book, tables: int) 
             except StopIteration as done:
                 live.pop(t)
                 book.finish(r.order, r.job, done.value, recorder=r.recorder)
-                if not start(t):
-                    return
-                action = None
-                continue
-            except BotFailureError as err:  # an in-process bot's seed or reset
-                lose(t, book.culprit(err, r.job[3]), err.reason)
                 if not start(t):
                     return
                 action = None

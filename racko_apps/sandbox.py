@@ -72,6 +72,26 @@ def _pack(values: Any, dtype: np.dtype) -> str:
     return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
 
 
+def act_request(observation: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
+    """An ``act`` request for ``observation``: its arrays' bytes, base64 in the JSON line (exact,
+    and a tenth of the cost of a list of floats to write and to read back; the protocol's cost
+    is per move). ``fields``: more of the request (a table's number)."""
+    return {
+        **fields,
+        "cmd": "act",
+        "observation": _pack(observation["observation"], OBS_DTYPE),
+        "action_mask": _pack(observation["action_mask"], MASK_DTYPE),
+    }
+
+
+def _reply_action(reply: Mapping[str, Any]) -> tuple[int | None, str]:
+    """An act reply's action, or None and why it is not one."""
+    action = reply.get("action")
+    if isinstance(action, bool) or not isinstance(action, int):
+        return None, f"returned {reply.get('shown') or repr(action)}, not an action id"
+    return action, ""
+
+
 def _unpack(text: str, dtype: np.dtype) -> np.ndarray:
     """``_pack``'s array back (a writable copy: a bot may change what it is given)."""
     return np.frombuffer(base64.b64decode(text, validate=True), dtype=dtype).copy()
@@ -571,19 +591,11 @@ class SandboxedBot(Bot):
 
     def act(self, observation: Mapping[str, Any]) -> int:
         self.start()
-        # the arrays' bytes, base64 in the JSON line: exact, and a tenth of the cost of a list
-        # of floats to write and to read back (the protocol's cost is per move)
-        request = {
-            "cmd": "act",
-            "observation": _pack(observation["observation"], OBS_DTYPE),
-            "action_mask": _pack(observation["action_mask"], MASK_DTYPE),
-        }
-        reply = self._request(request, self.limits.move_seconds)
+        reply = self._request(act_request(observation), self.limits.move_seconds)
         self.last_seconds = float(reply.get("seconds", 0.0))
-        action = reply.get("action")
-        if isinstance(action, bool) or not isinstance(action, int):
-            shown = reply.get("shown") or repr(action)
-            self._fail("illegal", f"returned {shown}, not an action id")
+        action, why = _reply_action(reply)
+        if action is None:
+            self._fail("illegal", why)
         return int(action)
 
     def explain(self, observation: Mapping[str, Any]) -> str:
@@ -629,15 +641,15 @@ class SandboxedBot(Bot):
             if not reply["ok"]:
                 out[table] = {"kind": str(reply.get("kind")), "reason": str(reply.get("error"))}
             elif item["cmd"] == "act":
-                action = reply.get("action")
-                if isinstance(action, bool) or not isinstance(action, int):
-                    shown = reply.get("shown") or repr(action)
-                    out[table] = {
+                action, why = _reply_action(reply)
+                out[table] = (
+                    {"action": action}
+                    if action is not None
+                    else {
                         "kind": "illegal",
-                        "reason": f"returned {shown}, not an action id",
+                        "reason": why,
                     }
-                else:
-                    out[table] = {"action": action}
+                )
         # its turn is over: what it left running is stopped until its next request
         self._signal_all(signal.SIGSTOP)
         return out
