@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from agents.obs import cards
+from agents.obs import Cards, cards
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
 from racko_env.observation import OBS_SIZES, PHASE, UNSEEN
 from racko_env.opponents import BotBatch
@@ -162,7 +162,10 @@ class ExpertPlan:
     of ``ExpertBot`` or thousands of ``BatchExpert``): the planner is ``agents.features.Planner``
     (the one compiled planner) with ``expert``'s quantized costs."""
 
-    def __init__(self, vec: np.ndarray, masks: np.ndarray, n: int, params: Any) -> None:
+    def __init__(
+        self, vec: np.ndarray, masks: np.ndarray, n: int, params: Any, seen: Cards | None = None
+    ) -> None:
+        """``seen``: ``cards(vec)``, where the caller has decoded it already."""
         from agents.features import Planner, racks_with_sentinels
 
         self.p = params
@@ -171,7 +174,7 @@ class ExpertPlan:
         r = len(vec)
         rows = np.arange(r)
 
-        seen = cards(vec)
+        seen = cards(vec) if seen is None else seen
         self.rack, self.held = seen.rack, seen.held
         self.top, self.draw_top = seen.discard_top, seen.draw_top
         self.phase = vec[:, PHASE].argmax(axis=1)

@@ -20,13 +20,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agents.base import Bot
 from agents.obs import cards, split
 from racko_env.actions import DISCARD, KEEP, TAKE_DISCARD, Phase
+
+if TYPE_CHECKING:
+    from agents.batched import ExpertPlan
 
 INF = float("inf")
 QUANTUM = 1024.0  # plan costs are multiples of 1 / QUANTUM (agents.batched._expert_costs)
@@ -68,14 +71,18 @@ class ExpertBot(Bot):
         self.num_players = num_players
         self.params = params or ExpertParams()
 
-    def _choose(self, observation: Mapping[str, Any]) -> tuple[int, str]:
+    def _plan(self, observation: Mapping[str, Any]) -> ExpertPlan:
         from agents.batched import ExpertPlan
 
         vec, mask = split(observation)
         if not mask.any():
             raise ValueError("no legal action: the seat is not on turn (all-zero action mask)")
-        n = int(cards(vec[None]).num_cards[0])
-        plan = ExpertPlan(vec[None], mask[None].astype(bool), n, self.params)
+        seen = cards(vec[None])
+        n = int(seen.num_cards[0])
+        return ExpertPlan(vec[None], mask[None].astype(bool), n, self.params, seen)
+
+    def _choose(self, observation: Mapping[str, Any]) -> tuple[int, str]:
+        plan = self._plan(observation)
         action = int(plan.act()[0])
         base, row = float(plan.base[0]), np.zeros(1, dtype=np.intp)
         if plan.phase[0] == Phase.DRAW:
@@ -100,7 +107,9 @@ class ExpertBot(Bot):
         return action, f"put the {card} into slot {slot + 1}: {_cost(base, cost)}"
 
     def act(self, observation: Mapping[str, Any]) -> int:
-        return self._choose(observation)[0]
+        # the move alone: the explanation's extra planner calls are explain()'s (a league's
+        # generated class spends most of its CPU in this method)
+        return int(self._plan(observation).act()[0])
 
     def explain(self, observation: Mapping[str, Any]) -> str:
         return self._choose(observation)[1]

@@ -869,6 +869,14 @@ def main(argv: list[str] | None = None) -> int:
     ) as err:
         print(f"racko league: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # the record is safe: every finished pairing was committed
+        db = args.db or args.folder / "league.sqlite"
+        print(
+            f"racko league: stopped; the pairings finished so far are kept in {db}: "
+            "run the same command again to go on",
+            file=sys.stderr,
+        )
+        return 130
     print(format_markdown({**report}), end="")
     out = args.out or args.folder
     print(f"wrote {out / 'league.md'}, {out / 'league.json'}, {out / 'league.html'}")

@@ -125,6 +125,7 @@ def try_load(job: LoadJob) -> tuple[int, str | None]:
         try:
             bot = _seat(job.bot, Path(scratch), job.limits, job.isolate)
             if isinstance(bot, SandboxedBot):
+                bot.warm = False  # no move is played: the planner is not needed
                 try:
                     bot.start()
                 finally:

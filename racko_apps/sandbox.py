@@ -37,7 +37,8 @@ docs/coursework.md says what is and is not isolated.
 
 from __future__ import annotations
 
-import base64
+import binascii
+import contextlib
 import json
 import operator
 import os
@@ -49,7 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,8 @@ OBS_DTYPE, MASK_DTYPE = np.dtype("<f4"), np.dtype("i1")  # an act request's arra
 
 def _pack(values: Any, dtype: np.dtype) -> str:
     """An array as the base64 of its bytes in ``dtype`` (one JSON string)."""
-    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
+    data = np.ascontiguousarray(values, dtype=dtype).tobytes()
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
 
 
 def act_request(observation: Mapping[str, Any], **fields: Any) -> dict[str, Any]:
@@ -94,7 +96,8 @@ def _reply_action(reply: Mapping[str, Any]) -> tuple[int | None, str]:
 
 def _unpack(text: str, dtype: np.dtype) -> np.ndarray:
     """``_pack``'s array back (a writable copy: a bot may change what it is given)."""
-    return np.frombuffer(base64.b64decode(text, validate=True), dtype=dtype).copy()
+    data = binascii.a2b_base64(text, strict_mode=True)  # base64's alphabet only, or an error
+    return np.frombuffer(bytearray(data), dtype=dtype)
 
 
 class BotFailureError(RuntimeError):
@@ -454,6 +457,27 @@ def warm_planner(num_players: int = 2) -> None:
         env.step(bot.act(obs))
 
 
+@contextlib.contextmanager
+def _no_scipy_for_numba() -> Iterator[None]:
+    """While the planner warms up, ``import scipy`` fails (unless the bot imported it already).
+
+    numba's first compile or cache load imports all its typing registries, and one of them
+    imports ``scipy.linalg`` only to see whether ``np.correlate`` may call BLAS: about a quarter
+    of a sandbox's start, paid twice per league pairing, for a planner that uses no linear
+    algebra. Afterwards scipy imports as usual, and numba's ``np.dot`` and ``np.linalg`` find it
+    (they look when they are first compiled); only ``np.correlate`` and ``np.convolve`` in a
+    bot's own numba code keep numba's loop without BLAS (docs/coursework.md)."""
+    if "scipy" in sys.modules:
+        yield
+        return
+    sys.modules["scipy"] = None  # type: ignore[assignment] # import raises ImportError
+    try:
+        yield
+    finally:
+        if "scipy" in sys.modules and sys.modules["scipy"] is None:
+            del sys.modules["scipy"]
+
+
 def _seed_jit_cache() -> None:
     """In an isolated child, as the user the bot runs as, before it loads the bot: copy the
     read-only compiled planner into its own numba cache folder (numba loads only from a folder
@@ -484,6 +508,9 @@ class SandboxedBot(Bot):
     # A game record (racko_eval.records) asks no explain() of it: explaining would mean another
     # sandbox and another run of the student's code outside the move's clock.
     explain_in_records = False
+    # Load the compiled planner when the bot uses it, at the start, not on its first move (False:
+    # a league's load check, which asks only whether the bot constructs, and plays no move)
+    warm = True
 
     def __init__(
         self,
@@ -569,6 +596,7 @@ class SandboxedBot(Bot):
             "output_chars": self.limits.output_chars,
             "processes": self.limits.processes if self.isolate else None,
             "tables": self.tables,
+            "warm": self.warm,
         }
         reply = self._request(request, self.limits.start_seconds, starting=True)
         built = reply.get("tables", 1)
@@ -789,7 +817,7 @@ class SandboxedBot(Bot):
         """A reply line as a dict with a boolean ``ok``; anything else is garbage (the child is
         killed)."""
         try:
-            reply = json.loads(line)
+            reply = json.loads(line.decode())  # decoded here: json would guess the encoding
         except (json.JSONDecodeError, UnicodeDecodeError):
             self._fail("garbage", f"wrote {_shorten(line)} where a reply was expected")
         if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
@@ -1005,16 +1033,17 @@ def _die_with_parent() -> None:
 def _child() -> None:
     """The child's main loop: read a JSON request per line, answer a JSON reply per line."""
     _die_with_parent()
-    proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
-    requests = sys.stdin
+    proto = os.dup(1)  # the protocol's channel: one write per reply line, unbuffered
+    requests = sys.stdin.buffer
     devnull = os.open(os.devnull, os.O_WRONLY)
     sink = _CountingSink()
 
     def reply(**fields: Any) -> None:
-        proto.write(json.dumps(fields) + "\n")
-        proto.flush()
+        data = (json.dumps(fields) + "\n").encode()
+        while data:
+            data = data[os.write(proto, data) :]
 
-    first = json.loads(requests.readline() or "{}")
+    first = json.loads(requests.readline().decode() or "{}")
     limit = int(first.get("memory_mb", 1024)) * 1024 * 1024
     try:
         import resource
@@ -1064,9 +1093,11 @@ def _child() -> None:
             del bots[max(1, len(bots) // 2) :]
             break
     tables = len(bots)
-    if any(m in sys.modules for m in PLANNER_MODULES):  # loaded now, not on its first move
+    warm = first.get("warm", True) and any(m in sys.modules for m in PLANNER_MODULES)
+    if warm:  # loaded now, not on its first move
         try:
-            warm_planner(int(first["num_players"]))
+            with _no_scipy_for_numba():
+                warm_planner(int(first["num_players"]))
         except Exception:  # noqa: BLE001, S110 - a bot may have changed the toolkit's modules
             pass
     reply(ok=True, tables=tables)
@@ -1125,7 +1156,7 @@ def _child() -> None:
 
     for line in requests:
         try:
-            request = json.loads(line)
+            request = json.loads(line.decode())
             if request.get("cmd") == "tables":  # requests to tables, each answered at once
                 for item in request["items"]:
                     reply(**run(item), table=item.get("table"))

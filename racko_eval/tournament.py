@@ -292,15 +292,16 @@ class DealPlayer:
 
     def check_action(self, ask: Ask, action: Any, deal_seed: int) -> int:
         """``action`` as an int when it is legal for ``ask``; IllegalActionError otherwise."""
-        label = self.setup.labels[ask.index]
         mask = ask.obs["action_mask"]
-        legal = [a for a in range(NUM_ACTIONS) if mask[a]]
         try:
             as_int = operator.index(action)  # ints and numpy integers; not floats, None, bools
-            ok = not isinstance(action, bool | np.bool_) and as_int in legal
+            ok = not isinstance(action, bool | np.bool_) and 0 <= as_int < NUM_ACTIONS
+            ok = ok and bool(mask[as_int])
         except TypeError:
             as_int, ok = -1, False
         if not ok:
+            label = self.setup.labels[ask.index]
+            legal = [a for a in range(NUM_ACTIONS) if mask[a]]
             name = action_name(as_int) if as_int >= 0 else "not an action id"
             raise IllegalActionError(
                 f"bot {label!r} returned illegal action {action!r} ({name}) in seat {ask.seat}, "

@@ -160,6 +160,43 @@ def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
     assert len(after) == 3 and all(after[k] == v for k, v in before.items())
 
 
+def test_ctrl_c_stops_with_one_line_and_keeps_the_record(tmp_path):
+    write_bot("a_fast", tmp_path)
+    write_bot("b_fast", tmp_path)
+    (tmp_path / "z_slow.py").write_text(SLOW.replace("TOKEN", "racko-sleeper"))
+    (tmp_path / "pids").mkdir()
+    db = tmp_path / "league.sqlite"
+    code = "import sys; from racko_apps.league import main; sys.exit(main())"
+    proc = subprocess.Popen(
+        [sys.executable, "-P", "-c", code, str(tmp_path), "--rounds", "2", "--no-isolation"]
+        + ["--schedule", "round-robin"],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        # a caller that ignores SIGINT (nohup, a background job) would pass that on to the child
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if db.exists() and rows(db):
+                    break
+            except sqlite3.OperationalError:  # tables not created yet, or locked
+                pass
+            time.sleep(0.02)
+        assert proc.poll() is None, "the league finished before Ctrl-C"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("racko league: stopped;") and str(db) in err
+    assert 1 <= len(rows(db)) < 3
+
+
 def leftovers(token: str, folder: Path) -> list[int]:
     """Live processes named ``token`` or whose command line names ``folder`` (bwrap's)."""
     found = []

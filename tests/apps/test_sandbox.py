@@ -173,7 +173,7 @@ def test_limits_are_checked():
 
 
 PLANNER_USER = """
-import os, sys
+import importlib.util, os, sys
 
 import agents
 
@@ -193,6 +193,15 @@ class Bot:
         stats = features._plan_rows.stats
         if not stats.cache_hits and not stats.cache_misses:
             raise RuntimeError("the planner was not called before the first move")
+        if "scipy" in sys.modules and sys.modules["scipy"] is None:
+            raise RuntimeError("scipy is still hidden after the planner's warm-up")
+        if importlib.util.find_spec("scipy") is not None:  # numba's BLAS calls find it again
+            import numba
+            import numpy as np
+
+            dot = numba.njit(lambda a: np.dot(a, a))
+            if dot(np.ones(3)) != 3.0:
+                raise RuntimeError("numba's np.dot after the warm-up")
         seed = os.environ.get("RACKO_JIT_SEED")
         if seed is None:
             return self.inner.act(obs)
