@@ -463,6 +463,10 @@ DEFAULT_MAX_PAIRINGS = 30
 # exchange with its sandbox, and 16 tables cut a pairing's CPU about threefold (docs/coursework.md)
 # while 16 bot objects of a shipped or an expert-like bot fit its memory limit easily.
 DEFAULT_TABLES = 16
+# The adaptive schedule's time budget: a league plans no pairing past it, so that one run ends
+# within about this long (a rerun goes on from the record); 0 or None: no budget.
+DEFAULT_BUDGET_MINUTES = 60.0
+_clock = time.monotonic  # the budget's clock (tests replace it)
 
 
 def _files(e: Entry, folder: Path) -> list[str]:
@@ -503,6 +507,7 @@ def run_league(
     address: str | None = None,
     progress: bool = False,
     tables: int = DEFAULT_TABLES,
+    budget_minutes: float | None = DEFAULT_BUDGET_MINUTES,
 ) -> dict[str, Any]:
     """Play the pairings the schedule asks for that are not in the record yet, then write
     league.md/.json/.html to ``out``.
@@ -514,9 +519,19 @@ def run_league(
     (racko_apps.league_pool). ``isolate``: sandboxed bots run under bubblewrap, each seeing only
     its own files (racko_apps.sandbox); IsolationUnavailableError when it cannot. Without it
     every report says so at its top. ``tables``: rounds of a pairing played side by side, each
-    sandboxed bot answering all of theirs in one exchange (racko_apps.lockstep)."""
+    sandboxed bot answering all of theirs in one exchange (racko_apps.lockstep).
+    ``budget_minutes`` (adaptive only; 0 or None: none): from the start of this run, the
+    pairing rounds are cut to the pairings that fit in what is left of it at this run's pace
+    (the widest intervals first), and no result is waited for past it (a pairing then still in
+    flight is lost, as with a kill, and played by the next run); the report says so."""
     if not isinstance(tables, int) or isinstance(tables, bool) or tables < 1:
         raise ValueError(f"tables must be a positive integer, got {tables!r}")
+    if budget_minutes is not None and not (
+        isinstance(budget_minutes, int | float) and 0 <= budget_minutes < float("inf")
+    ):
+        raise ValueError(f"budget_minutes must be a number of minutes >= 0, got {budget_minutes!r}")
+    started = _clock()
+    deadline = started + 60.0 * budget_minutes if budget_minutes else float("inf")
     if not folder.is_dir():
         raise FileNotFoundError(f"folder {str(folder)!r} does not exist")
     if schedule not in SCHEDULES:
@@ -582,30 +597,46 @@ def run_league(
             if left:
                 number, todo = left
                 log(f"round {number}: {len(todo)} pairing(s) planned and not played yet")
-                pairs.play_round(todo, number)
+                pairs.play_round(todo, number, deadline)
             ratings, _ = rate(record, playing)
-            while True:
+            while not pairs.out_of_time:
                 counts = pairs.counts()
                 bots = ratings.rated()
                 seekers = [b for b in unsettled(bots, target) if counts[b.key] < max_pairings]
+                fit = pairs.fit(deadline)
+                cut = fit is not None and fit < len(seekers)
+                if cut:  # as many as fit in what is left of the budget, the widest first
+                    seekers = seekers[:fit]
+                    if not seekers:
+                        pairs.out_of_time = True
+                        break
                 todo = plan_round(bots, seekers, pairs.played, seed)
                 if not todo:
                     break
                 number = record.plan(todo)
                 log(
-                    f"round {number}: {len(todo)} pairing(s); {len(unsettled(bots, target))} "
-                    f"bot(s) wider than ±{target:g}"
+                    f"round {number}: {len(todo)} pairing(s)"
+                    + (" (as many as fit the time budget)" if cut else "")
+                    + f"; {len(unsettled(bots, target))} bot(s) wider than ±{target:g}"
                 )
-                for a, b, ranks in pairs.play_round(todo, number):
+                for a, b, ranks in pairs.play_round(todo, number, deadline):
                     ratings.add(a, b, ranks)
             sure = how_sure(ratings.rated(), target)
             wide = unsettled(ratings.rated(), target)
-            sure["stopped"] = (
-                f"every 95% interval is within ±{target:g}"
-                if not wide
-                else f"{len(wide)} interval(s) wider than ±{target:g}, but no pairing left to ask "
-                f"for (each bot asks for at most {max_pairings}, and meets each other bot once)"
-            )
+            if not wide:
+                sure["stopped"] = f"every 95% interval is within ±{target:g}"
+            elif pairs.out_of_time:
+                sure["stopped"] = (
+                    f"the time budget of {budget_minutes:g} min was spent with {len(wide)} "
+                    f"interval(s) wider than ±{target:g}; run the league again to narrow them "
+                    "(it goes on from its record)"
+                )
+            else:
+                sure["stopped"] = (
+                    f"{len(wide)} interval(s) wider than ±{target:g}, but no pairing left to ask "
+                    f"for (each bot asks for at most {max_pairings}, and meets each other bot once)"
+                )
+            log(f"league: {sure['stopped']} ({(_clock() - started) / 60:.1f} min)")
         report = {
             **({} if isolate else {"isolated": False, "warning": NOT_ISOLATED}),
             "schema": SCHEMA,
@@ -614,7 +645,15 @@ def run_league(
                 "folder": str(folder),
                 "db": str(record.path),
                 "schedule": schedule,
-                **({"target": target, "max_pairings": max_pairings} if sure else {}),
+                **(
+                    {
+                        "target": target,
+                        "max_pairings": max_pairings,
+                        "budget_minutes": budget_minutes or None,
+                    }
+                    if sure
+                    else {}
+                ),
                 "move_seconds": limits.move_seconds,
                 "round_seconds": limits.round_seconds,
                 "tables": tables,
@@ -673,6 +712,9 @@ class _Pairer:
             "tables": tables,
         }
         self.log, self.progress = log, progress
+        self.busy_seconds = 0.0  # wall time of this run's pairing rounds, and their pairings
+        self.finished = 0
+        self.out_of_time = False  # the budget ran out while a round was played
         self.played = {
             frozenset(p) for p in record.done() if p[0] in self.by_key and p[1] in self.by_key
         }
@@ -708,11 +750,20 @@ class _Pairer:
         ]
         return (last, sorted(todo)) if todo else None
 
+    def fit(self, deadline: float) -> int | None:
+        """How many pairings fit before ``deadline`` at this run's pace so far (wall time per
+        pairing, the workers' parallelism included); None before the first has finished."""
+        if deadline == float("inf") or not self.finished or self.busy_seconds <= 0:
+            return None
+        return max(0, int((deadline - _clock()) * self.finished / self.busy_seconds))
+
     def play_round(
-        self, todo: list[tuple[str, str]], number: int
+        self, todo: list[tuple[str, str]], number: int, deadline: float = float("inf")
     ) -> list[tuple[str, str, list[tuple[float, float]]]]:
         """Play ``todo`` in parallel, recording each as it finishes; the rounds' ranks of each
-        pairing, in key order (the order the ratings take them in)."""
+        pairing, in key order (the order the ratings take them in). Past ``deadline`` no more
+        results are waited for (``out_of_time``): the pairings in flight are lost, as with a
+        kill, and the rest of the round stays planned for the next run."""
         jobs = [
             PairingJob(
                 i, self.contestants[a], self.contestants[b], **self.job, record_dir=self._dir(a, b)
@@ -722,8 +773,10 @@ class _Pairer:
         bar = _bar(len(jobs), f"round {number}", self.progress)
         say = bar.write if bar is not None else self.log
         done: dict[int, list[tuple[float, float]]] = {}
+        began = _clock()
+        results = self.pool.run(play_pairing, jobs)
         try:
-            for i, result in self.pool.run(play_pairing, jobs):
+            for i, result in results:
                 a, b = (self.by_key[k] for k in todo[i])
                 self.record.add(a, b, result)
                 self.played.add(frozenset(todo[i]))
@@ -738,7 +791,19 @@ class _Pairer:
                         f"{result.win_rate(1):.0%} {b.label}"
                         + (f" ({sum(result.forfeits)} forfeited)" if sum(result.forfeits) else "")
                     )
+                if _clock() >= deadline and len(done) < len(jobs):
+                    self.out_of_time = True
+                    say(
+                        f"round {number}: the time budget is spent; {len(jobs) - len(done)} "
+                        "pairing(s) left for the next run"
+                    )
+                    break
         finally:
+            results.close()
+            if self.out_of_time:  # the pairings in flight are not waited for: their workers end
+                self.pool.close()
+            self.busy_seconds += _clock() - began
+            self.finished += len(done)
             if bar is not None:
                 bar.close()
         return [(*todo[i], done[i]) for i in sorted(done, key=lambda i: todo[i])]
@@ -781,6 +846,14 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=DEFAULT_MAX_PAIRINGS,
         help=f"adaptive: pairings a bot may ask for (default {DEFAULT_MAX_PAIRINGS})",
+    )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=DEFAULT_BUDGET_MINUTES,
+        metavar="MINUTES",
+        help="adaptive: plan no pairing past this many minutes of this run, the widest intervals "
+        f"first; a rerun goes on from the record (default {DEFAULT_BUDGET_MINUTES:g}; 0: none)",
     )
     parser.add_argument(
         "--workers", type=int, help="processes playing pairings (default: one per core)"
@@ -832,6 +905,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--tables must be positive")
     if not args.target > 0:
         parser.error("--target must be positive")
+    if not 0 <= args.budget < float("inf"):
+        parser.error("--budget must be a number of minutes >= 0 (0: no budget)")
     if args.no_isolation:
         print(f"**{NOT_ISOLATED}**", flush=True)
     try:
@@ -859,6 +934,7 @@ def main(argv: list[str] | None = None) -> int:
             address=args.address,
             progress=True,
             tables=args.tables,
+            budget_minutes=args.budget,
         )
     except (
         ValueError,

@@ -214,9 +214,13 @@ class RayPool:
         if fn not in self._tasks:
             self._tasks[fn] = self._ray.remote(num_cpus=1)(fn)
         pending = [self._tasks[fn].remote(job) for job in jobs]
-        while pending:
-            done, pending = self._ray.wait(pending, num_returns=1)
-            yield self._ray.get(done[0])
+        try:
+            while pending:
+                done, pending = self._ray.wait(pending, num_returns=1)
+                yield self._ray.get(done[0])
+        finally:  # results no longer wanted (a league out of time): the tasks end
+            for ref in pending:
+                self._ray.cancel(ref, force=True)
 
     def close(self) -> None:
         """Leave the cluster (it runs on; only this league's tasks end with it)."""

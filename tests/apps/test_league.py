@@ -229,3 +229,10 @@ def test_what_counts_as_a_bot(tmp_path):
     assert [e.label for e in entries] == ["alpha"]
     assert any("broken_syntax.py" in s for s in skipped)
     assert any("lonely.onnx: no manifest" in s for s in skipped)
+
+
+def test_a_bad_budget_is_one_clear_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(tmp_path), "--budget", "-5"])
+    assert exit_info.value.code == 2
+    assert "--budget must be a number of minutes >= 0" in capsys.readouterr().err

@@ -115,6 +115,49 @@ def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
     assert len(again["pairings"]) == len(whole["pairings"])
 
 
+def test_a_time_budget_cuts_the_rounds_and_a_rerun_goes_on(tmp_path, monkeypatch):
+    # the budget's clock advances 30 s per pairing played (no test waits on a real clock): a
+    # budget of 4 minutes holds 8 pairings
+    names = noisy_bots(monkeypatch, 10)
+    now = {"t": 0.0}
+    play = league.play_pairing
+
+    def timed(job):
+        now["t"] += 30.0
+        return play(job)
+
+    monkeypatch.setattr(league, "play_pairing", timed)
+    monkeypatch.setattr(league, "_clock", lambda: now["t"])
+    # never narrow enough: the budget or the pairings a bot may ask for end each run
+    settings = dict(rounds=1, baselines=names, workers=1, target=0.5, max_pairings=3)
+    log: list[str] = []
+    report = run_league(tmp_path, budget_minutes=4, log=log.append, **settings)
+    # round 0 pairs all 10 (5 pairings, 150 s); at 30 s a pairing, 3 fit in what is left, ...
+    rounds = [line for line in log if line.startswith("round ")]
+    assert rounds[0].startswith("round 0: 5 pairing(s);"), log
+    # then at most as many as fit (a pairing serves two of the widest at once where they meet)
+    assert all("(as many as fit the time budget)" in line for line in rounds[1:]), log
+    assert len(rounds) > 2 and len(report["pairings"]) == 8
+    assert "the time budget of 4 min was spent with 10 interval(s)" in report["sure"]["stopped"]
+    assert report["config"]["budget_minutes"] == 4
+    # a round the budget runs out in (its clock past the deadline after each pairing): the rest
+    # stays planned, and the next run plays it first
+    log.clear()
+    report = run_league(tmp_path, budget_minutes=0.25, log=log.append, **settings)
+    rounds = [line for line in log if line.startswith("round ")]
+    number = rounds[0].split(":")[0]  # "round N"
+    assert rounds[0].startswith(f"{number}: 5 pairing(s);"), log
+    assert rounds[1] == f"{number}: the time budget is spent; 4 pairing(s) left for the next run"
+    assert len(report["pairings"]) == 9
+    log.clear()
+    report = run_league(tmp_path, budget_minutes=0, log=log.append, **settings)
+    assert f"{number}: 4 pairing(s) planned and not played yet" in log, log
+    assert len(report["pairings"]) >= 13 and report["config"]["budget_minutes"] is None
+    assert "no pairing left to ask for" in report["sure"]["stopped"]
+    with pytest.raises(ValueError, match="budget_minutes must be a number of minutes >= 0"):
+        run_league(tmp_path, budget_minutes=-1, **settings)
+
+
 BURNER = """
 import threading
 import time
