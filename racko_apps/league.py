@@ -19,7 +19,8 @@ same move limit, clock per round and memory limit. A pairing is ``--rounds`` dup
 (each in both seatings, 2 players); a bot that breaks forfeits the round (racko_apps.referee).
 
 Which pairings: by default rounds of pairings between bots of similar rating until every 95%
-interval is narrow enough (racko_apps.league_schedule), or every pair (``--schedule
+interval is narrow enough (racko_apps.league_schedule) or the run's time budget is spent
+(``--budget``, an hour by default: a rerun goes on from the record), or every pair (``--schedule
 round-robin``). Where: worker processes on every core, or Ray tasks (racko_apps.league_pool).
 Results live in a SQLite file (``DIR/league.sqlite`` by default), one transaction per finished
 pairing, written by this process alone, keyed by each bot's name and a hash of its file(s); each
@@ -598,12 +599,25 @@ def run_league(
                 number, todo = left
                 log(f"round {number}: {len(todo)} pairing(s) planned and not played yet")
                 pairs.play_round(todo, number, deadline)
+            began = _clock()
             ratings, _ = rate(record, playing)
+            # what rating a round takes (the record's so far, then this run's), for the reserve
+            rating = {"seconds": _clock() - began, "rounds": 2 * rounds * len(pairs.played)}
+
+            def results_until(more: int) -> float:
+                """The budget's end, less what the report will take to rate every round on
+                record after ``more`` pairings (twice this run's time per rated round: the
+                report rates them all again), so that the run and its report end within it."""
+                if deadline == float("inf") or not rating["rounds"]:
+                    return deadline
+                rounds_after = 2 * rounds * (len(pairs.played) + more)
+                return deadline - 2 * rating["seconds"] / rating["rounds"] * rounds_after
+
             while not pairs.out_of_time:
                 counts = pairs.counts()
                 bots = ratings.rated()
                 seekers = [b for b in unsettled(bots, target) if counts[b.key] < max_pairings]
-                fit = pairs.fit(deadline)
+                fit = pairs.fit(results_until(len(seekers)))
                 cut = fit is not None and fit < len(seekers)
                 if cut:  # as many as fit in what is left of the budget, the widest first
                     seekers = seekers[:fit]
@@ -619,8 +633,11 @@ def run_league(
                     + (" (as many as fit the time budget)" if cut else "")
                     + f"; {len(unsettled(bots, target))} bot(s) wider than ±{target:g}"
                 )
-                for a, b, ranks in pairs.play_round(todo, number, deadline):
+                for a, b, ranks in pairs.play_round(todo, number, results_until(len(todo))):
+                    began = _clock()
                     ratings.add(a, b, ranks)
+                    rating["seconds"] += _clock() - began
+                    rating["rounds"] += len(ranks)
             sure = how_sure(ratings.rated(), target)
             wide = unsettled(ratings.rated(), target)
             if not wide:
@@ -774,7 +791,7 @@ class _Pairer:
         say = bar.write if bar is not None else self.log
         done: dict[int, list[tuple[float, float]]] = {}
         began = _clock()
-        results = self.pool.run(play_pairing, jobs)
+        results = self.pool.run(play_pairing, jobs, deadline, _clock)
         try:
             for i, result in results:
                 a, b = (self.by_key[k] for k in todo[i])
@@ -791,21 +808,20 @@ class _Pairer:
                         f"{result.win_rate(1):.0%} {b.label}"
                         + (f" ({sum(result.forfeits)} forfeited)" if sum(result.forfeits) else "")
                     )
-                if _clock() >= deadline and len(done) < len(jobs):
-                    self.out_of_time = True
-                    say(
-                        f"round {number}: the time budget is spent; {len(jobs) - len(done)} "
-                        "pairing(s) left for the next run"
-                    )
-                    break
         finally:
             results.close()
-            if self.out_of_time:  # the pairings in flight are not waited for: their workers end
+            if len(done) < len(jobs):  # out of time: the pairings in flight end with their workers
+                self.out_of_time = True
                 self.pool.close()
             self.busy_seconds += _clock() - began
             self.finished += len(done)
             if bar is not None:
                 bar.close()
+        if len(done) < len(jobs):
+            say(
+                f"round {number}: the time budget is spent; {len(jobs) - len(done)} "
+                "pairing(s) left for the next run"
+            )
         return [(*todo[i], done[i]) for i in sorted(done, key=lambda i: todo[i])]
 
 

@@ -18,10 +18,12 @@ killed with ``kill -9`` loses the pairings in flight and nothing else.
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import signal
 import tempfile
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -166,18 +168,36 @@ class LocalPool:
     ) -> Contestant:
         return Contestant(label, spec, kind, str(folder), tuple(files))
 
-    def run(self, fn: Callable[[Any], T], jobs: Sequence[Any]) -> Iterator[T]:
-        """``fn(job)`` for every job, results as they finish (in any order)."""
+    def run(
+        self,
+        fn: Callable[[Any], T],
+        jobs: Sequence[Any],
+        deadline: float = math.inf,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> Iterator[T]:
+        """``fn(job)`` for every job, results as they finish (in any order), none waited for
+        past ``deadline`` (on ``clock``; played here, with one worker, a job in progress ends
+        first)."""
         if not jobs:
             return
         if self.workers == 1:  # no process to start: play here
             for job in jobs:
+                if clock() >= deadline:
+                    return
                 yield fn(job)
             return
         if self._pool is None:
             ctx = multiprocessing.get_context("spawn")
             self._pool = ctx.Pool(self.workers, initializer=_worker_init)
-        yield from self._pool.imap_unordered(fn, jobs)
+        results = self._pool.imap_unordered(fn, jobs)
+        for _ in jobs:
+            left = deadline - clock()
+            if left <= 0:
+                return
+            try:
+                yield results.next(timeout=None if left == math.inf else left)
+            except multiprocessing.TimeoutError:
+                return
 
     def close(self) -> None:
         """End the workers now (a pairing in flight is lost, as with a kill)."""
@@ -209,14 +229,27 @@ class RayPool:
         blobs = tuple(self._ray.put((folder / name).read_bytes()) for name in files)
         return Contestant(label, spec, kind, "", tuple(files), blobs)
 
-    def run(self, fn: Callable[[Any], T], jobs: Sequence[Any]) -> Iterator[T]:
-        """``fn(job)`` as a Ray task per job, results as they finish (in any order)."""
+    def run(
+        self,
+        fn: Callable[[Any], T],
+        jobs: Sequence[Any],
+        deadline: float = math.inf,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> Iterator[T]:
+        """``fn(job)`` as a Ray task per job, results as they finish (in any order), none
+        waited for past ``deadline`` (on ``clock``)."""
         if fn not in self._tasks:
             self._tasks[fn] = self._ray.remote(num_cpus=1)(fn)
         pending = [self._tasks[fn].remote(job) for job in jobs]
         try:
             while pending:
-                done, pending = self._ray.wait(pending, num_returns=1)
+                left = deadline - clock()
+                if left <= 0:
+                    return
+                timeout = None if left == math.inf else left
+                done, pending = self._ray.wait(pending, num_returns=1, timeout=timeout)
+                if not done:
+                    return
                 yield self._ray.get(done[0])
         finally:  # results no longer wanted (a league out of time): the tasks end
             for ref in pending:

@@ -236,3 +236,16 @@ def test_a_bad_budget_is_one_clear_line(tmp_path, capsys):
         main([str(tmp_path), "--budget", "-5"])
     assert exit_info.value.code == 2
     assert "--budget must be a number of minutes >= 0" in capsys.readouterr().err
+
+
+def test_the_pool_waits_for_no_result_past_its_deadline():
+    from racko_apps.league_pool import LocalPool
+
+    pool = LocalPool(2)
+    began = time.monotonic()
+    try:
+        got = list(pool.run(time.sleep, [0, 300, 300], deadline=began + 20))
+    finally:
+        pool.close()  # the sleepers end with their workers
+    assert got == [None]  # time.sleep(0)'s result, and no other
+    assert time.monotonic() - began < 120
