@@ -605,13 +605,15 @@ def run_league(
             rating = {"seconds": _clock() - began, "rounds": 2 * rounds * len(pairs.played)}
 
             def results_until(more: int) -> float:
-                """The budget's end, less what the report will take to rate every round on
-                record after ``more`` pairings (twice this run's time per rated round: the
-                report rates them all again), so that the run and its report end within it."""
+                """The budget's end, less what the report will take after ``more`` pairings:
+                four times this run's time per rated round, for every round on record (the
+                report rates them all again, then builds its tables and plot; twice was 0.6 s
+                short for the 200-bot class, docs/coursework.md), so that the run and its report
+                end within the budget."""
                 if deadline == float("inf") or not rating["rounds"]:
                     return deadline
                 rounds_after = 2 * rounds * (len(pairs.played) + more)
-                return deadline - 2 * rating["seconds"] / rating["rounds"] * rounds_after
+                return deadline - 4 * rating["seconds"] / rating["rounds"] * rounds_after
 
             while not pairs.out_of_time:
                 counts = pairs.counts()
