@@ -101,17 +101,15 @@ def test_test_file_names_are_unique_across_test_folders() -> None:
 
 
 def test_scripts_run_as_modules_without_patching_sys_path() -> None:
-    """Benchmarks and experiments run as ``python -m benchmarks.NAME`` from the repository root (or
+    """Benchmarks run as ``python -m benchmarks.NAME`` from the repository root (or
     from the installed package): none edits ``sys.path`` to find the packages."""
     patched = [
         str(p.relative_to(ROOT))
-        for folder in ("benchmarks", "experiments")
-        for p in sorted((ROOT / folder).rglob("*.py"))
+        for p in sorted((ROOT / "benchmarks").rglob("*.py"))
         if re.search(r"sys\.path\.(insert|append)|sys\.path\[", p.read_text())
     ]
     assert patched == []
     assert (ROOT / "benchmarks" / "__init__.py").is_file()
-    assert (ROOT / "experiments" / "__init__.py").is_file()
 
 
 def test_the_import_scan_sees_imports_hidden_in_functions(tmp_path: Path) -> None:

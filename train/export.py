@@ -1,12 +1,11 @@
-"""Export a training run folder as a bot file: ``python train/export.py RUN_DIR``.
+"""Export a PPO run folder as a bot file: ``python train/export.py RUN_DIR``.
 
-The run's ``config.yaml`` says which trainer made it (``kind: ppo`` from ``train/ppo.py``,
-``kind: value`` from ``train/value_iteration.py``, ``kind: distill`` from ``train/distill.py``);
-the exporter of that trainer rebuilds the
-policy from the validated config and the run's data-only weights (``final_model.pt`` or the newest
-checkpoint for PPO, ``value_net.pt`` for value iteration, ``policy.pt`` for distillation), checks the ONNX graph against the
-policy on ``--check`` observations and writes ``RUN_DIR/bot.onnx`` + ``bot.json``. Nothing is
-guessed from the files on disk and nothing is unpickled.
+The run's ``config.yaml`` says which trainer made it (``kind: ppo``, from ``train/ppo.py``); the
+exporter rebuilds the policy from the validated config and the run's data-only weights
+(``final_model.pt`` or the newest checkpoint), checks the ONNX graph against the policy on
+``--check`` observations and writes ``RUN_DIR/bot.onnx`` + ``bot.json``. Nothing is guessed from
+the files on disk and nothing is unpickled. RLlib runs export themselves when they finish
+(``train/rllib_ppo.py``).
 
 The graph-building pieces live in ``train.common.onnx_export`` (and, for SB3 models,
 ``train.sb3.export``).
@@ -21,11 +20,11 @@ from train.common.config import read_yaml
 from train.common.files import RunFolderError
 from train.common.front_door import fail, user_errors
 
-KINDS = ("ppo", "value", "distill")
+KINDS = ("ppo",)
 
 
 def run_kind(run_dir: str | Path) -> str:
-    """The ``kind`` a trainer wrote into the run's ``config.yaml`` (``ppo`` or ``value``)."""
+    """The ``kind`` the trainer wrote into the run's ``config.yaml`` (checked to be exportable)."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise RunFolderError(f"run folder not found: {run_dir}")
@@ -35,33 +34,22 @@ def run_kind(run_dir: str | Path) -> str:
     kind = read_yaml(path).get("kind")
     if kind not in KINDS:
         raise RunFolderError(
-            f"{path}: kind must be one of {list(KINDS)} (written by train/ppo.py, "
-            f"train/value_iteration.py or train/distill.py), got {kind!r}"
+            f"{path}: kind must be one of {list(KINDS)} (a run of train/ppo.py), got {kind!r}"
         )
     return kind
 
 
 def export_run(run_dir: str | Path, check: int = 300) -> tuple[Path, Path]:
-    """Export a run folder with its trainer's exporter; returns the bot file paths."""
-    kind = run_kind(run_dir)
-    if kind == "ppo":
-        from train.sb3.export import export_ppo_run
+    """Export a PPO run folder; returns the bot file paths."""
+    run_kind(run_dir)
+    from train.sb3.export import export_ppo_run
 
-        return export_ppo_run(Path(run_dir), check)
-    if kind == "distill":
-        from train.distillation.run import export_distill_run
-
-        return export_distill_run(Path(run_dir), check)
-    from train.value.run import export_value_run
-
-    return export_value_run(Path(run_dir), check)
+    return export_ppo_run(Path(run_dir), check)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument(
-        "run_dir", help="a folder written by train/ppo.py, value_iteration.py or distill.py"
-    )
+    parser.add_argument("run_dir", help="a folder written by train/ppo.py")
     parser.add_argument("--check", type=int, default=300, help="observations to verify (0: skip)")
     args = parser.parse_args(argv)
     import torch

@@ -40,16 +40,6 @@ def holds_a_run(run_dir: Path) -> bool:
     return (run_dir / FINAL_MODEL).is_file() or CHECKPOINTS.latest(run_dir) is not None
 
 
-def _refuse_old_format(run_dir: Path) -> None:
-    from train.sb3.checkpoint import old_format_checkpoints
-
-    if old_format_checkpoints(run_dir):
-        raise RunFolderError(
-            f"{run_dir} holds checkpoints in the earlier pickled format (state.pkl), which "
-            "are not loaded (they could run code); train into another --out"
-        )
-
-
 def _checkpoint_config(run_dir: Path) -> tuple[str, dict[str, Any]] | None:
     """The config the latest checkpoint was made with, checked and as this version resolves it
     (without the removed keys an older checkpoint records)."""
@@ -80,7 +70,6 @@ PPO_RUN = RunKind(
     stale_files=("eval_history.json", "timing.json", "warmstart.json", "final_eval.json"),
     may_change=("out", "progress_bar"),
     recorded_config=_checkpoint_config,
-    check_folder=_refuse_old_format,
     check_config=_init_from_exists,
 )
 

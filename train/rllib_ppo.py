@@ -42,7 +42,6 @@ from train.common.runs import RunKind  # noqa: E402
 from train.rllib.checkpoint import (  # noqa: E402
     CHECKPOINTS,
     read_state,
-    refuse_old_paths,
     save_checkpoint,
 )
 from train.rllib.config import RLlibConfig  # noqa: E402
@@ -454,7 +453,6 @@ RLLIB_RUN = RunKind(
     holds_a_run=_holds_a_run,
     example="configs/2p_rllib.yaml",
     stale_files=("eval_history.json", "final_eval.json"),
-    check_folder=refuse_old_paths,
 )
 
 

@@ -3,11 +3,12 @@ agents.expert's, for every card in every slot."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from reference_expert import ReferencePlanner  # the plain-Python planner
-from test_value_iteration import expert_games  # games of expert against expert
 
+from agents.batched import BatchExpert
 from agents.expert import ExpertParams
 from agents.obs import decode
 from racko_env.rules import deck_size
@@ -21,6 +22,21 @@ from train.common.onnx_export import sample_observations
 
 PLAN = 3 * 10 + 2  # feature index of log1p(plan cost)
 torch.set_num_threads(1)
+
+
+def expert_games(num_players: int, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks met by the learner seat when expert plays expert."""
+    from train.sb3.vec_env import RackoVecEnv
+
+    env = RackoVecEnv(32, num_players, opponents=["expert"], seed=seed)
+    expert = BatchExpert(num_players)
+    obs, seen, masks = env.reset(), [], []
+    while len(seen) * 32 < count:
+        m = env.action_masks()
+        seen.append(obs.copy())
+        masks.append(m)
+        obs, *_ = env.step(expert.act_batch(obs, m))
+    return np.concatenate(seen)[:count], np.concatenate(masks)[:count]
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])

@@ -81,14 +81,3 @@ def test_a_crafted_checkpoint_or_final_model_is_refused_without_running_it(
     assert export.main([str(short_run), "--check", "10"]) == 2
     assert "refused without running it" in capsys.readouterr().err
     assert not marker.exists()
-
-
-def test_a_folder_with_old_pickled_checkpoints_is_refused(tmp_path, capsys):
-    old = tmp_path / "run" / "checkpoints" / "step_000000001024"
-    old.mkdir(parents=True)
-    (old / "state.pkl").write_bytes(pickle.dumps({"x": 1}))
-    (tmp_path / "run" / "config.yaml").write_text(SMOKE.read_text())
-    assert ppo.main(["--config", str(SMOKE), "--out", str(tmp_path / "run")]) == 2
-    assert "earlier pickled format" in capsys.readouterr().err
-    assert ppo.main(["--resume", "--out", str(tmp_path / "run")]) == 2
-    assert "earlier pickled format" in capsys.readouterr().err

@@ -20,14 +20,13 @@ from train.common.front_door import (
 from train.common.runs import RunKind
 
 REPO = Path(__file__).resolve().parents[2]
-TOY_CONFIG = REPO / "configs" / "smoke_value.yaml"
+TOY_CONFIG = REPO / "configs" / "smoke.yaml"
 
 
 def _doors() -> dict[str, FrontDoor]:
-    from train import distill, ppo, value_iteration
+    from train import ppo
 
-    doors = {"ppo": ppo.PPO, "value_iteration": value_iteration.VALUE_ITERATION}
-    doors["distill"] = distill.DISTILL
+    doors = {"ppo": ppo.PPO}
     try:
         from train import rllib_ppo
     except ImportError:  # the cluster extra is not installed
@@ -50,23 +49,23 @@ def test_every_trainer_has_the_common_flags_and_its_own() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        ([], "--config is required (e.g. configs/2p_value.yaml)"),
+        ([], "--config is required (e.g. configs/2p.yaml)"),
         (["--resume"], "--resume needs --out RUN_DIR or the --config that names it"),
         (["--config", "nowhere.yaml"], "nowhere.yaml"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys) -> None:
-    from train import value_iteration
+    from train import ppo
 
-    assert value_iteration.main(argv) == 2
+    assert ppo.main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith("value_iteration: error: ") and message in err
+    assert err.startswith("ppo: error: ") and message in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
 def test_a_new_run_then_its_resume_reach_the_trainer(tmp_path: Path, capsys) -> None:
     """A toy run kind: the door prepares the folder, passes the command line, prints the bot."""
-    from train.common.config import ValueConfig
+    from train.common.config import TrainConfig
 
     seen: list[Launch] = []
 
@@ -76,12 +75,12 @@ def test_a_new_run_then_its_resume_reach_the_trainer(tmp_path: Path, capsys) -> 
         return run.run_dir / "bot.onnx"
 
     toy = RunKind(
-        kind="value",
+        kind="ppo",
         command="python train/toy.py",
-        schema=ValueConfig,
-        length="iterations",
+        schema=TrainConfig,
+        length="total_steps",
         holds_a_run=lambda run_dir: (run_dir / "done").is_file(),
-        example="configs/smoke_value.yaml",
+        example="configs/smoke.yaml",
     )
     door = FrontDoor(toy, "a toy", train, errors=(KeyError,))
     run = tmp_path / "run"
@@ -92,8 +91,8 @@ def test_a_new_run_then_its_resume_reach_the_trainer(tmp_path: Path, capsys) -> 
     assert first.command == f"python train/toy.py --config {TOY_CONFIG} --out {run} --seed 4"
     assert door.main(["--config", str(TOY_CONFIG), "--out", str(run)]) == 2  # holds a run
     assert "already holds a run" in capsys.readouterr().err
-    assert door.main(["--resume", "--out", str(run), "--iterations", "5"]) == 0
-    assert seen[-1].args.resume and seen[-1].cfg.iterations == 5
+    assert door.main(["--resume", "--out", str(run), "--total-steps", "4096"]) == 0
+    assert seen[-1].args.resume and seen[-1].cfg.total_steps == 4096
 
     def broken(run: Launch) -> None:
         raise KeyError("a trainer's own bad input\nsecond line")

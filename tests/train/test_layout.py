@@ -14,7 +14,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 FRONT_DOORS = [
     "cleanrl_ppo",
-    "distill",
     "evaluate",
     "exploit",
     "export",
@@ -24,9 +23,8 @@ FRONT_DOORS = [
     "sweep",
     "tianshou_dqn",
     "torchrl_ppo",
-    "value_iteration",
 ]
-FOLDERS = ["common", "distillation", "network", "rllib", "sb3", "value"]
+FOLDERS = ["common", "network", "rllib", "sb3"]
 
 
 def _module_name(path: Path) -> str:
@@ -76,9 +74,7 @@ def test_no_import_cycles_inside_train() -> None:
 
     for m in MODULES:
         visit(m, [])
-    assert (
-        "train.sb3.export" in graph["train.export"] and "train.value.run" in graph["train.export"]
-    )
+    assert "train.sb3.export" in graph["train.export"]
 
 
 def test_the_top_of_train_holds_the_front_doors_and_the_folders() -> None:
@@ -181,30 +177,21 @@ def test_the_front_door_holds_only_what_ships() -> None:
     assert configs == [
         "2p.yaml",
         "2p_rllib.yaml",
-        "2p_value.yaml",
         "3p.yaml",
-        "3p_value.yaml",
         "4p.yaml",
-        "4p_value.yaml",
-        "distill_2p.yaml",
         "smoke.yaml",
-        "smoke_distill.yaml",
         "smoke_rllib.yaml",
         "smoke_rllib_multiagent.yaml",
         "smoke_structured.yaml",
-        "smoke_value.yaml",
         "sweep_2p.yaml",
     ]
     for path in (REPO / "configs").glob("*.yaml"):  # no config points at a run folder
         assert "runs/" not in path.read_text().replace(f"out: runs/{path.stem}", "")
-    import train.sb3.pretrain as pretrain
-
-    assert not hasattr(pretrain, "dagger_run") and callable(pretrain.collect_teacher_data)
 
 
 def test_every_trainer_uses_the_one_quick_check() -> None:
     assert "racko_eval" in _imports(REPO / "train/common/evaluation.py", "racko_eval")
-    for path in ("sb3/evaluation", "value/run", "rllib/evaluation", "distillation/run"):
+    for path in ("sb3/evaluation", "rllib/evaluation"):
         assert "train.common.evaluation" in _imports(REPO / f"train/{path}.py"), path
     text = "\n".join(_path(m).read_text() for m in MODULES)
     assert "def evaluate_vs" not in text and "def win_rate(" not in text

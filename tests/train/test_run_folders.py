@@ -207,6 +207,6 @@ def test_export_reads_the_kind_from_the_config(short_run, tmp_path, capsys):
     with pytest.raises(RunFolderError, match="kind must be one of"):
         export.run_kind(folder)
     assert export.main([str(folder)]) == 2
-    assert "kind must be one of ['ppo', 'value', 'distill']" in capsys.readouterr().err
+    assert "kind must be one of ['ppo']" in capsys.readouterr().err
     assert export.main([str(tmp_path / "nothing")]) == 2
     assert "run folder not found" in capsys.readouterr().err

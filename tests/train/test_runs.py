@@ -9,20 +9,20 @@ from pathlib import Path
 import pytest
 import yaml
 
-from train.common.config import ValueConfig
+from train.common.config import TrainConfig
 from train.common.files import RunFolderError
 from train.common.runs import CONFIG_FILE, Checkpoints, RunKind, prepare_run
 
 REPO = Path(__file__).resolve().parents[2]
-CONFIG = REPO / "configs" / "smoke_value.yaml"
+CONFIG = REPO / "configs" / "smoke.yaml"
 CKPTS = Checkpoints("iter_", ("state.json",), digits=3)
 TOY = RunKind(
-    kind="value",
-    command="python train/value_iteration.py",
-    schema=ValueConfig,
-    length="iterations",
+    kind="ppo",
+    command="python train/ppo.py",
+    schema=TrainConfig,
+    length="total_steps",
     holds_a_run=lambda run_dir: CKPTS.latest(run_dir) is not None,
-    example="configs/2p_value.yaml",
+    example="configs/2p.yaml",
     stale_files=("history.json",),
 )
 
@@ -38,12 +38,12 @@ def test_a_new_run_writes_its_config_with_its_kind(tmp_path: Path) -> None:
     run.mkdir()
     (run / ".tmp_config.yaml.x").write_text("half")  # a killed writer's leftover
     (run / "history.json").write_text("[]")  # a run killed before its first checkpoint
-    cfg, run_dir = prepare_run(TOY, str(CONFIG), str(run), False, seed=3, iterations=None)
+    cfg, run_dir = prepare_run(TOY, str(CONFIG), str(run), False, seed=3, total_steps=None)
     assert run_dir == run and cfg.seed == 3
     saved = yaml.safe_load((run / CONFIG_FILE).read_text())
-    assert saved["kind"] == "value" and saved["seed"] == 3 and saved["out"] == str(run)
+    assert saved["kind"] == "ppo" and saved["seed"] == 3 and saved["out"] == str(run)
     assert sorted(p.name for p in run.iterdir()) == [CONFIG_FILE]
-    with pytest.raises(RunFolderError, match="--config is required .*configs/2p_value.yaml"):
+    with pytest.raises(RunFolderError, match="--config is required .*configs/2p.yaml"):
         prepare_run(TOY, None, str(run), False)
 
 
@@ -64,16 +64,16 @@ def test_resume_keeps_the_config_and_lets_only_the_length_change(tmp_path: Path)
         prepare_run(TOY, None, str(run), True)
     _checkpoint(run, 1)
     other = tmp_path / "other.yaml"
-    other.write_text(CONFIG.read_text().replace("states: 3000", "states: 4000"))
-    with pytest.raises(RunFolderError, match="differs from the run's .* in states;"):
+    other.write_text(CONFIG.read_text().replace("n_envs: 8", "n_envs: 6"))
+    with pytest.raises(RunFolderError, match="differs from the run's .* in n_envs;"):
         prepare_run(TOY, str(other), str(run), True)
     with pytest.raises(RunFolderError, match="started with seed 0, not 9"):
         prepare_run(TOY, None, str(run), True, seed=9)
     longer = tmp_path / "longer.yaml"
-    longer.write_text(CONFIG.read_text().replace("iterations: 2", "iterations: 5"))
-    cfg, _ = prepare_run(TOY, str(longer), str(run), True, iterations=7)
-    assert cfg.iterations == 7
-    assert yaml.safe_load((run / CONFIG_FILE).read_text())["iterations"] == 7
+    longer.write_text(CONFIG.read_text().replace("total_steps: 2048", "total_steps: 4096"))
+    cfg, _ = prepare_run(TOY, str(longer), str(run), True, total_steps=8192)
+    assert cfg.total_steps == 8192
+    assert yaml.safe_load((run / CONFIG_FILE).read_text())["total_steps"] == 8192
 
 
 def test_the_recorded_config_of_a_checkpoint_must_match_too(tmp_path: Path) -> None:
@@ -81,7 +81,7 @@ def test_the_recorded_config_of_a_checkpoint_must_match_too(tmp_path: Path) -> N
     prepare_run(TOY, str(CONFIG), str(run), False)
     _checkpoint(run, 1)
     saved = yaml.safe_load((run / CONFIG_FILE).read_text())
-    recorded = {**saved, "states": 1}
+    recorded = {**saved, "n_envs": 1}
     kind = RunKind(**{**TOY.__dict__, "recorded_config": lambda d: ("checkpoint x", recorded)})
     with pytest.raises(RunFolderError, match="differs from the config checkpoint x was made with"):
         prepare_run(kind, None, str(run), True)

@@ -4,7 +4,7 @@
 ``plan_cost`` / ``placement_plan_costs`` are the planner's cost of the cheapest ascending
 completion of a rack, for every card in every slot at once; ``rack_features``
 describes a rack by its cards, those counts and the plan costs. The structured policy
-(``train.sb3.policy``) and the value net (``train.value.network``) are built on them.
+(``train.sb3.policy``) is built on them.
 """
 
 from __future__ import annotations

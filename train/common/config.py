@@ -233,17 +233,6 @@ class GameConfig(Strict):
         return self.rules.model_dump()
 
 
-# settings that were removed, with the only value still accepted (and ignored) and why
-REMOVED_KEYS: dict[str, tuple[Any, str]] = {
-    "shaping": (0.0, "reward shaping was removed (the shipped configs train on the plain reward)"),
-    "shaping_kind": ("ascending", "reward shaping was removed"),
-    "vec_env": (
-        "batched",
-        "the SB3 Dummy/Subproc VecEnvs were removed: PPO steps the batched engine",
-    ),
-}
-
-
 class TrainConfig(GameConfig):
     """One training run (``python train/ppo.py --config FILE``)."""
 
@@ -270,21 +259,6 @@ class TrainConfig(GameConfig):
     # are small and stay on torch_threads.
     update_threads: int | None = Field(None, ge=1)
     progress_bar: bool = True
-
-    @model_validator(mode="before")
-    @classmethod
-    def _removed_keys(cls, data: Any) -> Any:
-        """Keys of removed features: the value that meant "off" (or the one kept) is accepted
-        and dropped, since older run folders and the shipped bots' configs record it; any other
-        value is refused by name, as it asks for a run this trainer no longer makes."""
-        if not isinstance(data, dict):
-            return data
-        data = dict(data)
-        for key, (kept, why) in REMOVED_KEYS.items():
-            value = data.pop(key, kept)
-            if value != kept:
-                raise ValueError(f"{key}: {value!r} is no longer accepted: {why}; delete the key")
-        return data
 
     @field_validator("opponents")
     @classmethod
@@ -320,58 +294,6 @@ class TrainConfig(GameConfig):
                 f"(ppo.n_steps * n_envs = {self.ppo.n_steps * self.n_envs})"
             )
         return self
-
-
-class ValueNetSection(Strict):
-    """The rack value network (``train.value.network.RackValueNet``): hidden layer sizes, and the
-    planner settings (gap power, width power) whose plan costs are input features."""
-
-    hidden: LayerSizes = Field(default_factory=lambda: [128, 128])
-    plans: list[list[float]] = Field(default_factory=lambda: [[2.0, 1.1]])
-
-    @field_validator("plans")
-    @classmethod
-    def _plans_ok(cls, v: list[list[float]]) -> list[list[float]]:
-        if not v or any(len(p) != 2 or p[0] <= 0 or p[1] < 0 for p in v):
-            raise ValueError(
-                "plans must list at least one [gap_power, width_power] pair, gap_power > 0 and "
-                "width_power >= 0"
-            )
-        return v
-
-
-class ValueFitSection(Strict):
-    """Least-squares fit of the value net to the recorded turn counts (each iteration)."""
-
-    epochs: int = Field(10, ge=1)
-    batch_size: int = Field(2048, ge=1)
-    learning_rate: float = Field(1e-3, gt=0)
-
-
-class ValueEvalSection(Evaluation):
-    """Win rates of each iteration's policy (batched, quick; the bot file records them)."""
-
-    rounds: int = Field(1000, ge=0)  # 0: skip
-    seed: Seed = 7
-
-
-class ValueConfig(GameConfig):
-    """One value-iteration run (``python train/value_iteration.py --config FILE``)."""
-
-    kind: Literal["value"] = "value"  # which trainer wrote a run folder (train/export.py reads it)
-    seed: Seed = 0
-    teacher: Literal["random", "heuristic", "expert"] = "expert"  # plays iteration 0
-    iterations: int = Field(1, ge=1)
-    states: int = Field(300_000, ge=1)  # start-of-turn racks recorded per iteration
-    opponent: BotSpec = "random"  # the other seats while recording (rarely end the round first)
-    td_steps: int = Field(0, ge=0)  # 0: fit whole-round turn counts; n: n turns + previous value
-    n_envs: int = Field(512, ge=1)
-    net: ValueNetSection = ValueNetSection()
-    fit: ValueFitSection = ValueFitSection()
-    eval: ValueEvalSection = ValueEvalSection()
-    export_check: int = Field(300, ge=0)  # observations the ONNX file is checked on
-    out: RunFolder = "runs/value"
-    torch_threads: int = Field(1, ge=1)
 
 
 class ConfigError(ValueError):

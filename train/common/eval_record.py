@@ -88,31 +88,6 @@ def write_final(run_dir: Path, results: dict[str, dict[str, Any]]) -> Path:
     return write_json_atomic(Path(run_dir) / FINAL_EVAL, results)
 
 
-def write_iteration_record(
-    run_dir: Path, history: list[dict[str, Any]], rounds: int, seed: int, iterations: int
-) -> None:
-    """``eval_history.json`` (and, once the last of ``iterations`` is done, ``final_eval.json``)
-    from the ``history.json`` rows of a trainer that works in iterations (value iteration,
-    distillation): each row's ``eval`` (``train.common.evaluation.evaluate_iteration``; in rows
-    of older runs, ``win_rate`` and ``win_rate_ci95`` per opponent) and its ``*_seconds``; one
-    curve row per evaluated iteration, ``iteration`` counting those done."""
-    rows, results, seconds = [], {}, 0.0
-    for row in history:
-        seconds += sum(row.get(k, 0.0) for k in ("collect_seconds", "fit_seconds", "eval_seconds"))
-        intervals = row.get("win_rate_ci95", {})
-        results = row.get("eval") or {  # the results whole; older runs kept only the rates
-            opp: opponent_result(opp, rounds, rate, intervals[opp], seed)
-            for opp, rate in row.get("win_rate", {}).items()
-            if opp in intervals
-        }
-        if results:
-            rows.append(history_row(results, seconds / 60, rounds, iteration=row["iteration"] + 1))
-    if results and len(history) == iterations:  # the last iteration's is the final one
-        rows[-1]["final"] = True
-        write_final(run_dir, results)
-    write_history(run_dir, rows)
-
-
 def opponents_of(rows: list[dict[str, Any]]) -> list[str]:
     """The curves an ``eval_history.json`` holds: every key with a ``_ci95`` partner."""
     keys = {k for row in rows for k in row}

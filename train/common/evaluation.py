@@ -96,29 +96,6 @@ def describe_eval(results: dict[str, Any]) -> str:
     )
 
 
-def evaluate_iteration(player: Any, cfg: Any, log: Any, iteration: int) -> dict[str, Any]:
-    """The evaluation of a trainer that works in iterations (value iteration, distillation),
-    against ``cfg.eval``'s opponents: the fields of its ``history.json`` row, ``eval`` (the
-    results, whole: ``train.common.eval_record.write_iteration_record`` writes the record from
-    them) and, per opponent, the learner's ``win_rate`` and ``win_rate_ci95``."""
-    e = cfg.eval
-    name = f"iteration {iteration}: evaluating"
-    with log.phase(name, len(e.opponents), "opponents", 0.0) as phase:
-        results = evaluate_against(player, cfg, e.opponents, e.rounds, e.seed)
-        phase.advance(len(e.opponents), describe_eval(results))
-    for opp, res in results.items():
-        lo, hi = res["ci95"]
-        log.info(
-            f"iteration {iteration}: vs {opp} won {res['win_rate']:.3f} of {e.rounds:,} rounds "
-            f"(95% CI {lo:.3f}-{hi:.3f})"
-        )
-    return {
-        "eval": results,
-        "win_rate": {opp: res["win_rate"] for opp, res in results.items()},
-        "win_rate_ci95": {opp: list(res["ci95"]) for opp, res in results.items()},
-    }
-
-
 class EvalCurve:
     """A run's ``eval_history.json`` as it grows, for the trainers that evaluate while they train
     (PPO, RLlib): a row per evaluation with the wall-clock minutes of the run so far (those of the

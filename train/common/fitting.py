@@ -1,7 +1,7 @@
 """The one fitting loop of the project: Adam over shuffled minibatches of row indices.
 
-Behaviour cloning of the actor and the critic warm-up (``train.sb3.warmstart``), and the value
-net of value iteration (``train.value.fit``) are each this loop with their own loss: the caller
+Behaviour cloning of the actor and the critic warm-up (``train.sb3.warmstart``) are each this
+loop with their own loss: the caller
 gives the parameters to train and ``loss_of(rows)``, the loss of a minibatch of row indices, so
 whatever the rows index (observations, masks, targets) stays the caller's. Shuffling is seeded by
 a torch generator: the same seed, the same fit.

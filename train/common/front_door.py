@@ -1,5 +1,5 @@
-"""The trainers' front door, written once: ``train/ppo.py``, ``rllib_ppo.py``,
-``value_iteration.py`` and ``distill.py`` are each a ``FrontDoor`` with their own run kind.
+"""The trainers' front door, written once: ``train/ppo.py`` and ``rllib_ppo.py`` are each a
+``FrontDoor`` with their own run kind.
 
 Every one has the same command line (``--config FILE``, ``--out RUN_DIR``, ``--resume``, the
 run's length as ``--total-steps`` or ``--iterations``, ``--seed`` where the trainer takes it, and
@@ -79,7 +79,7 @@ class Launch:
     cfg: Any
     run_dir: Path
     args: argparse.Namespace
-    command: str  # the command line as typed, e.g. "python train/distill.py --config c.yaml"
+    command: str  # the command line as typed, e.g. "python train/ppo.py --config c.yaml"
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class FrontDoor:
 
     @property
     def name(self) -> str:
-        """The script's name, the prefix of its error lines: ``ppo``, ``value_iteration``."""
+        """The script's name, the prefix of its error lines: ``ppo``, ``rllib_ppo``."""
         return Path(self.run.command.split()[-1]).stem
 
     def parser(self) -> argparse.ArgumentParser:

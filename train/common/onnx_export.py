@@ -202,7 +202,7 @@ def export_module(
 ) -> tuple[Path, Path]:
     """Write ``stem.onnx`` + ``stem.json`` for a torch module ``(obs, mask) -> (action, logits)``.
 
-    For networks that are not a plain MLP (``train.value.network.OnePlyPolicy``): the graph is traced
+    For networks that are not a plain MLP (the structured policy): the graph is traced
     by torch's TorchScript exporter, then checked action for action against the module itself and,
     when the policy plays through another path (an RLlib module's ``forward_inference``), against
     ``reference`` too (``what`` names it), before anything is written.

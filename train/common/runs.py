@@ -1,4 +1,4 @@
-"""The run-folder contract, one for every trainer (``train/ppo.py``, ``value_iteration.py``,
+"""The run-folder contract, one for every trainer (``train/ppo.py``,
 ``rllib_ppo.py``).
 
 - **A new run** (``--config FILE``): the folder is created; one that already holds a run (a
@@ -51,8 +51,6 @@ class RunKind:
     may_change: tuple[str, ...] = ("out",)
     # the config the latest checkpoint was made with, where it records one
     recorded_config: Callable[[Path], tuple[str, dict[str, Any]] | None] | None = None
-    # extra checks of a folder before it is used (e.g. refuse an old checkpoint format)
-    check_folder: Callable[[Path], None] | None = None
     # extra checks of a new run's config before its folder is made (e.g. a file it names exists)
     check_config: Callable[[Any], None] | None = None
     # settings of the command line that a resumed run must have been started with
@@ -77,8 +75,6 @@ def prepare_run(
         raise RunFolderError(f"--config is required (e.g. {run.example})")
     cfg = load_config(config, run.schema, out=out, **overrides)
     run_dir = Path(cfg.out)
-    if run.check_folder is not None:
-        run.check_folder(run_dir)
     if run.holds_a_run(run_dir):
         raise RunFolderError(
             f"{run_dir} already holds a run; use --resume to continue it or --out for a new one"
@@ -102,8 +98,6 @@ def _resume(
     saved = run_dir / CONFIG_FILE
     if not saved.is_file():
         raise RunFolderError(f"--resume: {saved} not found: {run_dir} holds no run to resume")
-    if run.check_folder is not None:
-        run.check_folder(run_dir)
     clean_folder(run, run_dir)
     if not run.holds_a_run(run_dir):
         raise RunFolderError(
@@ -150,70 +144,6 @@ def clean_folder(run: RunKind, run_dir: Path) -> None:
     remove_temp_files(run_dir)
     for name in run.temp_folders:
         remove_temp_files(run_dir / name)
-
-
-ITERATIONS = "iterations"  # the iteration trainers' folder of finished iterations, iter_K.pt
-
-
-def finished_iterations(run_dir: Path) -> list[int]:
-    """The iterations an iteration trainer (value iteration, distillation) has finished, by its
-    ``iterations/iter_K.pt`` files."""
-    folder = Path(run_dir) / ITERATIONS
-    return sorted(int(p.stem.removeprefix("iter_")) for p in folder.glob("iter_*.pt"))
-
-
-def iterations_to_resume(run_dir: Path, resume: bool) -> list[int]:
-    """The finished iterations a run continues after (none for a new run). ``prepare_run`` has
-    refused a resume with none already; this holds for a direct caller of a trainer."""
-    done = finished_iterations(run_dir) if resume else []
-    if resume and not done:
-        raise RunFolderError(
-            f"--resume: no finished iteration in {Path(run_dir) / ITERATIONS}; start the run "
-            "over without --resume"
-        )
-    return done
-
-
-def finish_iteration(
-    cfg: Any,
-    run_dir: Path,
-    history: list[dict[str, Any]],
-    row: dict[str, Any],
-    module: Any,
-    log: Any,
-) -> None:
-    """Record the finished iteration ``row`` of an iteration trainer (value iteration,
-    distillation): ``history.json`` first (a crash before the weights leaves a row that
-    ``--resume`` drops), the evaluation record, then ``iterations/iter_K.pt``, whose presence
-    marks the iteration complete; a line in the run log."""
-    import json
-
-    from train.common.eval_record import write_iteration_record
-    from train.common.files import write_json_atomic
-    from train.common.weights import save_state_dict
-
-    history.append(row)
-    write_json_atomic(run_dir / "history.json", history)
-    write_iteration_record(run_dir, history, cfg.eval.rounds, cfg.eval.seed, cfg.iterations)
-    save_state_dict(module, run_dir / ITERATIONS / f"iter_{row['iteration']}.pt")
-    shown = {k: v for k, v in row.items() if k not in ("losses", "eval")}
-    log.info(f"iteration {row['iteration']}: {json.dumps(shown)}")
-
-
-def iteration_run(
-    kind: str, command: str, schema: type, example: str, temp_folders: tuple[str, ...] = ()
-) -> RunKind:
-    """The run kind of an iteration trainer: its length is ``iterations``, and a folder holds a
-    run once an iteration has finished."""
-    return RunKind(
-        kind=kind,
-        command=command,
-        schema=schema,
-        length="iterations",
-        holds_a_run=lambda run_dir: bool(finished_iterations(run_dir)),
-        example=example,
-        temp_folders=(ITERATIONS, *temp_folders),
-    )
 
 
 @dataclass(frozen=True)

@@ -9,28 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from train.common.files import RunFolderError
 from train.common.runs import Checkpoints
 
 STATE_FILE = "trainer.json"  # the trainer's counters, in every checkpoint beside RLlib's own files
 CHECKPOINTS = Checkpoints("iter_", (STATE_FILE,), digits=6)
-# where the env and the module lived before train/rllib/: RLlib's checkpoints pickle class paths
-OLD_PATHS = ("train.rllib_env", "train.rllib_module")
-
-
-def refuse_old_paths(run_dir: Path) -> None:
-    """One line, before Ray starts, instead of RLlib's unpickling error deep in a restore: the
-    newest checkpoint names a class at a path that no longer exists (its pickles are searched
-    as bytes, never loaded)."""
-    ckpt = CHECKPOINTS.latest(run_dir)
-    for path in sorted(ckpt.rglob("*.pkl")) if ckpt is not None else ():
-        data = path.read_bytes()
-        for old in OLD_PATHS:
-            if old.encode() in data:
-                raise RunFolderError(
-                    f"{ckpt} was written by an older version (it names {old}, since moved to "
-                    "train/rllib/) and cannot be resumed; train into another --out"
-                )
 
 
 def save_checkpoint(

@@ -146,14 +146,6 @@ def _fill_checkpoint(
     pool.save(tmp / "pool")
 
 
-def old_format_checkpoints(run_dir: Path) -> list[Path]:
-    """``step_*`` folders of the earlier pickled format (``state.pkl``), which are never loaded."""
-    root = Path(run_dir) / CHECKPOINTS.folder
-    return sorted(
-        p for p in root.glob(CHECKPOINTS.prefix + "*") if p.is_dir() and (p / "state.pkl").exists()
-    )
-
-
 def read_checkpoint_state(ckpt: Path) -> dict[str, Any]:
     """The checkpoint's ``state.json`` (checked to be this format)."""
     try:

@@ -7,8 +7,7 @@ teacher (played through ``racko_v1.raw_env`` with seeded deals, so it is reprodu
 
 ``collect_teacher_data`` is the public piece: ``train/ppo.py`` clones what it collects with the
 project's fitting loop (``train.sb3.warmstart.clone_actor``) for the config's ``pretrain``
-section. The clone-plus-DAgger trainer without PPO lost to PPO's warm start and lives in
-``experiments/dagger.py`` (experiments/README.md).
+section.
 """
 
 from __future__ import annotations

@@ -294,7 +294,7 @@ def clone_and_record(
     """``clone_actor`` on the teacher's (inputs, masks, actions) under a progress phase, and its
     record written to ``run_dir/warmstart.json``: the one cloning step of every trainer's warm
     start. ``section`` holds ``teacher``, ``decisions``, ``epochs``, ``batch_size`` and
-    ``learning_rate`` (the SB3 config's ``pretrain``, the distillation's ``warm_start``)."""
+    ``learning_rate`` (the SB3 config's ``pretrain``)."""
     import time
 
     from train.common.files import write_json_atomic
