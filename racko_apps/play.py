@@ -1,10 +1,10 @@
 """Play Rack-O in the terminal against any bot, or watch bots play each other.
 
-    python -m racko_apps.play --players 3 --bots expert agents/pretrained/racko_3p.onnx
+    racko play --players 3 --bots expert agents/pretrained/racko_3p.onnx
     racko --bots heuristic --hint expert --rounds 2
     racko --watch --bots heuristic random --delay 0.5
 
-The game runs through the real PettingZoo env (``racko_v0.raw_env(episode="game")``), so the rules
+The game runs through the real PettingZoo env (``racko_v1.raw_env(episode="game")``), so the rules
 are never re-implemented here; the screen shows only what the human's seat may know (their rack,
 the piles, the scores, the public log of the table). See ``docs/play.md``.
 """
@@ -24,7 +24,7 @@ from racko_env.config import RulesConfig
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``racko`` / ``python -m racko_apps.play`` command line."""
+    """The ``racko play`` command line (also ``racko`` with options only)."""
     p = argparse.ArgumentParser(
         prog="racko",
         description="Play Rack-O in the terminal against bots, or watch bots play (--watch).",
@@ -162,7 +162,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _seat_seed(seed: int | None, seat: int) -> int | None:
     """Each bot its own stream, fixed by --seed."""
     return None if seed is None else seed * 10 + seat + 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -9,7 +9,7 @@ passes it in (``play_duplicate`` / ``quick_win_rate`` take any object with ``act
 - ``racko_eval.tournament``: the duplicate format (tables, seatings, deal seeds) and
   ``run_tournament`` with its JSON report (``docs/evaluation.md``);
 - ``racko_eval.quick_eval``: the same format played on ``racko_env.vector``, all games at once;
-- ``racko_eval.evaluate``: the ``python train/evaluate.py`` / ``racko evaluate`` command;
+- ``racko_eval.evaluate``: the ``racko evaluate`` command;
 - ``racko_eval.records``: records of games (``racko-record/1``, docs/records.md), written while
   they are played and replayed with the engine; ``racko_eval.record_schema`` checks a file on load.
 """

@@ -1,6 +1,6 @@
-"""Evaluate bots against each other in a duplicate tournament (``python train/evaluate.py``).
+"""Evaluate bots against each other in a duplicate tournament (``racko evaluate``).
 
-    python train/evaluate.py --players 2 --rounds 2000 --bots expert heuristic --seed 0 --json out.json
+    racko evaluate --players 2 --rounds 2000 --bots expert heuristic --seed 0 --json out.json
 
 Bots are ``agents.load`` specs: ``random``, ``heuristic``, ``expert``, ``module:Class`` or a bot
 file (``.onnx``). The format (tables, seatings, duplicate deals) is in ``racko_eval.tournament``;

@@ -37,7 +37,7 @@ def test_a_missing_extra_is_one_line_with_its_install_command(name, extra, modul
 
 def test_every_subcommand_is_either_free_or_names_its_extra():
     assert set(NEEDS) <= set(SUBCOMMANDS)
-    assert {e for e, _ in NEEDS.values()} == {"eval", "play", "train"}
+    assert {e for e, _ in NEEDS.values()} == {"eval", "play", "train", "cluster"}
     free = set(SUBCOMMANDS) - set(NEEDS)
     assert free == {"new-bot", "web"}
 

@@ -41,7 +41,7 @@ PATIENCE = 900
 
 def play(*args: str, stdin: str = "", env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "racko_apps.play", *args],
+        [sys.executable, "-m", "racko_apps.cli", "play", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -329,7 +329,7 @@ def test_q_leaves_cleanly():
 def test_ctrl_c_leaves_with_a_summary_and_status_130():
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "racko_apps.play", "--seed", "1", "--bots", "heuristic"],
+        ["-m", "racko_apps.cli", "play", "--seed", "1", "--bots", "heuristic"],
         cwd=str(ROOT),
         env=ENV,
         encoding="utf-8",

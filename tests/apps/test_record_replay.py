@@ -91,7 +91,7 @@ def test_every_kind_of_record_replays_alike_in_python_and_javascript(
 def test_play_records_its_game_and_replay_shows_its_end(tmp_path: Path, require) -> None:
     records = tmp_path / "records"
     played = subprocess.run(
-        [sys.executable, "-m", "racko_apps.play", "--watch", "--bots", "heuristic", "expert",
+        [sys.executable, "-m", "racko_apps.cli", "play", "--watch", "--bots", "heuristic", "expert",
          "--delay", "0", "--seed", "5", "--target-score", "150", "--record", str(records)],
         capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=PATIENCE,
     )  # fmt: skip

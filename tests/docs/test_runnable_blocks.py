@@ -8,7 +8,7 @@ The marker is an HTML comment (invisible on GitHub) on the line right before a f
 
 Each document's blocks run in a fresh temporary folder that looks like the repository root
 (every top-level entry of the repository linked into it), so commands such as
-``python train/evaluate.py ...`` work as a reader types them, while whatever they write
+``racko evaluate ...`` work as a reader types them, while whatever they write
 (``out.json``, ``runs/``) lands in the temporary folder. The blocks run top to bottom, as a reader
 meets them: a ``file=`` block is saved when it is reached, so a block cannot use a file that the
 page defines further down. Only quick blocks are marked: no long training. A page with a block

@@ -331,14 +331,14 @@ def test_docs_example_bot_runs(tmp_path, monkeypatch):
 
 
 def test_script_runs_as_documented(tmp_path):
-    """`python train/evaluate.py ...` from the repository root, two workers, JSON out."""
+    """`racko evaluate ...` from the repository root, two workers, JSON out."""
     import os
     import subprocess
     import sys
 
     root = Path(__file__).resolve().parents[2]
     out = tmp_path / "out.json"
-    cmd = [sys.executable, "train/evaluate.py", "--players", "3", "--rounds", "4"]
+    cmd = [sys.executable, "-m", "racko_apps.cli", "evaluate", "--players", "3", "--rounds", "4"]
     cmd += ["--bots", "expert", "heuristic", "random", "--seed", "0", "--json", str(out)]
     env = {**os.environ, "PYTHONPATH": str(root)}  # the checkout under test
     done = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=300)

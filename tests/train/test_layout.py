@@ -14,7 +14,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 FRONT_DOORS = [
     "cleanrl_ppo",
-    "evaluate",
     "exploit",
     "export",
     "plot_curve",
