@@ -29,7 +29,7 @@ __all__ = [
     "racko_v1",
     "rules",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 # The registered ids and the observation layout version each gives (PettingZoo / Gymnasium

@@ -1,4 +1,4 @@
-"""Every code block of README.md and docs/*.md that is marked runnable runs as written.
+"""Every code block of README.md and the site's pages (docs/**/*.md) marked runnable runs as written.
 
 The marker is an HTML comment (invisible on GitHub) on the line right before a fenced block:
 
@@ -28,7 +28,10 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS = [
+    REPO / "README.md",
+    *sorted(p for p in (REPO / "docs").rglob("*.md") if "_build" not in p.relative_to(REPO).parts),
+]
 MARKER = re.compile(r"^<!--\s*runnable(?P<options>(\s+\w+=\S+)*)\s*-->\s*$")
 FENCE = re.compile(r"^```(?P<lang>\w+)?\s*$")
 DEFAULT_TIMEOUT = 300  # catches a hang; a loaded machine needs minutes for a short training
@@ -89,11 +92,21 @@ MARKED = [doc for doc, blocks in ALL.items() if any(b.file is None for b in bloc
 
 def test_the_quick_examples_are_marked() -> None:
     """The marks cannot silently disappear: the examples a newcomer tries first are all marked."""
-    run = {doc.name for doc, blocks in ALL.items() for b in blocks if b.file is None}
-    assert {"README.md", "env.md", "agents.md", "evaluation.md", "cleanrl.md"} <= run
+    run = {
+        str(doc.relative_to(REPO)) for doc, blocks in ALL.items() for b in blocks if b.file is None
+    }
+    assert {
+        "README.md",
+        "docs/getting-started/first-game.md",
+        "docs/getting-started/first-bot.md",
+        "docs/environment/aec.md",
+        "docs/bots/writing-a-bot.md",
+        "docs/evaluation/evaluate.md",
+        "docs/training/cleanrl.md",
+    } <= run
     assert any("env.agent_iter()" in b.code for b in ALL[REPO / "README.md"])  # the AEC loop
-    saved = [b.file for b in ALL[REPO / "docs" / "agents.md"]]
-    assert "my_bots.py" in saved  # the bot class that agents.md's examples load
+    saved = [b.file for b in ALL[REPO / "docs" / "bots" / "writing-a-bot.md"]]
+    assert "my_bots.py" in saved  # the bot class that the page's examples load
 
 
 def test_markers_are_parsed_strictly(tmp_path: Path) -> None:
@@ -191,6 +204,8 @@ def test_blocks_run_in_document_order(tmp_path: Path) -> None:
 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:
+    """.ci/run installs the tools, requires them all, runs the README's test command as it is
+    written, then reruns the tools' tests with the tools hidden (their skips stay honest)."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     command = next(
         line.strip()
@@ -198,9 +213,12 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
         if line.startswith('pip install -e ".[dev]"') and "pytest" in line
     )
     assert "apt-get" not in command and "npm" not in command and "sudo" not in command
+    assert "sphinx-build -W" in command  # the site builds with warnings as errors
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
-    assert ci[-1] == command
-    assert "export RACKO_REQUIRE_ALL=1" in ci
+    assert command in ci
+    assert ci.index("export RACKO_REQUIRE_ALL=1") < ci.index(command)
+    hidden = ci[-1]
+    assert "env -u RACKO_REQUIRE_ALL" in hidden and "RACKO_HIDE_TOOLS=chromium" in hidden
 
 
 def test_a_failing_block_fails_the_test(tmp_path: Path) -> None:

@@ -1,0 +1,56 @@
+"""Sphinx configuration of racko's documentation site.
+
+The stack is Sphinx with the furo theme and MyST markdown, the one PettingZoo's and Gymnasium's own
+sites use, so a reader coming from them finds the same layout. Sphinx's autodoc builds the API
+reference from the docstrings (an env's docstring is its page), and MyST keeps every page a
+Markdown file that reads well on GitHub too. The project's own directives (tables generated from
+the code, results rendered from their JSON files) live in ``docs/_ext``.
+
+Build it (warnings are errors, as in CI)::
+
+    sphinx-build -W --keep-going -q -b html docs docs/_build/html
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path[:0] = [str(DOCS / "_ext"), str(ROOT)]
+
+project = "racko"
+author = "the racko authors"
+copyright = "the racko authors"  # noqa: A001 (Sphinx's name)
+release = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+version = release
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.viewcode",
+    "racko_tables",
+]
+# The results helper's extension renders docs/results/*.json; the site builds without it until it
+# lands (the results pages then show the files' names only).
+if (DOCS / "_ext" / "results_table.py").is_file():
+    extensions.append("results_table")
+
+source_suffix = {".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "tutorial.ipynb", "**/.ipynb_checkpoints"]
+
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3  # [text](page.md#a-heading) links resolve to headings up to ###
+
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+autodoc_default_options = {"members": True, "show-inheritance": False}
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+
+html_theme = "furo"
+html_title = f"racko {release}"

@@ -1,0 +1,77 @@
+"""The documentation site builds with warnings as errors, and the README stays a front page.
+
+The build is the one CI runs (README's test command): a broken link, a missing reference, a page
+left out of every table of contents or a directive that fails on the code fails it. The pages say
+what is true now: no page refers to an issue by number or holds a History section (what changed
+between versions is in CHANGELOG.md).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+README = REPO / "README.md"
+MAX_README_LINES = 150
+AEC_LOOP_BEFORE_LINE = 50
+ISSUE = re.compile(r"\b(issues?|PR|pull request)\s*#?\d+|(^|\s)#\d+\b", re.IGNORECASE)
+HISTORY = re.compile(r"^#{1,6}\s.*\bhistory\b", re.IGNORECASE | re.MULTILINE)
+
+
+def pages() -> list[Path]:
+    """README and every Markdown page of the site (not the build's output)."""
+    found = [p for p in DOCS.rglob("*.md") if "_build" not in p.relative_to(DOCS).parts]
+    return [README, *sorted(found)]
+
+
+@pytest.mark.slow
+def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
+    out = tmp_path / "html"
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-E", "-b", "html"]
+    proc = subprocess.run(
+        [*command, str(DOCS), str(out), "-d", str(tmp_path / "doctrees")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode == 0, (
+        f"sphinx-build failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
+    )
+    for page in ("index", "environment/observation", "training/config", "api/racko_env"):
+        assert (out / f"{page}.html").is_file(), page
+    observation = (out / "environment" / "observation.html").read_text(encoding="utf-8")
+    assert "opp_declined" in observation  # the layout table was generated into the page
+
+
+def test_the_readme_is_a_front_page() -> None:
+    lines = README.read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= MAX_README_LINES, f"README.md has {len(lines)} lines"
+    loop = next(i for i, line in enumerate(lines, 1) if "env.agent_iter()" in line)
+    start = max(i for i, line in enumerate(lines[:loop], 1) if line.startswith("```python"))
+    assert start < AEC_LOOP_BEFORE_LINE, f"the AEC loop starts at line {start}"
+    assert lines[start - 2].strip() == "<!-- runnable -->"  # and it stays tested
+    end = next(i for i, line in enumerate(lines[start:], start + 1) if line.strip() == "```")
+    assert end - start - 1 <= 15, "the AEC loop is longer than 15 lines"
+
+
+@pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(REPO)))
+def test_no_page_tells_history(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    issues = [m.group(0).strip() for m in ISSUE.finditer(text)]
+    assert issues == [], f"{page.name} refers to issues by number: {issues}"
+    headings = HISTORY.findall(text)
+    assert not HISTORY.search(text), f"{page.name} has a History heading: {headings}"
+
+
+def test_the_checks_catch_what_they_look_for() -> None:
+    assert ISSUE.search("as measured in issue 26") and ISSUE.search("see #12 for that")
+    assert not ISSUE.search("the 2 issues of a config") and not ISSUE.search("a C# front end")
+    assert HISTORY.search("text\n## History: what came before\n")
+    assert not HISTORY.search("**Version history.** v1: ...")
