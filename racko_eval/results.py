@@ -52,6 +52,7 @@ __all__ = [
     "headline_lines",
     "load_results",
     "markdown_table",
+    "record_row",
     "update_readme",
     "write_results",
 ]
@@ -199,6 +200,37 @@ def load_results(name: str, folder: str | Path | None = None) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ResultsError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
     return check_results(data, str(path))
+
+
+def record_row(
+    name: str,
+    *,
+    command: str,
+    title: str,
+    columns: Sequence[str],
+    row: Sequence[Cell],
+    titles: Sequence[str] | None = None,
+    folder: str | Path | None = None,
+) -> Path:
+    """Add one run's row to table ``title`` of a file that gathers several runs (each row ends
+    with the command that measured it; a row of the same command is replaced).
+
+    ``columns`` must end with ``"command"``; ``titles`` orders the file's tables (those not
+    yet present start empty only when they are this one). The file's own ``command``,
+    ``commit``, ``date`` and ``machine`` are the latest run's.
+    """
+    if not columns or columns[-1] != "command" or row[-1] != command:
+        raise ResultsError(f"results {name}: a gathered row ends with its command")
+    try:
+        tables = {t["title"]: t for t in load_results(name, folder)["tables"]}
+    except ResultsError:  # none yet
+        tables = {}
+    table = tables.setdefault(title, {"title": title, "columns": list(columns), "rows": []})
+    table["columns"] = list(columns)
+    table["rows"] = [r for r in table["rows"] if r[-1] != command] + [list(row)]
+    order = list(titles or []) + [t for t in tables if t not in (titles or [])]
+    ordered = [tables[t] for t in order if t in tables]
+    return write_results(name, command=command, tables=ordered, folder=folder)
 
 
 # ----------------------------------------------------------------------------- rendering

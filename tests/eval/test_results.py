@@ -143,3 +143,21 @@ def test_a_readme_without_the_block_is_refused(tmp_path: Path) -> None:
 def test_the_shipped_results_files_are_well_formed() -> None:
     for path in sorted(results.RESULTS_DIR.glob("*.json")):
         results.check_results(json.loads(path.read_text()), str(path))
+
+
+def test_a_gathering_file_keeps_one_row_per_command(tmp_path: Path) -> None:
+    columns = ["bots", "seconds", "command"]
+    for command, row in (("cmd a", [40, 12.5]), ("cmd b", [200, 60.0]), ("cmd a", [40, 11.0])):
+        results.record_row(
+            "scale",
+            command=command,
+            title="T",
+            columns=columns,
+            row=[*row, command],
+            folder=tmp_path,
+        )
+    data = results.load_results("scale", tmp_path)
+    assert data["tables"][0]["rows"] == [[200, 60.0, "cmd b"], [40, 11.0, "cmd a"]]
+    assert data["command"] == "cmd a"
+    with pytest.raises(ResultsError, match="ends with its command"):
+        results.record_row("scale", command="c", title="T", columns=["x"], row=[1], folder=tmp_path)
