@@ -1,13 +1,16 @@
-"""Env steps per second of the wrapped ``racko_v0`` AEC env against PettingZoo's classic games.
+"""Env steps per second of the wrapped ``racko_v1`` AEC env against PettingZoo's classic games,
+and of the batched engine, in one run; writes ``docs/results/env_speed.json``.
 
-Every env is played the same way: random legal play (uniform over the action mask, one seeded
+Every AEC env is played the same way: random legal play (uniform over the action mask, one seeded
 chooser), counting every ``env.step`` call, the ``None`` steps of finished agents included, and
 resetting when an episode ends. Measurements of the envs are interleaved, so that load from other
 processes hits them all alike; the table shows the median of the repeats and the ratio to
-``connect_four_v3``, and whether racko meets its target of ``TARGET_RATIO`` (issue 19: at least 10x).
+``connect_four_v3``. The batched engine (``racko_env.vector.VectorRacko``, 1,024 games, one
+decision per game per step, the acting seat's observation encoded) is played at random the same
+way and counts a decision of one game as one step.
 
     python -m benchmarks.env_speed                      # 2 s per measurement, 3 repeats
-    python -m benchmarks.env_speed --seconds 5 --repeats 5 --json out_speed.json
+    python -m benchmarks.env_speed --seconds 5 --repeats 5
     python -m benchmarks.env_speed --clock cpu          # CPU time instead: a cross-check under load
 
 Needs ``pygame`` for connect_four (``pip install -e ".[bench]"``).
@@ -17,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import os
 import platform
 import random
@@ -30,7 +32,8 @@ from typing import Any
 import numpy as np
 
 REFERENCE = "connect_four_v3"
-TARGET_RATIO = 10.0  # racko_v0 steps/s over connect_four_v3's, random legal play, same run
+BATCHED = "batched engine 2p"
+BATCH_GAMES = 1024
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # keep stdout clean for --json -
 
 
@@ -38,15 +41,15 @@ def env_factories(players: list[int], episode: str) -> dict[str, Callable[[], An
     """Name -> zero-argument constructor of each wrapped AEC env to measure."""
     from pettingzoo.classic import connect_four_v3, tictactoe_v3
 
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
     factories: dict[str, Callable[[], Any]] = {
         "connect_four_v3": connect_four_v3.env,
         "tictactoe_v3": tictactoe_v3.env,
     }
     for n in players:
-        factories[f"racko_v0 {n}p"] = functools.partial(
-            racko_v0.env, num_players=n, episode=episode
+        factories[f"racko_v1 {n}p"] = functools.partial(
+            racko_v1.env, num_players=n, episode=episode
         )
     return factories
 
@@ -96,17 +99,51 @@ def steps_per_second(
         env.reset(seed=rng.getrandbits(31))
 
 
+def batched_steps_per_second(
+    seconds: float, seed: int, clock: Callable[[], float] = time.perf_counter
+) -> tuple[float, int]:
+    """Random legal play of ``BATCH_GAMES`` 2-player games on the batched engine, the acting
+    seat's observation encoded each step; (game decisions per second, rounds finished)."""
+    from racko_env.observation import OBS_SIZE
+    from racko_env.vector import VectorRacko
+
+    v = VectorRacko(BATCH_GAMES, 2, seed=seed)
+    game = v.game
+    rng = np.random.default_rng(seed)
+    games = np.arange(BATCH_GAMES)
+    obs = np.empty((BATCH_GAMES, OBS_SIZE), np.float32)
+    steps = episodes = 0
+    start = clock()
+    deadline = start + seconds
+    while True:
+        masks = game.legal_mask()
+        v.observe(games, game.current, out=obs)
+        keys = rng.random(masks.shape)
+        keys[~masks] = -1.0
+        result = v.step(keys.argmax(axis=1))
+        done = np.flatnonzero(result.terminated | result.truncated)
+        if len(done):
+            v.reset(done)
+            episodes += len(done)
+        steps += BATCH_GAMES
+        if clock() >= deadline:
+            return steps / (clock() - start), episodes
+
+
 def run(
     players: list[int], episode: str, seconds: float, repeats: int, seed: int, clock: str = "wall"
 ) -> dict:
     factories = env_factories(players, episode)
-    samples: dict[str, list[float]] = {name: [] for name in factories}
-    episodes: dict[str, int] = dict.fromkeys(factories, 0)
+    samples: dict[str, list[float]] = {name: [] for name in [*factories, BATCHED]}
+    episodes: dict[str, int] = dict.fromkeys(samples, 0)
     for r in range(repeats):  # interleaved: every env once per repeat
         for name, make in factories.items():
             rate, done = steps_per_second(make, seconds, seed + r, CLOCKS[clock])
             samples[name].append(rate)
             episodes[name] += done
+        rate, done = batched_steps_per_second(seconds, seed + r, CLOCKS[clock])
+        samples[BATCHED].append(rate)
+        episodes[BATCHED] += done
     reference = statistics.median(samples[REFERENCE])
     results = {
         name: {
@@ -119,7 +156,6 @@ def run(
         for name, rates in samples.items()
     }
     return {
-        "target_ratio": TARGET_RATIO,
         "seconds_per_measurement": seconds,
         "clock": clock,
         "repeats": repeats,
@@ -130,26 +166,43 @@ def run(
     }
 
 
-def format_table(report: dict) -> str:
-    lines = [
-        f"{'env':<18} {'steps/s':>10} {'min':>10} {'max':>10} {'x connect_four':>15}",
-        "-" * 67,
+def results_tables(report: dict) -> list[dict[str, Any]]:
+    """The results file's table: each env's median steps/s, its range and the ratio."""
+    rows = [
+        [
+            name,
+            round(r["steps_per_s"]),
+            round(r["min"]),
+            round(r["max"]),
+            round(r["ratio_to_connect_four"], 2),
+        ]
+        for name, r in report["results"].items()
     ]
-    for name, r in report["results"].items():
-        lines.append(
-            f"{name:<18} {r['steps_per_s']:>10,.0f} {r['min']:>10,.0f} {r['max']:>10,.0f} "
-            f"{r['ratio_to_connect_four']:>15.2f}"
-        )
-    lines.append(
-        f"median of {report['repeats']} interleaved runs of {report['seconds_per_measurement']} s; "
-        f"racko episode={report['episode']!r}; {report['clock']} clock; random legal play"
+    note = (
+        f"Median of {report['repeats']} interleaved runs of {report['seconds_per_measurement']} s "
+        f"each, {report['clock']} clock, random legal play; racko episodes are {report['episode']}s; "
+        f"the batched engine plays {BATCH_GAMES:,} games, one decision of one game being one step."
     )
-    target = report["target_ratio"]
-    for name, r in report["results"].items():
-        if name.startswith("racko_v0"):
-            met = "met" if r["ratio_to_connect_four"] >= target else "NOT met"
-            lines.append(f"target {name} >= {target:g}x {REFERENCE}: {met}")
-    return "\n".join(lines)
+    columns = ["env", "steps/s", "min", "max", f"x {REFERENCE}"]
+    return [{"title": "Env steps per second", "columns": columns, "rows": rows, "note": note}]
+
+
+def headline_figures(report: dict) -> dict[str, float]:
+    """The figures pages quote: the 2-player AEC env's speed and its ratio to connect_four."""
+    results = report["results"]
+    first = next(name for name in results if name.startswith("racko_v1"))
+    return {
+        "racko_v1_steps_per_s": round(results[first]["steps_per_s"], 1),
+        "ratio_to_connect_four": round(results[first]["ratio_to_connect_four"], 2),
+        "batched_steps_per_s": round(results[BATCHED]["steps_per_s"], 1),
+        "connect_four_steps_per_s": round(results[REFERENCE]["steps_per_s"], 1),
+    }
+
+
+def format_table(report: dict) -> str:
+    from racko_eval.results import markdown_table
+
+    return "\n\n".join(markdown_table(t) + "\n\n" + t["note"] for t in results_tables(report))
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -168,7 +221,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="wall time (default), or this process's CPU time as a cross-check under load",
     )
     parser.add_argument(
-        "--json", metavar="PATH", help="also write the results as JSON ('-': stdout)"
+        "--results-dir", metavar="DIR", help="where env_speed.json goes (default docs/results)"
     )
     args = parser.parse_args(argv)
     if args.seconds <= 0:
@@ -181,16 +234,20 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from benchmarks import command_line
+    from racko_eval.results import write_results
+
     args = parse_args(argv)
     report = run(args.players, args.episode, args.seconds, args.repeats, args.seed, args.clock)
-    # With --json - the JSON alone goes to stdout (for pipes) and the table to stderr.
-    print(format_table(report), file=sys.stderr if args.json == "-" else sys.stdout)
-    if args.json == "-":
-        json.dump(report, sys.stdout, indent=2)
-        print()
-    elif args.json:
-        with open(args.json, "w") as f:
-            json.dump(report, f, indent=2)
+    print(format_table(report))
+    path = write_results(
+        "env_speed",
+        command=command_line("env_speed", argv),
+        tables=results_tables(report),
+        figures=headline_figures(report),
+        folder=args.results_dir,
+    )
+    print(f"wrote {path}")
     return 0
 
 

@@ -1,8 +1,8 @@
 """A class-sized league: N generated submissions of graded strength, rated by ``racko league``.
 
-    python benchmarks/league_scale.py /tmp/class --bots 200          # writes the bots, runs it
-    python benchmarks/league_scale.py /tmp/class --bots 40 --rounds 20   # options of the league
-    python benchmarks/league_scale.py /tmp/class --bots 200 --write-only
+    python -m benchmarks.league_scale /tmp/class --bots 200        # writes the bots, runs it
+    python -m benchmarks.league_scale /tmp/class --bots 40 --rounds 20   # options of the league
+    python -m benchmarks.league_scale /tmp/class --bots 200 --write-only
     racko league /tmp/class                                        # the same league by hand
 
 Submission ``s_NNN.py`` is the expert bot that plays a random legal move with probability
@@ -12,7 +12,7 @@ is known, so the league's ranking can be checked: the script prints the wall tim
 played, the rounds per second, the CPU seconds of the league and of the processes it reaped
 (not those inside isolated sandboxes: a cgroup's ``cpuacct.usage`` counts them), how sure the
 ratings are (from league.json) and the Spearman rank correlation between the league's order and
-the true one (docs/coursework.md).
+the true one, and adds the league's row to ``docs/results/league_scale.json``.
 """
 
 from __future__ import annotations
@@ -111,7 +111,42 @@ def main(argv: list[str] | None = None) -> int:
         "config": report["config"],
     }
     print(json.dumps(summary, indent=2))
+    print(f"wrote {record(summary, argv)}")
     return code
+
+
+COLUMNS = [
+    "bots",
+    "pairings",
+    "rounds",
+    "wall seconds",
+    "rounds/s",
+    "CPU seconds reaped",
+    "Spearman vs true order",
+    "command",
+]
+
+
+def record(summary: dict, argv: list[str] | None) -> Path:
+    """This league's row in ``docs/results/league_scale.json``, which gathers leagues of
+    several sizes (each row names its command)."""
+    from benchmarks import command_line
+    from racko_eval.results import record_row
+
+    command = command_line("league_scale", argv)
+    row = [
+        summary["bots"],
+        summary["pairings"],
+        summary["rounds"],
+        summary["wall_seconds"],
+        summary["rounds_per_second"],
+        summary["cpu_seconds_reaped"],
+        summary["spearman"],
+        command,
+    ]
+    return record_row(
+        "league_scale", command=command, title="A class-sized league", columns=COLUMNS, row=row
+    )
 
 
 if __name__ == "__main__":

@@ -291,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
         p.add_argument("--rounds", type=positive_int, default=10, help="deals, in both seatings")
         p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--out", type=Path, help="also write the JSON result here")
+        p.add_argument("--results-dir", metavar="DIR", help="default docs/results")
         if name == "ismcts":
             p.add_argument("--simulations", type=positive_int, default=20)
             p.add_argument("--evaluator", choices=("random", "progress"), default="random")
@@ -312,13 +312,63 @@ def main(argv: list[str] | None = None) -> int:
         bot = DQNPlayer(agents[0], args.players)
     if args.algorithm != "speed":
         result = {**evaluate(bot, args.players, args.rounds, args.seed), **result}
-    line = json.dumps(result)
-    print(line)
-    if args.out:
-        from racko_env.files import write_text_atomic
+    print(json.dumps(result))
+    from benchmarks import command_line
 
-        write_text_atomic(args.out, line + "\n")
+    path = record(result, args.algorithm, command_line("openspiel_bots", argv), args.results_dir)
+    print(f"wrote {path}")
     return 0
+
+
+AGAINST = "OpenSpiel's algorithms against expert"
+SPEED = "The OpenSpiel game's speed, random play"
+COLUMNS = {
+    AGAINST: ["bot", "players", "rounds", "win rate (95% CI)", "ms per decision", "command"],
+    SPEED: [
+        "players",
+        "rounds",
+        "decisions/s (pyspiel API)",
+        "steps/s (rl_environment)",
+        "command",
+    ],
+}
+
+
+def result_row(result: dict[str, Any], algorithm: str, command: str) -> list[Any]:
+    if algorithm == "speed":
+        return [
+            result["players"],
+            result["rounds"],
+            result["decisions_per_second_api"],
+            result["steps_per_second_rl_environment"],
+            command,
+        ]
+    low, high = result["win_rate_ci95"]
+    rate = f"{100 * result['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
+    return [
+        result["bot"],
+        result["players"],
+        result["rounds_played"],
+        rate,
+        result["ms_per_decision"],
+        command,
+    ]
+
+
+def record(result: dict[str, Any], algorithm: str, command: str, folder: str | None) -> Path:
+    """This run's row in ``docs/results/openspiel.json``, which gathers several runs."""
+    from racko_eval.results import record_row
+
+    title = SPEED if algorithm == "speed" else AGAINST
+    return record_row(
+        "openspiel",
+        command=command,
+        title=title,
+        columns=COLUMNS[title],
+        row=result_row(result, algorithm, command),
+        titles=[AGAINST, SPEED],
+        folder=folder,
+    )
 
 
 if __name__ == "__main__":

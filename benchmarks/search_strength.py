@@ -22,10 +22,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 from agents.batched import load_batch  # noqa: E402
@@ -60,6 +57,37 @@ def measure(budget: str, opponent: str, players: int, rounds: int, seed: int) ->
     }
 
 
+def results_table(players: int, rows: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """The rows of one player count, each with the command that measured it."""
+    columns = ["budget", "opponent", "rounds", "search's win rate (95% CI)", "ms per decision"]
+    columns += [f"{p} changed" for p in PHASES] + ["command"]
+    body = []
+    for command, r in rows:
+        low, high = r["ci95"]
+        body.append(
+            [
+                r["budget"],
+                r["opponent"],
+                r["rounds"],
+                f"{100 * r['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})",
+                round(r["ms_per_decision"], 1),
+                *(f"{100 * r['changed'][p] / max(r['by_phase'][p], 1):.1f}%" for p in PHASES),
+                command,
+            ]
+        )
+    note = (
+        "duplicate rounds on the batched engine, every deal in every seating; ms per decision is "
+        "the search's own time on one core; changed: how often the search overrode the "
+        "blueprint's choice in each decision phase"
+    )
+    return {
+        "title": f"The search bot, {players} players",
+        "columns": columns,
+        "rows": body,
+        "note": note,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--players", type=int, default=2)
@@ -68,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", nargs="+", default=["expert"])
     parser.add_argument("--phases", action="store_true", help="also each phase searched alone")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", help="write the rows here")
+    parser.add_argument("--results-dir", metavar="DIR", help="default docs/results")
     args = parser.parse_args(argv)
     try:
         for b in args.budgets:
@@ -93,11 +121,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"  [{r['seconds']} s]",
                 flush=True,
             )
-    if args.json:
-        out = {"command": " ".join(["python", "benchmarks/search_strength.py", *sys.argv[1:]])}
-        tmp = Path(args.json).with_suffix(".tmp")
-        tmp.write_text(json.dumps({**out, "rows": rows}, indent=1) + "\n")
-        os.replace(tmp, args.json)
+    from benchmarks import command_line
+    from racko_eval.results import write_results
+
+    command = command_line("search_strength", argv)
+    tables = [results_table(args.players, [(command, r) for r in rows])]
+    path = write_results("search", command=command, tables=tables, folder=args.results_dir)
+    print(f"wrote {path}")
     return 0
 
 

@@ -15,8 +15,11 @@ above each win rate against ``expert``, beside where the wall time went:
     python -m benchmarks.time_to_expert                       # the main job (configs/2p.yaml)
     python -m benchmarks.time_to_expert --total-steps 300000 --out /tmp/tte   # a shorter look
 
-The run folder (``--out``, default ``runs/time_to_expert``) is written afresh. Times are wall
-clock: on a shared machine they measure the machine too (say so where you quote them).
+The run folder (``--out``, default ``runs/time_to_expert``) is written afresh. Writes
+``docs/results/time_to_expert.json`` (the targets, the final evaluation, where the time went) and
+``docs/results/learning_curves.json`` (the run's evaluations, ``benchmarks.learning_curves``).
+Times are wall clock: on a shared machine they measure the machine too, and the results file
+records its load average.
 """
 
 from __future__ import annotations
@@ -94,11 +97,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         help="lead with the split of the process's CPU seconds (on a shared machine); both the "
         "wall and the CPU split are printed and written either way",
     )
-    ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--results-dir", metavar="DIR", help="default docs/results")
     args = ap.parse_args(argv)
 
     from sb3_contrib import MaskablePPO
 
+    from benchmarks import command_line, learning_curves
     from train import ppo
     from train.sb3.evaluation import EvalHistory
     from train.sb3.feature_cache import FeatureCache
@@ -183,9 +187,75 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             + " (features, opponents and snapshots are part of rollout; "
             + f"{wall if clock == 'wall' else cpu:.0f} s {clock} in all)"
         )
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    write_time_to_expert(result, command_line("time_to_expert", argv), args.results_dir)
+    learning_curves.write_curves([out], command_line("time_to_expert", argv), args.results_dir)
     return result
+
+
+def results_tables(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The targets against ``expert`` and where the wall and CPU time went."""
+    targets = [
+        [
+            f"{rate} vs `expert`",
+            None if hit is None else hit["minutes"],
+            None if hit is None else hit["env_steps"],
+        ]
+        for rate, hit in result["reached_vs_expert"].items()
+    ]
+    parts = [
+        [part, result["wall_seconds"][part], result["cpu_seconds"][part]]
+        for part in result["wall_seconds"]
+    ]
+    final = result["final"] or {}
+    note = (
+        f"{result['config']}: {result['env_steps']:,} env steps in {result['wall_minutes']} min "
+        f"wall, {result['ppo_steps_per_s']:,} env steps/s in PPO; the first periodic evaluation "
+        "at or above each target (1,000 duplicate rounds each)."
+    )
+    if final:
+        note += (
+            " Final: "
+            + ", ".join(
+                f"{100 * final[k]:.1f}% vs `{k}`" for k in ("heuristic", "expert") if k in final
+            )
+            + f" ({final['rounds']:,} duplicate rounds)."
+        )
+    return [
+        {
+            "title": "Time to expert's level",
+            "columns": ["target", "minutes", "env steps"],
+            "rows": targets,
+            "note": note,
+        },
+        {
+            "title": "Where the time went",
+            "columns": ["part", "wall seconds", "CPU seconds"],
+            "rows": parts,
+            "note": "features, opponents and snapshots are part of rollout",
+        },
+    ]
+
+
+def write_time_to_expert(result: dict[str, Any], command: str, folder: str | None) -> Path:
+    """``docs/results/time_to_expert.json``: expert's level is the last target (48%)."""
+    from racko_eval.results import write_results
+
+    level = result["reached_vs_expert"][f"{TARGETS[-1]:.0%}"] or {}
+    final = result["final"] or {}
+    figures = {
+        "minutes": level.get("minutes"),
+        "env_steps": level.get("env_steps"),
+        "run_minutes": result["wall_minutes"],
+        "final_vs_heuristic": final.get("heuristic"),
+        "final_vs_expert": final.get("expert"),
+    }
+    return write_results(
+        "time_to_expert",
+        command=command,
+        tables=results_tables(result),
+        figures=figures,
+        folder=folder,
+    )
 
 
 if __name__ == "__main__":

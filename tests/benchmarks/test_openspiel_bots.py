@@ -6,30 +6,40 @@ import json
 
 import pytest
 
+from racko_eval.results import load_results
+
 pytest.importorskip("pyspiel")
 
 
-def _run(module, tmp_path, *args: str) -> dict:
-    out = tmp_path / "result.json"
-    assert module.main([*args, "--out", str(out)]) == 0
-    return json.loads(out.read_text())
+def _run(module, tmp_path, capsys, *args: str) -> dict:
+    assert module.main([*args, "--results-dir", str(tmp_path)]) == 0
+    return json.loads(capsys.readouterr().out.splitlines()[0])
 
 
-def test_ismcts_plays_both_seatings_of_a_deal_and_reports_its_time(tmp_path, benchmark_script):
+def test_ismcts_plays_both_seatings_of_a_deal_and_reports_its_time(
+    tmp_path, capsys, benchmark_script
+):
     module = benchmark_script("openspiel_bots")
     args = ("ismcts", "--rounds", "1", "--simulations", "2", "--evaluator", "progress")
-    result = _run(module, tmp_path, *args)
+    result = _run(module, tmp_path, capsys, *args)
     assert result["rounds_played"] == 2 and result["opponent"] == "expert"
     low, high = result["win_rate_ci95"]
     assert 0.0 <= low <= result["win_rate"] <= high <= 1.0
     assert result["decisions"] > 0 and result["ms_per_decision"] > 0
+    # the results file gathers runs: this one's row, named by its command, once
+    _run(module, tmp_path, capsys, *args)
+    data = load_results("openspiel", tmp_path)
+    rows = data["tables"][0]["rows"]
+    assert len(rows) == 1 and rows[0][-1] == data["command"]
+    assert data["command"].startswith("python -m benchmarks.openspiel_bots ismcts --rounds 1")
+    assert "--results-dir" not in data["command"]
 
 
 @pytest.mark.slow
-def test_dqn_trains_and_plays(tmp_path, benchmark_script):
+def test_dqn_trains_and_plays(tmp_path, capsys, benchmark_script):
     pytest.importorskip("torch")
     module = benchmark_script("openspiel_bots")
-    result = _run(module, tmp_path, "dqn", "--train-minutes", "0.05", "--rounds", "1")
+    result = _run(module, tmp_path, capsys, "dqn", "--train-minutes", "0.05", "--rounds", "1")
     assert result["episodes"] >= 1 and result["steps"] > 0 and result["rounds_played"] == 2
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from racko_eval.results import load_results
+
 pytest.importorskip("torch")
 
 REPO = Path(__file__).resolve().parents[2]
@@ -32,8 +34,8 @@ def test_time_to_expert_on_the_smoke_recipe(tmp_path, benchmark_script):
             str(REPO / "configs" / "smoke_structured.yaml"),
             "--out",
             str(out),
-            "--json",
-            str(tmp_path / "tte.json"),
+            "--results-dir",
+            str(tmp_path),
         ]
     )
     assert result["env_steps"] >= 1024 and set(result["reached_vs_expert"]) == {"40%", "45%", "48%"}
@@ -42,5 +44,16 @@ def test_time_to_expert_on_the_smoke_recipe(tmp_path, benchmark_script):
     # a fast machine rounds the smoke run's feature time to 0.0: order, not speed, is checked
     assert 0 <= seconds["features"] <= seconds["rollout"]
     assert seconds["snapshots"] <= seconds["opponents"] <= seconds["rollout"]
-    assert json.loads((tmp_path / "tte.json").read_text()) == result
     assert (out / "bot.onnx").is_file()
+    # the results files: the targets and the time split, and the run's learning curve
+    data = load_results("time_to_expert", tmp_path)
+    assert data["command"].startswith("python -m benchmarks.time_to_expert --config")
+    assert [row[0] for row in data["tables"][0]["rows"]] == [
+        "40% vs `expert`",
+        "45% vs `expert`",
+        "48% vs `expert`",
+    ]
+    assert data["figures"]["run_minutes"] == result["wall_minutes"]
+    curve = load_results("learning_curves", tmp_path)["tables"][0]
+    history = json.loads((out / "eval_history.json").read_text())
+    assert len(curve["rows"]) == len(history) and curve["columns"][0] == "env steps"

@@ -247,7 +247,7 @@ def test_illegal_learner_action_is_an_error() -> None:
 
 @pytest.mark.slow  # a soak: 51,200 steps
 def test_memory_stays_flat_over_many_episodes() -> None:
-    """No Python object accumulates per episode (benchmarks/train_speed.py measures bytes)."""
+    """No Python object accumulates per episode."""
     env = RackoVecEnv(64, opponents=["random", "heuristic"], seed=0, turn_limit=12)
     env.reset()
     rng = np.random.default_rng(0)

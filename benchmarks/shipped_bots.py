@@ -1,0 +1,127 @@
+"""The shipped bots' strength: ``agents/pretrained/racko_{2,3,4}p.onnx`` against ``heuristic`` and
+``expert`` in duplicate rounds with 95% Wilson intervals; writes ``docs/results/shipped_bots.json``.
+
+    python -m benchmarks.shipped_bots                        # 2,000 deals a table, 2-4 players
+    python -m benchmarks.shipped_bots --players 2 --rounds 200   # a quicker look
+
+Two players: the bot against each baseline on its own, every deal in both seatings. Three and
+four players: every table the three bots make (``racko_eval.tournament.tables_for``), every
+seating of every deal. Played on the batched engine (``racko_eval.play_duplicate``): every game
+of a batch at once, each bot deciding for all its games in one call, the format of
+``racko evaluate`` (which plays one game at a time through the AEC env).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+BASELINES = ("heuristic", "expert")
+
+
+def bot_path(players: int) -> str:
+    return f"agents/pretrained/racko_{players}p.onnx"
+
+
+def measure(players: int, rounds: int, seed: int) -> list[dict[str, Any]]:
+    """One row per (bot, opponents): the bot's and the baselines' win rates with intervals."""
+    from agents.batched import load_batch
+    from racko_eval import play_duplicate
+
+    specs = [bot_path(players), *BASELINES]
+    labels = [f"racko_{players}p", *BASELINES]
+    bots = [load_batch(spec, players, seed=seed) for spec in specs]
+    if players == 2:  # each baseline alone against the bot
+        lineups = [[(0, 1)], [(0, 2)]]
+        names = ["`heuristic`", "`expert`"]
+    else:  # every table of the three
+        lineups = [None]
+        names = ["`heuristic` and `expert` at every table"]
+    rows = []
+    for tables, against in zip(lineups, names, strict=True):
+        t0 = time.perf_counter()
+        report = play_duplicate(bots, labels, players, {}, rounds, seed, tables)
+        rates = report["bots"]
+        rows.append(
+            {
+                "players": players,
+                "against": against,
+                "rounds": rounds * report["seatings_per_deal"],
+                "seconds": round(time.perf_counter() - t0, 1),
+                "rates": {k: v for k, v in rates.items() if v["seats"]},
+            }
+        )
+    return rows
+
+
+def _rate(entry: dict[str, Any]) -> str:
+    low, high = entry["ci95"]
+    return f"{100 * entry['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
+
+
+def results_tables(rows: list[dict[str, Any]], deals: int) -> list[dict[str, Any]]:
+    columns = ["bot", "players", "against", "rounds", "bot's win rate (95% CI)", "others"]
+    body = []
+    for row in rows:
+        bot = f"racko_{row['players']}p"
+        others = "; ".join(
+            f"{name} {_rate(entry)}" for name, entry in row["rates"].items() if name != bot
+        )
+        body.append(
+            [bot, row["players"], row["against"], row["rounds"], _rate(row["rates"][bot]), others]
+        )
+    note = (
+        f"{deals:,} duplicate deals a table, each in every seating, on the batched engine; "
+        "a win shared by a tie counts as a share; chance is 1 in the number of players."
+    )
+    return [
+        {
+            "title": "The shipped bots against the baselines",
+            "columns": columns,
+            "rows": body,
+            "note": note,
+        }
+    ]
+
+
+def figures(rows: list[dict[str, Any]]) -> dict[str, float]:
+    out = {}
+    for row in rows:
+        bot = f"racko_{row['players']}p"
+        entry = row["rates"][bot]
+        key = bot if row["players"] > 2 else f"{bot}_vs_{row['against'].strip('`')}"
+        out[key] = round(entry["win_rate"], 4)
+        out[f"{key}_low"], out[f"{key}_high"] = (round(x, 4) for x in entry["ci95"])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from benchmarks import command_line
+    from racko_eval.results import markdown_table, write_results
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
+    parser.add_argument("--rounds", type=int, default=2000, help="deals a table (default 2000)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--results-dir", metavar="DIR", help="default docs/results")
+    args = parser.parse_args(argv)
+    if args.rounds < 1:
+        parser.error(f"--rounds must be at least 1, got {args.rounds}")
+    rows = [row for n in args.players for row in measure(n, args.rounds, args.seed)]
+    tables = results_tables(rows, args.rounds)
+    print(markdown_table(tables[0]))
+    path = write_results(
+        "shipped_bots",
+        command=command_line("shipped_bots", argv),
+        tables=tables,
+        figures=figures(rows),
+        folder=args.results_dir,
+    )
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
