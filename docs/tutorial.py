@@ -30,8 +30,8 @@
 #
 # **Run it** from the repository root, after `pip install -e ".[train]"`:
 #
-# - as a script: `python docs/tutorial.py` (a few minutes: 169 s of CPU time, one core, on the
-#   project's development machine, most of it the PPO run and the evaluation);
+# - as a script: `python docs/tutorial.py` (a few minutes on one core, most of it the PPO run
+#   and the evaluation);
 # - as a notebook: open `docs/tutorial.ipynb` in Jupyter or Colab. It is generated from this file
 #   (a jupytext "percent" script: every `# %%` is a cell) by `jupytext --sync docs/tutorial.py`
 #   after an edit here; `tests/docs/test_tutorial.py` checks the two are in sync and runs the
