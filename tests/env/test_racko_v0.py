@@ -517,39 +517,6 @@ def test_render_without_mode_returns_none() -> None:
     assert env.render() is None
 
 
-# ----------------------------------------------------------------- the speed benchmark runs
-
-
-def test_env_speed_benchmark_runs(tmp_path) -> None:
-    """A smoke run of benchmarks/env_speed.py (no timing asserted: speed is not a unit test)."""
-    pytest.importorskip("pygame")
-    import importlib.util
-    import json
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "env_speed.py"
-    spec = importlib.util.spec_from_file_location("env_speed", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    out = tmp_path / "speed.json"
-    assert (
-        bench.main(["--seconds", "0.05", "--repeats", "1", "--players", "2", "--json", str(out)])
-        == 0
-    )
-    report = json.loads(out.read_text())
-    assert set(report["results"]) == {"connect_four_v3", "tictactoe_v3", "racko_v0 2p"}
-    assert report["results"]["connect_four_v3"]["ratio_to_connect_four"] == 1.0
-    assert all(r["steps_per_s"] > 0 for r in report["results"].values())
-    assert report["clock"] == "wall" and report["target_ratio"] == 10.0
-    args = ["--seconds", "0.05", "--repeats", "1", "--players", "3", "--clock", "cpu"]
-    assert bench.main([*args, "--json", str(out)]) == 0
-    report = json.loads(out.read_text())
-    assert report["clock"] == "cpu" and "racko_v0 3p" in report["results"]
-    for bad in (["--players", "5"], ["--clock", "sundial"]):
-        with pytest.raises(SystemExit):
-            bench.main(bad)
-
-
 def test_reset_options_fix_the_first_deal():
     env = racko_v0.raw_env(num_players=2)
     deck = list(range(40, 0, -1))
