@@ -81,7 +81,8 @@ REPO = Path(train.__file__).resolve().parent.parent  # the clone: its configs/ f
 # The knobs that make the quick run quick (the full values in the second column).
 CONFIG = REPO / "configs" / ("smoke_structured.yaml" if QUICK else "2p.yaml")  # the main job's
 PPO_STEPS = 1024 if QUICK else 196_608  # env steps of training (12 PPO updates of the main job)
-EVAL_DEALS = 5 if QUICK else 300  # duplicate deals per evaluation
+TOURNAMENT_DEALS = 5 if QUICK else 100  # duplicate deals of the tournament in the AEC env
+MATCH_DEALS = 5 if QUICK else 1000  # duplicate deals of each match of your bot
 if not CONFIG.is_file():
     raise SystemExit(f"{CONFIG} not found: run the tutorial from a clone (pip install -e .)")
 print(f"quick={QUICK}, writing to {OUT}")
@@ -338,45 +339,68 @@ print("the exported bot plays", my_bot.act(obs), "where the legal actions are", 
 #
 # A *duplicate* tournament: every deal is played in every seating, so each bot gets the same
 # cards as the others and the luck of the deal cancels out. Win rates come with 95% Wilson
-# intervals: two bots whose intervals overlap are not shown to differ. The same report comes from
-# the command line: `racko evaluate --players 2 --rounds 300 --bots runs/tutorial/run/bot.onnx
-# heuristic expert --seed 0` ([Evaluation](evaluation/evaluate.md)).
+# intervals: two bots whose intervals overlap are not shown to differ.
+#
+# First section 4's `zone` bot against the built-in ones, in the AEC env one game at a time, as
+# `racko evaluate` plays it (put `ZoneBot` in `my_bots.py` and run
+# `racko evaluate --bots my_bots:ZoneBot random heuristic --rounds 100`;
+# [Evaluation](evaluation/evaluate.md)):
 
 # %%
-from racko_eval import run_tournament, wilson_interval
+from racko_eval import run_tournament
 from racko_eval.evaluate import format_table
 
 print(
-    f"evaluating: {EVAL_DEALS} duplicate deals in every seating (the bar counts deals)", flush=True
+    f"evaluating: {TOURNAMENT_DEALS} duplicate deals in every seating (the bar counts deals)",
+    flush=True,
 )
 report = run_tournament(
-    [str(onnx_path), ZoneBot(), "random", "heuristic", "expert"],
+    [ZoneBot(), "random", "heuristic"],
     num_players=2,
-    rounds=EVAL_DEALS,
+    rounds=TOURNAMENT_DEALS,
     seed=0,
     progress=True,
 )
 print(format_table(report))
-mine = report["bots"][0]["name"]
+
+# %% [markdown]
+# `zone` against `heuristic` comes out at exactly 50%: the two make the same decisions, and
+# duplicate deals give both the same cards in both seats.
+#
+# Now your trained bot, in a duplicate match against each of the others. A strength claim needs
+# many deals, so these matches run on the batched engine (`racko_eval.play_duplicate`, the
+# evaluation the main job runs while it trains), which plays every game of a batch at once and
+# asks each bot for all its games' decisions in one call. `racko evaluate --bots
+# runs/tutorial/run/bot.onnx heuristic` plays the same match one game at a time.
+
+# %%
+from agents.batched import load_batch
+from racko_eval import play_duplicate
+
+print(f"matches: {MATCH_DEALS} duplicate deals against each bot", flush=True)
+mine = load_batch(str(onnx_path), 2)
 head_to_head = {}
-for table in report["tables"]:
-    if mine in table["lineup"]:
-        other = next(name for name in table["lineup"] if name != mine)
-        rate, games = table["win_rate"][mine], table["played"]
-        low, high = wilson_interval(rate * games, games)
-        head_to_head[other] = {"win_rate": rate, "ci95": [low, high], "games": games}
-        print(f"{mine} vs {other:>9}: {100 * rate:5.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f})")
-(OUT / "tournament.json").write_text(
-    json.dumps({"report": report, "head_to_head": head_to_head}, indent=1)
-)
+for other in [ZoneBot(), "random", "heuristic", "expert"]:
+    name = getattr(other, "name", other)
+    bots = [mine, load_batch(other, 2, seed=0)]
+    match = play_duplicate(bots, ["yours", name], 2, {}, MATCH_DEALS, seed=0, tables=[(0, 1)])
+    result = match["bots"]["yours"]
+    low, high = result["ci95"]
+    head_to_head[name] = {
+        "win_rate": result["win_rate"],
+        "ci95": [low, high],
+        "games": result["seats"],
+    }
+    print(
+        f"your bot vs {name:>9}: {100 * result['win_rate']:5.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f})"
+    )
+(OUT / "tournament.json").write_text(json.dumps({"head_to_head": head_to_head}, indent=1))
 
 # %% [markdown]
 # Your bot beats a bot when its interval against that bot lies above 50%: after the full run, it
-# beats `random` and `heuristic`. `zone` against `heuristic` comes out at exactly 50%: the two
-# make the same decisions, and duplicate deals give both the same cards in both seats. `expert`
-# is still stronger than this short run: the main job at its full length
-# (`racko train --config configs/2p.yaml`) reaches its level, and the shipped `racko_2p` bot was
-# trained that way.
+# beats `random` and `heuristic`. `expert` is still stronger than this short run: the main job at
+# its full length (`racko train --config configs/2p.yaml`) reaches its level, and the shipped
+# `racko_2p` bot was trained that way.
 #
 # Exercises: make `ZoneBot` better than `heuristic` (ideas: prefer a discard that extends your
 # ascending run from slot 1; near the end of a round, when an opponent is close, grab cards that
