@@ -14,9 +14,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 def command_line(module: str, argv: list[str] | None) -> str:
     """The command as typed (``python -m benchmarks.NAME ARGS``), recorded in the results file;
-    ``--results-dir`` is left out (where a file goes is not how it was measured)."""
+    ``--results-dir`` and ``--out`` are left out (where files go is not how it was measured)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    for flag in ("--results-dir",):
+    for flag in ("--results-dir", "--out"):
         while flag in args:
             i = args.index(flag)
             del args[i : i + 2]

@@ -67,9 +67,17 @@ def _row(cells: list[str]) -> nodes.row:
     row = nodes.row()
     for text in cells:
         entry = nodes.entry()
-        entry += nodes.paragraph(text=text)
+        entry += _inline(nodes.paragraph(), text)
         row += entry
     return row
+
+
+def _inline(paragraph: nodes.paragraph, text: str) -> nodes.paragraph:
+    """``text`` into ``paragraph``, its `code` spans (bot names, commands) set as literals."""
+    for i, part in enumerate(text.split("`")):
+        if part:
+            paragraph += nodes.literal(text=part) if i % 2 else nodes.Text(part)
+    return paragraph
 
 
 def _caption_node(text: str) -> nodes.paragraph:
@@ -103,7 +111,7 @@ class ResultsTable(SphinxDirective):
         for table in tables:
             out.append(_table_node(table))
             if table.get("note"):
-                out.append(nodes.paragraph(text=table["note"]))
+                out.append(_inline(nodes.paragraph(), table["note"]))
         out.append(_caption_node(caption(data)))
         return out
 
