@@ -36,6 +36,7 @@ __version__ = "0.2.0"
 # convention: a changed observation is a new env version; the old id keeps its old observation).
 ENV_VERSIONS = {"racko/racko-v0": 1, "racko/racko-v1": 2}
 GYM_VERSIONS = {"racko/Racko-v0": 1, "racko/Racko-v1": 2}
+SOLITAIRE_ID = "racko/RackoSolitaire-v0"  # one player, fewest turns: racko_env.solitaire_env
 
 
 def _register() -> None:
@@ -57,6 +58,8 @@ def _register() -> None:
                 vector_entry_point="agents.vector_env:RackoVectorEnv",
                 kwargs={"observation_version": version},
             )
+    if SOLITAIRE_ID not in gymnasium.registry:
+        gymnasium.register(id=SOLITAIRE_ID, entry_point="racko_env.solitaire_env:RackoSolitaireEnv")
 
 
 def __getattr__(name: str):
