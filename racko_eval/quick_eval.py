@@ -34,7 +34,7 @@ class DealChance:
     def __init__(self, seeds: Sequence[int]) -> None:
         self.rngs = [np.random.default_rng(int(s)) for s in seeds]
 
-    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
+    def first_dealers(self, games: np.ndarray, num_players: int, num_cards: int = 0) -> np.ndarray:
         return np.array([self.rngs[g].integers(num_players) for g in games], dtype=np.intp)
 
     def deck_orders(self, games: np.ndarray, num_cards: int) -> np.ndarray:
