@@ -18,7 +18,7 @@ import pytest
 import agents
 from agents.base import Bot
 from agents.obs import legal_actions
-from racko_apps import league
+from racko_apps import league, league_rounds
 from racko_apps.grade import grade, parse_rubric
 from racko_apps.league import run_league
 from racko_apps.referee import Strikes, play_match, seat_bot
@@ -120,14 +120,14 @@ def test_a_time_budget_cuts_the_rounds_and_a_rerun_goes_on(tmp_path, monkeypatch
     # budget of 4 minutes holds 8 pairings
     names = noisy_bots(monkeypatch, 10)
     now = {"t": 0.0}
-    play = league.play_pairing
+    play = league_rounds.play_pairing
 
     def timed(job):
         now["t"] += 30.0
         return play(job)
 
-    monkeypatch.setattr(league, "play_pairing", timed)
-    monkeypatch.setattr(league, "_clock", lambda: now["t"])
+    monkeypatch.setattr(league_rounds, "play_pairing", timed)
+    monkeypatch.setattr(league_rounds, "_clock", lambda: now["t"])
     # never narrow enough: the budget or the pairings a bot may ask for end each run
     settings = dict(rounds=1, baselines=names, workers=1, target=0.5, max_pairings=3)
     log: list[str] = []
