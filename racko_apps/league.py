@@ -82,7 +82,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("folder", metavar="DIR", type=Path, help="the folder of bots")
     parser.add_argument("--rounds", type=int, default=50, help="deals per pairing (default 50)")
-    parser.add_argument("--seed", type=int, default=0, help="deals seed (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="the deals' seed, for practice (default: a secret one, drawn from fresh entropy, "
+        "kept in the record and league.json, never in league.md or league.html)",
+    )
     parser.add_argument("--db", type=Path, help="SQLite file (default DIR/league.sqlite)")
     parser.add_argument("--out", type=Path, help="folder for league.md/.json/.html (default DIR)")
     parser.add_argument(

@@ -22,6 +22,21 @@ from racko_apps.referee import MatchResult
 from racko_apps.submissions import Entry
 
 
+def recorded_settings(path: Path) -> dict[str, Any] | None:
+    """The settings a record was played with (None when there is no record there yet): a league
+    run again without ``--seed`` goes on with its record's secret seed."""
+    if not path.is_file():
+        return None
+    conn = sqlite3.connect(path)
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
+    except sqlite3.OperationalError:  # no table yet
+        return None
+    finally:
+        conn.close()
+    return None if row is None else json.loads(row[0])
+
+
 def round_ranks(result: MatchResult) -> list[tuple[float, float]]:
     """Each round's rank score of bot a and of bot b (whatever their seats), in round order."""
     out = []
@@ -38,6 +53,7 @@ class Record:
 
     def __init__(self, path: Path, settings: dict[str, Any]) -> None:
         self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(path)
         with self.conn:
             self.conn.executescript(

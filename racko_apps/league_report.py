@@ -18,6 +18,14 @@ from typing import Any
 from racko_env.files import write_text_atomic
 
 
+def seed_text(cfg: dict[str, Any]) -> str:
+    """The deals' seed as students may see it: a given seed (practice) is shown; a secret one is
+    not (it is in league.json, the teacher's, so any result can be reproduced)."""
+    if cfg.get("seed_secret"):
+        return "secret deals (the seed is in the teacher's league.json)"
+    return f"seed {cfg['seed']}"
+
+
 def format_markdown(report: dict[str, Any]) -> str:
     cfg = report["config"]
     lines = [f"**{report['warning']}**", ""] if "warning" in report else []
@@ -25,7 +33,7 @@ def format_markdown(report: dict[str, Any]) -> str:
         f"# League of {len(report['bots'])} bots",
         "",
         f"{cfg['players']} players, {cfg['rounds']} duplicate deals per pairing in both seatings, "
-        f"seed {cfg['seed']}. Rating: OpenSkill mu with its 95% interval (mu ± 1.96 sigma); "
+        f"{seed_text(cfg)}. Rating: OpenSkill mu with its 95% interval (mu ± 1.96 sigma); "
         "ranked by mu - 3 sigma.",
         "",
     ]
@@ -105,7 +113,7 @@ def format_html(report: dict[str, Any]) -> str:
         )
         + f"<h1>League of {len(report['bots'])} bots</h1>"
         f"<p>{cfg['players']} players, {cfg['rounds']} duplicate deals per pairing in both "
-        f"seatings, seed {cfg['seed']}. Rating: OpenSkill mu, 95% interval (mu ± 1.96 sigma).</p>"
+        f"seatings, {seed_text(cfg)}. Rating: OpenSkill mu, 95% interval (mu ± 1.96 sigma).</p>"
         "<table><tr><th>rank</th><th>bot</th><th>rating (95% CI)</th><th>win rate</th>"
         f"<th>rounds</th><th>forfeits</th></tr>{rows}</table>"
         f"<p><img alt='ratings with 95% intervals' src='data:image/png;base64,{png}'></p>"

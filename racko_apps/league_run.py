@@ -9,13 +9,14 @@ schedule asks for (racko_apps.league_rounds, on racko_apps.league_pool), and wri
 from __future__ import annotations
 
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.extras import require
 from racko_apps.league_pool import Contestant, LoadJob, LocalPool, RayPool, try_load
-from racko_apps.league_record import Record, standings
+from racko_apps.league_record import Record, recorded_settings, standings
 from racko_apps.league_report import write_reports
 from racko_apps.league_rounds import Pairer, Plan, adaptive, clock, round_robin
 from racko_apps.sandbox import NOT_ISOLATED, Limits, check_isolation, jit_cache
@@ -109,6 +110,20 @@ def _load(
     return playing, lines
 
 
+def choose_seed(seed: int | None, db: Path, log: Any) -> tuple[int, bool]:
+    """The deals' seed and whether it is secret: ``seed`` when given (practice: the same deals
+    every time); else the record's own when the league goes on from one; else 63 bits of fresh
+    entropy, kept in the record and in league.json (the teacher's), never in league.md or
+    league.html (what students see)."""
+    if seed is not None:
+        return seed, False
+    settings = recorded_settings(db)
+    if settings is not None and isinstance(settings.get("seed"), int):
+        log(f"league: the deals' seed is the record's ({db})")
+        return settings["seed"], bool(settings.get("secret", True))
+    return secrets.randbits(63), True
+
+
 def _config(
     plan: Plan, play: Play, folder: Path, record: Record, adaptive_run: bool
 ) -> dict[str, Any]:
@@ -139,7 +154,7 @@ def run_league(
     folder: Path,
     *,
     rounds: int = 50,
-    seed: int = 0,
+    seed: int | None = None,
     db: Path | None = None,
     out: Path | None = None,
     baselines: list[str] | None = None,
@@ -173,15 +188,15 @@ def run_league(
     (the widest intervals first), and no result is waited for past it (a pairing then still in
     flight is lost, as with a kill, and played by the next run); the report says so."""
     _check(folder, schedule, tables, budget_minutes)
+    db = db or folder / "league.sqlite"
+    seed, secret = choose_seed(seed, db, log)
     started = clock()
     deadline = started + 60.0 * budget_minutes if budget_minutes else float("inf")
     entries, skipped = league_entries(folder, list(baselines or []))
     _needs(entries, isolate)
     plan = Plan(schedule, rounds, seed, target, max_pairings, budget_minutes)
     play = Play(limits or Limits(), max_forfeits, isolate, tables, record_dir)
-    record = Record(
-        db or folder / "league.sqlite", {"players": PLAYERS, "rounds": rounds, "seed": seed}
-    )
+    record = Record(db, {"players": PLAYERS, "rounds": rounds, "seed": seed})
     pool: LocalPool | RayPool | None = None
     try:
         pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
@@ -215,7 +230,10 @@ def run_league(
         report = {
             **({} if isolate else {"isolated": False, "warning": NOT_ISOLATED}),
             "schema": SCHEMA,
-            "config": _config(plan, play, folder, record, sure is not None),
+            "config": {
+                **_config(plan, play, folder, record, sure is not None),
+                "seed_secret": secret,
+            },
             "skipped": skipped,
             **standings(record, playing),
             **({"sure": sure} if sure else {}),

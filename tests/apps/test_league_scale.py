@@ -89,7 +89,13 @@ def table(report: dict) -> list[tuple]:
 def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
     names = noisy_bots(monkeypatch, 8)
     settings = dict(
-        rounds=1, baselines=names, workers=1, target=8.0, max_pairings=2, log=lambda _: None
+        rounds=1,
+        seed=0,
+        baselines=names,
+        workers=1,
+        target=8.0,
+        max_pairings=2,
+        log=lambda _: None,
     )
     whole = run_league(tmp_path, db=tmp_path / "whole.sqlite", out=tmp_path / "whole", **settings)
     assert len(whole["pairings"]) > 6  # more than one pairing round
