@@ -24,7 +24,9 @@ import argparse
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
+from racko_apps.league_clock import DEFAULT_SECONDS_PER_ROUND
 from racko_apps.league_pool import play_pairing
 from racko_apps.league_record import Ratings, Record, rate, round_ranks, standings
 from racko_apps.league_report import format_html, format_markdown, plot_png
@@ -76,9 +78,10 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="racko league",
         description="Rate every bot in a folder (NAME.onnx with its NAME.json; NAME.py defining "
-        "class Bot) by duplicate matches between bots of similar rating (or a round robin), with "
-        "OpenSkill ratings and their 95% intervals; pairings played in parallel (every core, or "
-        "a Ray cluster), results kept in SQLite so a rerun plays only what is missing.",
+        "class Bot; a package folder NAME/) by duplicate matches between bots of similar rating "
+        "(or a round robin), with OpenSkill ratings and their 95% intervals; pairings played in "
+        "parallel (every core, or a Ray cluster), results kept in SQLite so a rerun plays only "
+        "what is missing.",
     )
     parser.add_argument("folder", metavar="DIR", type=Path, help="the folder of bots")
     parser.add_argument("--rounds", type=int, default=50, help="deals per pairing (default 50)")
@@ -96,6 +99,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--record", type=Path, metavar="DIR", help="write a record of every game to DIR (replays)"
     )
+    _schedule_arguments(parser)
+    _limit_arguments(parser)
+    parser.add_argument(
+        "--no-isolation",
+        action="store_true",
+        help="run sandboxed bots without bubblewrap (only bots you trust; every report says so)",
+    )
+    return parser
+
+
+def _schedule_arguments(parser: argparse.ArgumentParser) -> None:
+    """Which pairings, and where they are played."""
     parser.add_argument(
         "--schedule",
         choices=SCHEDULES,
@@ -133,6 +148,18 @@ def _parser() -> argparse.ArgumentParser:
         "'cluster' extra, and racko and bubblewrap on every node)",
     )
     parser.add_argument(
+        "--tables",
+        type=int,
+        default=DEFAULT_TABLES,
+        help="rounds of a pairing played side by side, each sandboxed bot answering all of their "
+        f"moves in one exchange with a bot object per table (default {DEFAULT_TABLES}; 1: one "
+        "round at a time)",
+    )
+
+
+def _limit_arguments(parser: argparse.ArgumentParser) -> None:
+    """What a sandboxed bot may use: a move, a round, a pairing, memory, forfeits."""
+    parser.add_argument(
         "--move-seconds", type=float, default=5.0, help="a move's hard time limit (default 5)"
     )
     parser.add_argument(
@@ -143,6 +170,13 @@ def _parser() -> argparse.ArgumentParser:
         f"(default {DEFAULT_ROUND_SECONDS:g})",
     )
     parser.add_argument(
+        "--pairing-seconds",
+        type=float,
+        help="a sandboxed bot's clock for a whole pairing, all its moves together; one that "
+        "uses it up forfeits the pairing's remaining rounds (default "
+        f"{DEFAULT_SECONDS_PER_ROUND:g} s per round it plays there)",
+    )
+    parser.add_argument(
         "--memory-mb", type=int, default=1024, help="a sandboxed bot's memory limit (default 1024)"
     )
     parser.add_argument(
@@ -151,26 +185,10 @@ def _parser() -> argparse.ArgumentParser:
         default=3,
         help="forfeits after which a bot's other rounds of a pairing are forfeited (default 3)",
     )
-    parser.add_argument(
-        "--tables",
-        type=int,
-        default=DEFAULT_TABLES,
-        help="rounds of a pairing played side by side, each sandboxed bot answering all of their "
-        f"moves in one exchange with a bot object per table (default {DEFAULT_TABLES}; 1: one "
-        "round at a time)",
-    )
-    parser.add_argument(
-        "--no-isolation",
-        action="store_true",
-        help="run sandboxed bots without bubblewrap (only bots you trust; every report says so)",
-    )
-    return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``racko league``: run the league, print its table; 2 on a one-line error, 130 on Ctrl-C."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """One-line usage errors for values no league runs with."""
     if args.rounds < 1 or args.max_forfeits < 1 or args.max_pairings < 1:
         parser.error("--rounds, --max-forfeits and --max-pairings must be positive")
     if args.workers is not None and args.workers < 1:
@@ -181,35 +199,50 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--target must be positive")
     if not 0 <= args.budget < float("inf"):
         parser.error("--budget must be a number of minutes >= 0 (0: no budget)")
+    if args.pairing_seconds is not None and not 0 < args.pairing_seconds < float("inf"):
+        parser.error("--pairing-seconds must be a positive number of seconds")
+
+
+def _run(args: argparse.Namespace) -> dict[str, Any]:
+    """The league the arguments ask for (``run_league``)."""
+    limits = Limits(
+        move_seconds=args.move_seconds,
+        round_seconds=args.round_seconds,
+        memory_mb=args.memory_mb,
+    )
+    return run_league(
+        args.folder,
+        rounds=args.rounds,
+        seed=args.seed,
+        db=args.db,
+        out=args.out,
+        baselines=args.baselines,
+        limits=limits,
+        max_forfeits=args.max_forfeits,
+        log=lambda line: print(line, flush=True),
+        isolate=not args.no_isolation,
+        record_dir=args.record,
+        schedule=args.schedule,
+        target=args.target,
+        max_pairings=args.max_pairings,
+        workers=args.workers,
+        address=args.address,
+        progress=True,
+        tables=args.tables,
+        budget_minutes=args.budget,
+        pairing_seconds=args.pairing_seconds,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``racko league``: run the league, print its table; 2 on a one-line error, 130 on Ctrl-C."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _check_arguments(parser, args)
     if args.no_isolation:
         print(f"**{NOT_ISOLATED}**", flush=True)
     try:
-        limits = Limits(
-            move_seconds=args.move_seconds,
-            round_seconds=args.round_seconds,
-            memory_mb=args.memory_mb,
-        )
-        report = run_league(
-            args.folder,
-            rounds=args.rounds,
-            seed=args.seed,
-            db=args.db,
-            out=args.out,
-            baselines=args.baselines,
-            limits=limits,
-            max_forfeits=args.max_forfeits,
-            log=lambda line: print(line, flush=True),
-            isolate=not args.no_isolation,
-            record_dir=args.record,
-            schedule=args.schedule,
-            target=args.target,
-            max_pairings=args.max_pairings,
-            workers=args.workers,
-            address=args.address,
-            progress=True,
-            tables=args.tables,
-            budget_minutes=args.budget,
-        )
+        report = _run(args)
     except (
         ValueError,
         FileNotFoundError,

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from racko_apps.referee import MatchResult, Strikes, play_match, sandbox_for
+from racko_apps.league_clock import ClockedStrikes, clocks_for, on_clock, one_line_per_clock
+from racko_apps.referee import MatchResult, play_match, sandbox_for
 from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot, jit_cache
 
 PLAYERS = 2
@@ -66,6 +67,7 @@ class PairingJob:
     isolate: bool
     record_dir: Path | None = None  # game records (--record), written where the pairing plays
     tables: int = 1  # rounds played side by side (racko_apps.lockstep)
+    pairing_seconds: float | None = None  # each sandboxed bot's clock for the pairing
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,10 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
         jit_cache()  # the compiled planner, once per process (a Ray worker's; a local one inherits)
     with tempfile.TemporaryDirectory(prefix="racko-pairing-") as scratch:
         seated = [_seat(c, Path(scratch), job.limits, job.isolate) for c in (job.a, job.b)]
+        clocks = clocks_for(seated, job.pairing_seconds)
+        for bot, clock in zip(seated, clocks, strict=True):
+            if clock is not None and isinstance(bot, SandboxedBot):
+                on_clock(bot, clock)
         try:
             result = play_match(
                 seated,
@@ -109,10 +115,11 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
                 num_players=PLAYERS,
                 deals=job.deals,
                 seed=job.seed,
-                strikes=[Strikes(job.max_forfeits), Strikes(job.max_forfeits)],
+                strikes=[ClockedStrikes(job.max_forfeits, clock=c) for c in clocks],
                 record_dir=job.record_dir,
                 tables=job.tables,
             )
+            result = one_line_per_clock(result, clocks)
         finally:
             for bot in seated:
                 if isinstance(bot, SandboxedBot):

@@ -44,6 +44,20 @@ class Plan:
     budget_minutes: float | None
 
 
+@dataclass(frozen=True)
+class Play:
+    """How each pairing is played: its limits (a move, a round, memory), each sandboxed bot's
+    clock for the pairing (racko_apps.league_clock), the forfeits after which a bot is out,
+    isolation, the rounds played side by side, and where game records go (None: nowhere)."""
+
+    limits: Limits
+    pairing_seconds: float | None
+    max_forfeits: int
+    isolate: bool
+    tables: int
+    record_dir: Path | None
+
+
 def _bar(total: int, desc: str, show: bool) -> Any:
     """A progress bar with the ETA on stderr (tqdm; off when ``show`` is false or stderr is not
     a terminal); ``None`` when off."""
@@ -68,27 +82,23 @@ class Pairer:
         playing: list[Entry],
         pool: LocalPool | RayPool,
         contestants: dict[str, Contestant],
-        rounds: int,
-        seed: int,
-        limits: Limits,
-        max_forfeits: int,
-        isolate: bool,
+        plan: Plan,
+        play: Play,
         log: Any,
         progress: bool,
-        record_dir: Path | None = None,
-        tables: int = 1,
     ) -> None:
         self.record, self.pool, self.contestants = record, pool, contestants
-        self.record_dir = record_dir
+        self.record_dir = play.record_dir
         self.records: list[dict[str, Any]] = []  # per pairing, each bot's forfeit and loss records
         self.by_key = {e.key: e for e in playing}
         self.job = {
-            "deals": rounds,
-            "seed": seed,
-            "limits": limits,
-            "max_forfeits": max_forfeits,
-            "isolate": isolate,
-            "tables": tables,
+            "deals": plan.rounds,
+            "seed": plan.seed,
+            "limits": play.limits,
+            "max_forfeits": play.max_forfeits,
+            "isolate": play.isolate,
+            "tables": play.tables,
+            "pairing_seconds": play.pairing_seconds,
         }
         self.log, self.progress = log, progress
         self.busy_seconds = 0.0  # wall time of this run's pairing rounds, and their pairings

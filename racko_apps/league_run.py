@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import os
 import secrets
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agents.extras import require
+from racko_apps.league_clock import DEFAULT_SECONDS_PER_ROUND
 from racko_apps.league_pool import Contestant, LoadJob, LocalPool, RayPool, try_load
 from racko_apps.league_record import Record, recorded_settings, standings
 from racko_apps.league_report import write_reports
-from racko_apps.league_rounds import Pairer, Plan, adaptive, clock, round_robin
+from racko_apps.league_rounds import Pairer, Plan, Play, adaptive, clock, round_robin
 from racko_apps.sandbox import NOT_ISOLATED, Limits, check_isolation, jit_cache
 from racko_apps.submissions import Entry, league_entries
 
@@ -37,17 +37,6 @@ DEFAULT_TABLES = 16
 # The adaptive schedule's time budget: a league plans no pairing past it, so that one run ends
 # within about this long (a rerun goes on from the record); 0 or None: no budget.
 DEFAULT_BUDGET_MINUTES = 60.0
-
-
-@dataclass(frozen=True)
-class Play:
-    """How each pairing is played: its limits, forfeits, isolation, tables and records."""
-
-    limits: Limits
-    max_forfeits: int
-    isolate: bool
-    tables: int
-    record_dir: Path | None
 
 
 def _files(e: Entry) -> list[str]:
@@ -146,6 +135,7 @@ def _config(
         ),
         "move_seconds": play.limits.move_seconds,
         "round_seconds": play.limits.round_seconds,
+        "pairing_seconds": play.pairing_seconds,
         "tables": play.tables,
     }
 
@@ -171,6 +161,7 @@ def run_league(
     progress: bool = False,
     tables: int = DEFAULT_TABLES,
     budget_minutes: float | None = DEFAULT_BUDGET_MINUTES,
+    pairing_seconds: float | None = None,
 ) -> dict[str, Any]:
     """Play the pairings the schedule asks for that are not in the record yet, then write
     league.md/.json/.html to ``out``.
@@ -186,7 +177,10 @@ def run_league(
     ``budget_minutes`` (adaptive only; 0 or None: none): from the start of this run, the
     pairing rounds are cut to the pairings that fit in what is left of it at this run's pace
     (the widest intervals first), and no result is waited for past it (a pairing then still in
-    flight is lost, as with a kill, and played by the next run); the report says so."""
+    flight is lost, as with a kill, and played by the next run); the report says so.
+    ``pairing_seconds``: each sandboxed bot's clock for a pairing (racko_apps.league_clock;
+    default ``DEFAULT_SECONDS_PER_ROUND`` per round it plays there); ``seed`` None: a secret
+    one (``choose_seed``)."""
     _check(folder, schedule, tables, budget_minutes)
     db = db or folder / "league.sqlite"
     seed, secret = choose_seed(seed, db, log)
@@ -195,7 +189,9 @@ def run_league(
     entries, skipped = league_entries(folder, list(baselines or []))
     _needs(entries, isolate)
     plan = Plan(schedule, rounds, seed, target, max_pairings, budget_minutes)
-    play = Play(limits or Limits(), max_forfeits, isolate, tables, record_dir)
+    if pairing_seconds is None:  # the default: per round each bot plays in a pairing
+        pairing_seconds = DEFAULT_SECONDS_PER_ROUND * rounds * PLAYERS
+    play = Play(limits or Limits(), pairing_seconds, max_forfeits, isolate, tables, record_dir)
     record = Record(db, {"players": PLAYERS, "rounds": rounds, "seed": seed})
     pool: LocalPool | RayPool | None = None
     try:
@@ -206,21 +202,7 @@ def run_league(
         }
         playing, failed = _load(record, pool, entries, contestants, play)
         skipped += failed
-        pairs = Pairer(
-            record,
-            playing,
-            pool,
-            contestants,
-            rounds,
-            seed,
-            play.limits,
-            max_forfeits,
-            isolate,
-            log,
-            progress,
-            record_dir,
-            tables,
-        )
+        pairs = Pairer(record, playing, pool, contestants, plan, play, log, progress)
         sure = None
         if schedule == "round-robin":
             round_robin(pairs, playing, log)
