@@ -97,9 +97,11 @@ def _seat(c: Contestant, scratch: Path, limits: Limits, isolate: bool) -> str | 
     )
 
 
-def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
-    """Play one pairing here; ``(job.index, result)``. Never raises for a bot's misbehaviour
-    (a bot that does not even start forfeits its rounds)."""
+def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
+    """Play one pairing here; ``(job.index, result, seconds)``, its wall time from the start of
+    its sandboxes to their end. Never raises for a bot's misbehaviour (a bot that does not even
+    start forfeits its rounds)."""
+    began = time.monotonic()
     if job.isolate and "python" in (job.a.kind, job.b.kind):
         jit_cache()  # the compiled planner, once per process (a Ray worker's; a local one inherits)
     with tempfile.TemporaryDirectory(prefix="racko-pairing-") as scratch:
@@ -124,7 +126,7 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
             for bot in seated:
                 if isinstance(bot, SandboxedBot):
                     bot.close()
-    return job.index, result
+    return job.index, result, round(time.monotonic() - began, 3)
 
 
 def try_load(job: LoadJob) -> tuple[int, str | None]:

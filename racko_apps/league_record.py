@@ -189,8 +189,12 @@ def rate(record: Record, entries: list[Entry]) -> tuple[Ratings, list[dict[str, 
     return ratings, pairings
 
 
-def standings(record: Record, entries: list[Entry]) -> dict[str, Any]:
-    """Ratings and totals of the current bots from every recorded pairing among them."""
+def standings(
+    record: Record, entries: list[Entry], seconds: dict[tuple[str, str], float] | None = None
+) -> dict[str, Any]:
+    """Ratings and totals of the current bots from every recorded pairing among them; each
+    pairing played in this run with its wall time (``seconds``, by labels)."""
+    seconds = seconds or {}
     keys = {e.key for e in entries}
     by_key = {e.key: e for e in entries}
     totals = {e.key: {"rounds": 0, "wins": 0.0, "forfeits": 0} for e in entries}
@@ -232,6 +236,11 @@ def standings(record: Record, entries: list[Entry]) -> dict[str, Any]:
                 "b_wins": p["b_wins"],
                 "forfeits": json.loads(p["forfeit_lines"]),
                 "finished_at": p["finished_at"],
+                **(
+                    {"seconds": seconds[(p["a_label"], p["b_label"])]}
+                    if (p["a_label"], p["b_label"]) in seconds
+                    else {}
+                ),
             }
             for p in pairings
         ],

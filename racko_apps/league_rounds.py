@@ -90,6 +90,7 @@ class Pairer:
         self.record, self.pool, self.contestants = record, pool, contestants
         self.record_dir = play.record_dir
         self.records: list[dict[str, Any]] = []  # per pairing, each bot's forfeit and loss records
+        self.seconds: dict[tuple[str, str], float] = {}  # wall time of this run's pairings
         self.by_key = {e.key: e for e in playing}
         self.job = {
             "deals": plan.rounds,
@@ -165,9 +166,10 @@ class Pairer:
         began = clock()
         results = self.pool.run(play_pairing, jobs, deadline, _clock)
         try:
-            for i, result in results:
+            for i, result, seconds in results:
                 a, b = (self.by_key[k] for k in todo[i])
                 self.record.add(a, b, result)
+                self.seconds[(a.label, b.label)] = seconds
                 self.played.add(frozenset(todo[i]))
                 if self.record_dir is not None:
                     self.records.append({"a": a.label, "b": b.label, "bots": _links(result)})

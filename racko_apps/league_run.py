@@ -99,7 +99,7 @@ def _load(
     return playing, lines
 
 
-def choose_seed(seed: int | None, db: Path, log: Any) -> tuple[int, bool]:
+def choose_seed(seed: int | None, db: Path) -> tuple[int, bool]:
     """The deals' seed and whether it is secret: ``seed`` when given (practice: the same deals
     every time); else the record's own when the league goes on from one; else 63 bits of fresh
     entropy, kept in the record and in league.json (the teacher's), never in league.md or
@@ -108,7 +108,6 @@ def choose_seed(seed: int | None, db: Path, log: Any) -> tuple[int, bool]:
         return seed, False
     settings = recorded_settings(db)
     if settings is not None and isinstance(settings.get("seed"), int):
-        log(f"league: the deals' seed is the record's ({db})")
         return settings["seed"], bool(settings.get("secret", True))
     return secrets.randbits(63), True
 
@@ -183,7 +182,7 @@ def run_league(
     one (``choose_seed``)."""
     _check(folder, schedule, tables, budget_minutes)
     db = db or folder / "league.sqlite"
-    seed, secret = choose_seed(seed, db, log)
+    seed, secret = choose_seed(seed, db)
     started = clock()
     deadline = started + 60.0 * budget_minutes if budget_minutes else float("inf")
     entries, skipped = league_entries(folder, list(baselines or []))
@@ -217,7 +216,7 @@ def run_league(
                 "seed_secret": secret,
             },
             "skipped": skipped,
-            **standings(record, playing),
+            **standings(record, playing, pairs.seconds),
             **({"sure": sure} if sure else {}),
             **({} if record_dir is None else {"records": pairs.records}),
         }

@@ -69,7 +69,9 @@ def spearman(order: list[str], truth: list[str]) -> float:
 def test_the_adaptive_schedule_ranks_bots_by_strength(tmp_path, monkeypatch):
     names = noisy_bots(monkeypatch, 30)
     log: list[str] = []
-    report = run_league(tmp_path, rounds=3, baselines=names, workers=1, target=8.0, log=log.append)
+    report = run_league(
+        tmp_path, rounds=3, seed=0, baselines=names, workers=1, target=8.0, log=log.append
+    )
     order = [b["name"] for b in report["bots"]]
     rho = spearman(order, names)
     assert rho > 0.8, (rho, order)
@@ -135,7 +137,7 @@ def test_a_time_budget_cuts_the_rounds_and_a_rerun_goes_on(tmp_path, monkeypatch
     monkeypatch.setattr(league_rounds, "play_pairing", timed)
     monkeypatch.setattr(league_rounds, "_clock", lambda: now["t"])
     # never narrow enough: the budget or the pairings a bot may ask for end each run
-    settings = dict(rounds=1, baselines=names, workers=1, target=0.5, max_pairings=3)
+    settings = dict(rounds=1, seed=0, baselines=names, workers=1, target=0.5, max_pairings=3)
     log: list[str] = []
     report = run_league(tmp_path, budget_minutes=4, log=log.append, **settings)
     # round 0 pairs all 10 (5 pairings, 150 s); at 30 s a pairing, 3 fit in what is left, ...
