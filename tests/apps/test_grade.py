@@ -8,14 +8,10 @@ import pytest
 import yaml
 from test_sandbox import write_broken
 
-from racko_apps.grade import (
-    RubricError,
-    grade,
-    load_rubric,
-    main,
-    parse_rubric,
-    sample_positions,
-)
+from racko_apps.grade import main
+from racko_apps.grade_positions import sample_positions
+from racko_apps.grade_rubric import RubricError, load_rubric, parse_rubric
+from racko_apps.grade_run import grade
 from racko_env.actions import Phase
 
 # docs/coursework.md, "Points on the quick rubric": total points at seed 0.
@@ -121,6 +117,7 @@ GOOD = {
         ({"rounds": 0}, "rounds must be positive"),
         ({"players": 7}, "players must be from 2 to 4"),
         ({"colour": "red"}, "unknown key 'colour'"),
+        ({"allow": "agents.obs"}, "allow must be a list of module patterns"),
         ({"rules": {"turn_limit": -3}}, "rules:"),
         ({"criteria": []}, "criteria must be a non-empty list"),
         ({"criteria": [{"name": "x", "check": "magic", "points": 1}]}, "check must be one of"),
@@ -147,12 +144,13 @@ GOOD = {
                     {
                         "name": "w",
                         "check": "win_rate",
-                        "opponent": "evil:Bot",
+                        "opponent": "random",
+                        "score": "median",
                         "thresholds": [{"win_rate": 0.5, "points": 1}],
                     }
                 ]
             },
-            "not Python code",
+            "score must be one of steps, interpolate, lower_bound",
         ),
     ],
 )

@@ -10,15 +10,18 @@ import os
 import subprocess
 import sys
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from racko_apps import gradescope
-from racko_apps.grade import RubricError, grade, load_rubric, main, parse_rubric
-from racko_apps.gradescope import autograde, find_submission, kit_main, write_kit
+from racko_apps.grade import main
+from racko_apps.grade_rubric import RubricError, load_rubric, parse_rubric
+from racko_apps.grade_run import grade
+from racko_apps.grade_secret import SECRET_FILE, read_secret
+from racko_apps.gradescope import autograde, find_submission
+from racko_apps.gradescope_kit import kit_main, write_kit
 from racko_apps.gradescope_schema import Results
 from racko_apps.new_bot import write_bot
 from racko_apps.sandbox import IsolationUnavailableError
@@ -94,21 +97,35 @@ def valid(results: dict) -> Results:
     return model
 
 
-def gradescope_folder(tmp_path: Path, rubric_file: Path, isolate: bool) -> Path:
-    """tmp_path/autograder as Gradescope lays it out: the zip unpacked into source/ (modes from
-    the zip), run_autograder copied beside it, an empty submission/ and results/."""
-    root = tmp_path / "autograder"
+def fake_wheel(tmp_path: Path) -> Path:
+    """A file named like racko's wheel, for the kit's logic (the trial runs import the checkout);
+    the real wheel has its own test."""
+    wheel = tmp_path / "racko-0.1.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK wheel bytes")
+    return wheel
+
+
+def unpack(archive: Path, root: Path) -> None:
+    """The zip unpacked into root/source (modes from the zip) as Gradescope does, run_autograder
+    copied beside it, and an empty submission/ and results/."""
     for sub in ("source", "submission", "results"):
-        (root / sub).mkdir(parents=True)
-    archive = write_kit(rubric_file, tmp_path / "kit", isolate=isolate)
+        (root / sub).mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(archive) as z:
         for info in z.infolist():
             path = root / "source" / info.filename
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(z.read(info))
             path.chmod((info.external_attr >> 16) & 0o777)
     runner = root / "run_autograder"
     runner.write_bytes((root / "source" / "run_autograder").read_bytes())
     runner.chmod((root / "source" / "run_autograder").stat().st_mode)
+
+
+def gradescope_folder(tmp_path: Path, rubric_file: Path, isolate: bool) -> Path:
+    """tmp_path/autograder as Gradescope lays it out, from a kit of the rubric."""
+    root = tmp_path / "autograder"
+    archive = write_kit(rubric_file, tmp_path / "kit", isolate=isolate, wheel=fake_wheel(tmp_path))
+    unpack(archive, root)
     return root
 
 
@@ -143,8 +160,11 @@ def test_a_good_submission_gets_its_points(tmp_path, rubric_file, can_isolate):
     win_rate = next(c for c in report["criteria"] if c["name"] == "against random")["win_rate"]
     assert board["against random (win rate)"] == win_rate
     assert model.execution_time is not None and model.output_format == "text"
-    # a hidden criterion: the output, which students see, does not give the total away
-    assert (model.output or "").startswith("graded: mine:act on rubric")
+    # a hidden criterion: the output, which students see, does not give the total away (an
+    # unisolated kit's warning comes first)
+    lines = (model.output or "").splitlines()
+    headline = lines[0 if can_isolate else 1]
+    assert headline.startswith("graded: mine:act on rubric ") and headline.endswith("(2 players)")
 
 
 @pytest.mark.parametrize(
@@ -189,33 +209,49 @@ def test_run_autograder_writes_results_even_when_racko_cannot_start(tmp_path, ru
 
 
 def test_an_unisolated_kit_says_so_in_run_autograder(tmp_path, rubric_file):
-    write_kit(rubric_file, tmp_path / "kit", isolate=False, stdout_visibility="visible")
+    write_kit(
+        rubric_file,
+        tmp_path / "kit",
+        isolate=False,
+        stdout_visibility="visible",
+        wheel=fake_wheel(tmp_path),
+    )
     script = (tmp_path / "kit" / "run_autograder").read_text()
     assert "--no-isolation --stdout-visibility visible" in script
 
 
 def test_the_kit_holds_its_files_at_the_zip_root(tmp_path, rubric_file, capsys):
-    assert kit_main([str(rubric_file), "--out", str(tmp_path / "kit")]) == 0
+    wheel = fake_wheel(tmp_path)
+    assert kit_main([str(rubric_file), "--out", str(tmp_path / "kit"), "--wheel", str(wheel)]) == 0
     assert "autograder.zip" in capsys.readouterr().out
     archive = tmp_path / "kit" / "autograder.zip"
     with zipfile.ZipFile(archive) as z:
         modes = {i.filename: (i.external_attr >> 16) & 0o777 for i in z.infolist()}
-        assert modes == {"setup.sh": 0o755, "run_autograder": 0o755, "rubric.yaml": 0o644}
+        assert modes == {
+            "setup.sh": 0o755,
+            "run_autograder": 0o755,
+            "rubric.yaml": 0o644,
+            SECRET_FILE: 0o600,
+            wheel.name: 0o644,
+        }
         assert z.read("rubric.yaml").decode() == RUBRIC  # the comments too
         setup = z.read("setup.sh").decode()
     assert "apt-get install -y --no-install-recommends bubblewrap" in setup
-    assert f"RACKO='racko[eval]=={metadata.version('racko')}'" in setup
+    assert f"RACKO='/autograder/source/{wheel.name}[eval]'" in setup
     for script in ("setup.sh", "run_autograder"):
         check = subprocess.run(["bash", "-n", str(tmp_path / "kit" / script)], capture_output=True)
         assert check.returncode == 0, check.stderr
+    assert (tmp_path / "kit" / SECRET_FILE).stat().st_mode & 0o777 == 0o600
     first = archive.read_bytes()
-    write_kit(rubric_file, tmp_path / "kit")
-    assert archive.read_bytes() == first  # the same kit, the same bytes
+    write_kit(rubric_file, tmp_path / "kit", wheel=wheel)
+    assert archive.read_bytes() == first  # the same kit (its secret kept), the same bytes
+    secret = read_secret(tmp_path / "kit" / SECRET_FILE)
+    write_kit(rubric_file, tmp_path / "kit", wheel=wheel, new_secret=True)
+    assert read_secret(tmp_path / "kit" / SECRET_FILE) != secret  # a regrade's new deals
 
 
 def test_the_kit_can_ship_a_wheel(tmp_path, rubric_file):
-    wheel = tmp_path / "racko-0.1.0-py3-none-any.whl"
-    wheel.write_bytes(b"PK wheel bytes")
+    wheel = fake_wheel(tmp_path)
     archive = write_kit("quick", tmp_path / "kit", wheel=wheel)
     with zipfile.ZipFile(archive) as z:
         assert z.read(wheel.name) == wheel.read_bytes()
@@ -283,7 +319,7 @@ def test_the_graders_own_failures_still_write_results(tmp_path, rubric_file, mon
     def no_bwrap() -> None:
         raise IsolationUnavailableError("bubblewrap is not installed")
 
-    monkeypatch.setattr("racko_apps.grade.check_isolation", no_bwrap)
+    monkeypatch.setattr("racko_apps.grade_run.check_isolation", no_bwrap)
     results = autograde(root, rubric_file, isolate=True)
     assert valid(results).score == 0
     assert results["output"].startswith("the autograder cannot isolate the bot: bubblewrap")
