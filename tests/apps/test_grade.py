@@ -174,3 +174,12 @@ def test_rubric_file_errors_are_one_line_on_the_command_line(tmp_path, capsys):
 def test_shipped_rubrics_are_valid():
     assert load_rubric().max_points == 100
     assert load_rubric("quick").max_points == 100
+
+
+def test_a_practice_run_says_so_in_one_line(capsys):
+    assert main(["random", "--rubric", "quick"]) == 0
+    out = capsys.readouterr().out
+    practice = [line for line in out.splitlines() if line.startswith("practice: ")]
+    assert practice == [
+        "practice: seed 0 is the rubric's public seed; the graded run deals from a secret one"
+    ]

@@ -398,3 +398,129 @@ def test_the_output_shows_the_points_when_every_criterion_is_visible(tmp_path):
     results = gradescope.results_from_report(grade("random", rubric), rubric)
     assert results["output"].startswith(f"{results['score']:g} / 100 points: random on rubric")
     assert {t["visibility"] for t in results["tests"]} == {"visible"}
+
+
+# Fails on a third of the positions with what it sees in its message: were the failures shown as
+# they are, a student would read the secret deals' racks in the output.
+LEAKY = """
+def act(observation):
+    seen = observation["observation"]
+    if int(seen.sum() * 1000) % 3 == 0:
+        raise RuntimeError("LEAK " + ",".join(f"{v:.3f}" for v in seen[:12]))
+    return int(next(a for a, ok in enumerate(observation["action_mask"]) if ok))
+"""
+
+
+def test_a_graded_run_shows_no_seed_and_the_teachers_report_reproduces_it(
+    tmp_path, rubric_file, can_isolate, monkeypatch, capsys
+):
+    root = gradescope_folder(tmp_path, rubric_file, can_isolate)
+    (root / "submission" / "leaky.py").write_text(LEAKY)
+    results, stdout = run_autograder(root)
+    model = valid(results)
+    secret = read_secret(root / "source" / SECRET_FILE)
+    assert read_secret(tmp_path / "kit" / SECRET_FILE) == secret  # the teacher's copy
+    shown = json.dumps(results)
+    assert str(secret) not in shown and "LEAK" not in shown and "seed" not in shown
+    assert "failure(s): " in (model.output or "")  # counted, by kind
+    assert f"seed {secret} (secret)" in stdout and "LEAK" in stdout  # the instructor's view
+    monkeypatch.chdir(root / "submission")
+    isolation = [] if can_isolate else ["--no-isolation"]
+    capsys.readouterr()
+    again = tmp_path / "again.json"
+    args = ["leaky:act", "--rubric", str(rubric_file), "--json", str(again), *isolation]
+    assert main([*args, "--seed", str(secret)]) == 0
+    report = json.loads(again.read_text())
+    assert report["total"] == model.score
+    assert [c["points"] for c in report["criteria"]] == [t.score for t in model.tests or []]
+    assert "practice" not in capsys.readouterr().out
+    assert main([*args, "--secret", str(tmp_path / "kit" / SECRET_FILE)]) == 0
+    assert json.loads(again.read_text())["criteria"] == report["criteria"]
+
+
+STAFF_RUBRIC = """players: 2
+seed: 0
+positions: 2
+rounds: 2
+time_limit: 0.5
+kill_after: 5.0
+memory_mb: 1024
+max_forfeits: 2
+criteria:
+  - {name: loads, check: loads, points: 10}
+  - name: against the staff's Python bot
+    check: win_rate
+    opponent: staffbot:Bot
+    thresholds: [{win_rate: 0.0, points: 0}, {win_rate: 1.0, points: 45}]
+    score: interpolate
+  - name: against the staff's network
+    check: win_rate
+    opponent: staff/racko_2p.onnx
+    thresholds: [{win_rate: 0.0, points: 0}, {win_rate: 1.0, points: 45}]
+    score: interpolate
+"""
+
+
+def no_index_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of a run that cannot reach a package index (and imports no checkout)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(PIP_NO_INDEX="1", PIP_INDEX_URL="http://127.0.0.1:9/", PIP_RETRIES="0")
+    env["PIP_CONFIG_FILE"] = os.devnull
+    return env
+
+
+@pytest.mark.slow
+def test_the_kit_built_here_installs_from_its_zip_alone(tmp_path, can_isolate):
+    course = tmp_path / "course"
+    (course / "staff").mkdir(parents=True)
+    (course / "rubric.yaml").write_text(STAFF_RUBRIC)
+    write_bot("staffbot", course)
+    for suffix in (".onnx", ".json"):
+        shipped = REPO / "agents" / "pretrained" / f"racko_2p{suffix}"
+        (course / "staff" / f"racko_2p{suffix}").write_bytes(shipped.read_bytes())
+    flags = [] if can_isolate else ["--no-isolation"]
+    assert kit_main([str(course / "rubric.yaml"), "--out", str(tmp_path / "kit"), *flags]) == 0
+    root = tmp_path / "autograder"
+    unpack(tmp_path / "kit" / "autograder.zip", root)  # from the zip alone
+    source = root / "source"
+    for name in ("staffbot.py", "staff/racko_2p.onnx", "staff/racko_2p.json"):
+        assert (source / name).is_file(), name
+    setup = (source / "setup.sh").read_text()
+    (install,) = [line for line in setup.splitlines() if line.startswith("RACKO=")]
+    target = install.removeprefix("RACKO='").removesuffix("'")
+    assert target.startswith("/autograder/source/racko-") and target.endswith(".whl[eval]")
+    assert '-m pip install "$RACKO"' in setup and "racko[" not in setup.replace(target, "")
+    wheel = source / Path(target.removesuffix("[eval]")).name
+    venv = tmp_path / "venv"
+    env = no_index_env(tmp_path)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    pip = [python, "-m", "pip", "install", "-q", "--no-index"]
+    # racko from the zip's wheel; its third-party dependencies are already here (no index)
+    subprocess.run([*pip, "--no-deps", "--force-reinstall", str(wheel)], env=env, check=True)
+    subprocess.run([*pip, f"{wheel}[eval]"], env=env, check=True, timeout=600)
+    where = subprocess.run(
+        [python, "-P", "-c", "import racko_apps; print(racko_apps.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout + where.stderr
+    write_bot("mine", root / "submission", kind="function")
+    run = subprocess.run(
+        [str(root / "run_autograder")],
+        cwd=root,
+        env={**env, "AUTOGRADER_ROOT": str(root), "RACKO_PYTHON": python},
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    results = json.loads((root / "results" / "results.json").read_text())
+    model = Results.model_validate(results)
+    assert [t.name for t in model.tests or []][0] == "loads", run.stdout
+    assert (model.tests or [])[0].score == 10, results
+    report = results["extra_data"]["racko_grade"]
+    opponents = [c.get("opponent") for c in report["criteria"]]
+    assert opponents[1:] == ["staffbot:Bot", "staff/racko_2p.onnx"], report
+    assert all(c["rounds"] == 4 for c in report["criteria"][1:]), report
