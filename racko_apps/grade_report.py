@@ -25,6 +25,9 @@ SEED_SOURCES = ("rubric", "flag", "secret", "entropy")
 PRACTICE_LINE = (
     "practice: seed {seed} is the rubric's public seed; the graded run deals from a secret one"
 )
+SECRET_RECORDS = (
+    "(they hold the secret deals: keep them from students until a regrade's new secret)"
+)
 # A failure's kind as a student sees it, by how its reason starts (the sandbox's and the
 # grader's own fixed wording; the bot-written rest of a reason is never shown).
 KINDS = (
@@ -148,6 +151,8 @@ def format_report(report: dict[str, Any]) -> str:
     lost = [(row["name"], row["records"]["lost"]) for row in report["criteria"] if "records" in row]
     if lost:
         lines += ["", "records of lost rounds (racko replay FILE):"]
+        if report.get("seed_source") in ("secret", "entropy"):
+            lines.append(SECRET_RECORDS)
         for name, paths in lost:
             shown = ", ".join(paths[:RECORDS_SHOWN]) or "none"
             more = len(paths) - RECORDS_SHOWN

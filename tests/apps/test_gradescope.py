@@ -435,7 +435,11 @@ def test_a_graded_run_shows_no_seed_and_the_teachers_report_reproduces_it(
     assert [c["points"] for c in report["criteria"]] == [t.score for t in model.tests or []]
     assert "practice" not in capsys.readouterr().out
     assert main([*args, "--secret", str(tmp_path / "kit" / SECRET_FILE)]) == 0
-    assert json.loads(again.read_text())["criteria"] == report["criteria"]
+    secret_run = json.loads(again.read_text())
+    assert [c["result"] for c in secret_run["criteria"] if c["check"] == "win_rate"] == [
+        c["result"] for c in report["criteria"] if c["check"] == "win_rate"
+    ]
+    assert secret_run["total"] == report["total"] and secret_run["seed"] == secret
 
 
 STAFF_RUBRIC = """players: 2
