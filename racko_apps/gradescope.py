@@ -202,15 +202,24 @@ def find_submission(folder: Path) -> tuple[str, Path]:
 
 
 def _readable(spec: str, folder: Path) -> None:
-    """Make a Python bot's file readable by all: an isolated bot of a root grader runs as
-    ``nobody`` (racko_apps.sandbox), and Gradescope's files belong to root."""
+    """Make a Python bot's files readable by all (a package's folders enterable): an isolated bot
+    of a root grader runs as an unprivileged user (racko_apps.sandbox), and Gradescope's files
+    belong to root."""
     if not is_python_spec(spec):
         return
-    path = folder / f"{spec.partition(':')[0]}.py"
-    try:
-        path.chmod(path.stat().st_mode | 0o444)
-    except OSError:
-        pass  # a read-only submission: the sandbox says so if it cannot read it
+    name = spec.partition(":")[0]
+    package = folder / name
+    paths = [folder / f"{name}.py"]
+    if package.is_dir():
+        paths = [package, *package.rglob("*")]
+    for path in paths:
+        if path.is_symlink():
+            continue  # never the mode of what a link points to (the kit's secret, say)
+        try:
+            extra = 0o555 if path.is_dir() else 0o444
+            path.chmod(path.stat().st_mode | extra)
+        except OSError:
+            pass  # a read-only submission: the sandbox says so if it cannot read it
 
 
 def _print_report(report: dict[str, Any], stdout_visibility: str | None) -> None:
