@@ -262,7 +262,28 @@ def load_rubric(path: str | Path | None = None) -> Rubric:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         raise RubricError(f"rubric {source} is not valid YAML{where}") from None
-    return parse_rubric(data, source, folder=rubric_folder(path))
+    rubric = parse_rubric(data, source, folder=rubric_folder(path))
+    _check_staff_files(rubric)
+    return rubric
+
+
+def _check_staff_files(rubric: Rubric) -> None:
+    """Every staff opponent's file is there (a missing one is named now, not after the games)."""
+    base = Path(rubric.folder or ".")
+    for crit in rubric.criteria:
+        spec = crit.opponent or ""
+        if is_bot_file_spec(spec):
+            wanted = [spec]
+        elif is_python_spec(spec):
+            module = spec.partition(":")[0]
+            wanted = [f"{module}.py", f"{module}/__init__.py"]
+        else:
+            continue
+        if not any((base / name).is_file() for name in wanted):
+            raise RubricError(
+                f"rubric {rubric.source}: {crit.name}: opponent {spec!r} needs {wanted[0]} "
+                f"in {base}"
+            )
 
 
 def _is_shipped(path: str | Path | None) -> bool:

@@ -236,3 +236,12 @@ def test_the_lower_bound_needs_the_rounds_to_show_it():
     many, _ = win_rate_points(crit, {"win_rate": 0.6, "wins": 1200, "rounds": 2000})
     assert few == 0.0 and shown["interval_95"][0] < 0.5 < 0.6 < shown["interval_95"][1]
     assert many == 10.0
+
+
+def test_a_missing_staff_opponent_is_named_before_any_game(tmp_path):
+    data = yaml.safe_load(load_rubric_text())
+    data["criteria"][-1]["opponent"] = "staff/strong.onnx"
+    path = tmp_path / "course.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(RubricError, match="opponent 'staff/strong.onnx' needs staff/strong.onnx"):
+        load_rubric(path)
