@@ -528,3 +528,16 @@ def test_the_kit_built_here_installs_from_its_zip_alone(tmp_path, can_isolate):
     opponents = [c.get("opponent") for c in report["criteria"]]
     assert opponents[1:] == ["staffbot:Bot", "staff/racko_2p.onnx"], report
     assert all(c["rounds"] == 4 for c in report["criteria"][1:]), report
+
+
+def test_stdout_shown_to_students_holds_no_seed(tmp_path, rubric_file, can_isolate, capsys):
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    write_bot("mine", root / "submission")
+    secret = tmp_path / SECRET_FILE
+    secret.write_text('{"seed": 123456789012345}\n')
+    autograde(root, rubric_file, isolate=can_isolate, secret=secret, stdout_visibility="visible")
+    shown = capsys.readouterr().out
+    assert "| **total** |" in shown and "123456789012345" not in shown and "seed" not in shown
+    autograde(root, rubric_file, isolate=can_isolate, secret=secret)  # instructors only
+    assert "seed 123456789012345 (secret)" in capsys.readouterr().out
