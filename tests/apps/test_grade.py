@@ -245,3 +245,29 @@ def test_a_missing_staff_opponent_is_named_before_any_game(tmp_path):
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(RubricError, match="opponent 'staff/strong.onnx' needs staff/strong.onnx"):
         load_rubric(path)
+
+
+def test_a_staff_python_opponent_plays_sandboxed_from_the_rubrics_folder(
+    tmp_path, monkeypatch, can_isolate
+):
+    from racko_apps.new_bot import write_bot
+
+    course = tmp_path / "course"
+    course.mkdir()
+    write_bot("staffbot", course)
+    data = yaml.safe_load(load_rubric_text())
+    data["criteria"] = [
+        {
+            "name": "against the staff",
+            "check": "win_rate",
+            "opponent": "staffbot:Bot",
+            "score": "interpolate",
+            "thresholds": [{"win_rate": 0.0, "points": 0}, {"win_rate": 1.0, "points": 10}],
+        }
+    ]
+    (course / "course.yaml").write_text(yaml.safe_dump(data))
+    monkeypatch.chdir(tmp_path)  # not the rubric's folder: the staff file is found beside it
+    report = grade("heuristic", load_rubric(course / "course.yaml"), isolate=can_isolate)
+    (row,) = report["criteria"]
+    assert row["opponent"] == "staffbot:Bot" and row["rounds"] == 10 and not report["failures"]
+    assert row["points"] == pytest.approx(10 * row["win_rate"])
