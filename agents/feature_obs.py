@@ -19,6 +19,12 @@ flat ``Box`` of ``FEATURE_SIZE`` float32 columns, with the bounds of every colum
 
     aec = feature_observation_v0(racko_v1.env())   # observe(agent)["observation"]: the features
 
+    from agents.feature_obs import FeatureObservationVector
+
+    envs = FeatureObservationVector(gymnasium.make_vec(
+        "racko/Racko-v1", num_envs=64, vectorization_mode="vector_entry_point",
+        opponents=["heuristic"]))                  # many games at once on the batched engine
+
 Layout: ``RACK_SIZE`` blocks of ``SLOT_FEATURES`` columns, one per slot (slot s starts at column
 ``s * SLOT_FEATURES``; every block has the same columns, so one set of weights can score every
 slot), then ``GLOBAL_FEATURES`` global columns. ``columns(num_cards)`` lists every column with its
@@ -65,6 +71,7 @@ __all__ = [
     "Column",
     "FeatureObservation",
     "FeatureObservationAEC",
+    "FeatureObservationVector",
     "columns",
     "feature_observation_v0",
     "feature_space",
@@ -271,6 +278,35 @@ class FeatureObservation(gymnasium.ObservationWrapper, gymnasium.utils.RecordCon
     def action_masks(self) -> np.ndarray:
         """The legal actions now (bool, 14), as the wrapped env gives them."""
         return self.env.get_wrapper_attr("action_masks")()
+
+
+class FeatureObservationVector(gymnasium.vector.VectorObservationWrapper):
+    """The racko vector env (``gymnasium.make_vec("racko/Racko-v1", num_envs=...,
+    vectorization_mode="vector_entry_point")``, autoreset ``NEXT_STEP``) observing the features:
+    every game's row, computed for all games in one call of the kernel. Masks stay in
+    ``info["action_mask"]``."""
+
+    def __init__(self, env: gymnasium.vector.VectorEnv) -> None:
+        super().__init__(env)
+        base = env.unwrapped
+        if base.single_observation_space.shape != (OBS_SIZE,):
+            raise ValueError(
+                f"FeatureObservationVector needs observation layout version 2 ({OBS_SIZE} "
+                f"entries, racko/Racko-v1, features=False), got rows of shape "
+                f"{base.single_observation_space.shape}"
+            )
+        self.num_cards = num_cards_of(base.games.config.to_dict())
+        self.single_observation_space = feature_space(self.num_cards)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+
+    def observations(self, observations: np.ndarray) -> np.ndarray:
+        return features_of(observations, self.num_cards)
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of every game now (bool, ``[num_envs, 14]``)."""
+        return self.env.unwrapped.action_masks()
 
 
 # ----------------------------------------------------------------------------- PettingZoo

@@ -14,6 +14,7 @@ from agents.feature_obs import (
     FEATURE_SIZE,
     SLOT_MEANINGS,
     FeatureObservation,
+    FeatureObservationVector,
     columns,
     feature_observation_v0,
     feature_space,
@@ -122,3 +123,21 @@ def test_refusals_name_the_problem() -> None:
         num_cards_of({"num_players": 2, "rack_size": 5})
     with pytest.raises(ValueError, match="layout version 2"):
         features_of(np.zeros(177, dtype=np.float32), 40)
+
+
+def test_vector_wrapper_equals_the_features_the_vector_env_appends() -> None:
+    make = {"num_envs": 8, "vectorization_mode": "vector_entry_point", "opponents": ["expert"]}
+    envs = FeatureObservationVector(gymnasium.make_vec("racko/Racko-v1", seed=2, **make, **SHORT))
+    ref = gymnasium.make_vec("racko/Racko-v1", seed=2, features=True, **make, **SHORT)
+    assert envs.single_observation_space == feature_space(40)
+    obs, info = envs.reset(seed=2)
+    ref_obs, _ = ref.reset(seed=2)
+    rng = np.random.default_rng(2)
+    for _ in range(100):
+        np.testing.assert_array_equal(obs, ref_obs[:, -FEATURE_SIZE:])
+        assert envs.observation_space.contains(obs)
+        masks = info["action_mask"]
+        np.testing.assert_array_equal(masks, envs.action_masks())
+        actions = [rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]
+        obs, *_, info = envs.step(np.array(actions))
+        ref_obs, *_ = ref.step(np.array(actions))
