@@ -40,6 +40,8 @@ from math import perm
 
 import numpy as np
 
+from racko_env.actions import NUM_ACTIONS
+
 PHASES = 3  # DRAW, KEEP_OR_DISCARD, PLACE: the decisions of a turn, as racko_env.actions.Phase
 MAX_STATES = 50_000_000  # per phase: past this the tables no longer fit a laptop's memory
 
@@ -199,7 +201,7 @@ class SolitaireSpace:
         other card in the draw pile; each of them is equally likely."""
         return self.row_state(np.arange(self.num_rows), self.masks - 1)
 
-    def table_bytes(self, actions: int = 14, itemsize: int = 4) -> int:
+    def table_bytes(self, actions: int = NUM_ACTIONS, itemsize: int = 4) -> int:
         """Bytes of a Q-table over every tabular observation (``actions`` float32 entries each)."""
         return self.num_observations * actions * itemsize
 
