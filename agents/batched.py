@@ -295,6 +295,14 @@ def load_batch(
     return bot if callable(getattr(bot, "act_batch", None)) else BotBatch(bot)
 
 
+def group_features(obs: np.ndarray, num_cards: int) -> np.ndarray:
+    """The structured policy's flat features of observations (``agents.features``, the compiled
+    kernel, imported here when first needed: plain envs do not load numba)."""
+    from agents.features import flat_features, rack_features
+
+    return flat_features(*rack_features(obs, num_cards))
+
+
 _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}
 
 
