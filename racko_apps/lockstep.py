@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agents.base import Bot
+from racko_apps.referee_book import Book, Job
 from racko_apps.sandbox import BotFailureError, SandboxedBot, act_request
 from racko_eval import BotError, DealPlayer, GameRecorder, IllegalActionError, TableSetup
 from racko_eval.tournament import Ask
 
 if TYPE_CHECKING:
     from collections.abc import Generator
-
-    from racko_apps.referee import Job, _Book
 
 
 class TableBot(Bot):
@@ -76,7 +75,7 @@ class _Round:
     ask: Ask | None = None  # the move it waits for, from a sandboxed bot
 
 
-def play_lockstep(setup: TableSetup, jobs: list[Job], book: _Book, tables: int) -> None:
+def play_lockstep(setup: TableSetup, jobs: list[Job], book: Book, tables: int) -> None:
     """Play ``jobs`` (the match's rounds) ``tables`` at a time into ``book`` (module docstring).
     Each bot sits at most once per seating."""
     sandboxes = {i: b for i, b in enumerate(setup.bots) if isinstance(b, SandboxedBot)}
