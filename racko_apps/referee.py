@@ -25,7 +25,7 @@ from agents.base import Bot
 from agents.extras import require
 from agents.loader import BOT_FILE_SUFFIXES, is_builtin_spec
 from racko_apps.referee_book import Book, Job, MatchResult, Strikes, reason
-from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+from racko_apps.sandbox import DEFAULT_ALLOW, BotFailureError, Limits, SandboxedBot
 from racko_eval import (
     BotError,
     DealPlayer,
@@ -68,13 +68,21 @@ def sandbox_for(
     label: str | None = None,
     limits: Limits | None = None,
     isolate: bool = False,
+    allow: Sequence[str] = DEFAULT_ALLOW,
 ) -> SandboxedBot:
     """A sandbox (not started) for a ``module:Class`` in ``folder`` or a bot file (a path,
     relative to ``folder``): the child loads the file and runs its graph, under the same move
     limit, clock and memory limit as Python code, showing it only the file and its manifest."""
     if not is_bot_file_spec(spec):
         return SandboxedBot(
-            spec, folder, num_players, label=label or spec, limits=limits, isolate=isolate, **rules
+            spec,
+            folder,
+            num_players,
+            label=label or spec,
+            limits=limits,
+            isolate=isolate,
+            allow=allow,
+            **rules,
         )
     require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint, here
     path = (Path(folder) / spec).resolve()
@@ -89,6 +97,7 @@ def sandbox_for(
         limits=limits,
         isolate=isolate,
         exposed=exposed,
+        allow=allow,
         **rules,
     )
 
@@ -102,6 +111,7 @@ def seat_bot(
     label: str | None = None,
     limits: Limits | None = None,
     isolate: bool = False,
+    allow: Sequence[str] = DEFAULT_ALLOW,
 ) -> str | Bot:
     """What to seat for ``spec``: a started sandbox for Python code and bot files (under
     bubblewrap with ``isolate``; ``sandbox_for``), the spec itself otherwise (built-in and shipped
@@ -113,7 +123,14 @@ def seat_bot(
     """
     if is_sandboxed_spec(spec):
         bot = sandbox_for(
-            spec, num_players, rules, folder=folder, label=label, limits=limits, isolate=isolate
+            spec,
+            num_players,
+            rules,
+            folder=folder,
+            label=label,
+            limits=limits,
+            isolate=isolate,
+            allow=allow,
         )
         bot.start()
         return bot

@@ -39,7 +39,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,14 @@ from racko_apps.sandbox_bwrap import (
     isolation_argv,
     isolation_available,
 )
-from racko_apps.sandbox_jit import JIT_ENV, JIT_SEED_ENV, PLANNER_MODULES, jit_cache, warm_planner
+from racko_apps.sandbox_isolation import (
+    ISOLATIONS,
+    NO_ISOLATION_WARNING,
+    NOT_ISOLATED,
+    USER_WARNING,
+    choose_isolation,
+)
+from racko_apps.sandbox_jit import JIT_ENV, JIT_SEED_ENV, jit_cache, warm_planner
 from racko_apps.sandbox_proc import (
     below,
     children,
@@ -62,7 +70,19 @@ from racko_apps.sandbox_proc import (
     kill_started,
     signal_each,
 )
-from racko_apps.sandbox_toolkit import TOOLKIT_PACKAGES, toolkit_root
+from racko_apps.sandbox_submission import submission_paths
+from racko_apps.sandbox_toolkit import (
+    ALLOW_ALL,
+    DEFAULT_ALLOW,
+    PLANNER_MODULES,
+    TOOLKIT_PACKAGES,
+    allows_all,
+    check_allow,
+    stage,
+    toolkit_root,
+    visible_modules,
+)
+from racko_apps.sandbox_user import USER_UIDS, UserSandbox, check_user
 from racko_apps.sandbox_wire import (
     DEFAULT_ROUND_SECONDS,
     MAX_LINE,
@@ -74,6 +94,13 @@ from racko_apps.sandbox_wire import (
 )
 
 __all__ = [
+    "ALLOW_ALL",
+    "ISOLATIONS",
+    "NO_ISOLATION_WARNING",
+    "USER_UIDS",
+    "USER_WARNING",
+    "choose_isolation",
+    "DEFAULT_ALLOW",
     "DEFAULT_ROUND_SECONDS",
     "INSTALL_BWRAP",
     "JIT_ENV",
@@ -97,19 +124,20 @@ __all__ = [
     "warm_planner",
 ]
 
-# What every report of a grade or league run with --no-isolation says at its top.
-NOT_ISOLATED = (
-    "WARNING: the bots were not isolated (--no-isolation): a submission could read or change "
-    "anything the user can, other submissions and the results included; install bubblewrap "
-    f"({INSTALL_BWRAP}) and run again"
-)
 CHILD_COMMAND = "from racko_apps.sandbox_child import main; main()"
 
 
-def submission_paths(spec: str, folder: Path) -> list[Path]:
-    """A ``module:Class`` bot's own files: ``folder/module.py`` or the package ``folder/module/``."""
-    top = spec.partition(":")[0].partition(".")[0]
-    return [p for p in (folder / f"{top}.py", folder / top) if p.exists()]
+@dataclass
+class _Launch:
+    """How a bot's child is started: its command line, environment, working folder, the spec
+    and folder it loads from, what runs before exec, and the modules its guard lets through."""
+
+    command: list[str]
+    env: dict[str, str]
+    cwd: Path
+    spec: str
+    preexec: Callable[[], None] | None
+    visible: list[str] | None
 
 
 class SandboxedBot(Bot):
@@ -120,7 +148,9 @@ class SandboxedBot(Bot):
     ``label`` names the bot in every failure message. ``last_seconds`` is the time the bot itself
     spent in its last ``act`` (measured in the child, without the pipe's round trip).
     ``isolate`` runs the child under bubblewrap (module docstring), showing it only ``exposed``
-    of ``folder`` (default: its module file or package, ``submission_paths``).
+    of ``folder`` (default: its module file or package, ``submission_paths``). ``allow``: the
+    toolkit modules the bot may import (``racko_apps.sandbox_toolkit``; ``ALLOW_ALL`` for all);
+    the others are not in its sandbox, and reaching one fails with one line naming the rule.
     """
 
     # A game record (racko_eval.records) asks no explain() of it: explaining would mean another
@@ -142,14 +172,23 @@ class SandboxedBot(Bot):
         isolate: bool = False,
         exposed: list[Path] | None = None,
         tables: int = 1,
+        allow: Sequence[str] = DEFAULT_ALLOW,
+        isolation: str | None = None,
         **rules_options: Any,
     ) -> None:
         if not isinstance(tables, int) or isinstance(tables, bool) or tables < 1:
             raise ValueError(f"tables must be a positive integer, got {tables!r}")
+        if isolation is None:
+            isolation = "bwrap" if isolate else "none"
+        if isolation not in ISOLATIONS:
+            raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
+        self.isolation = isolation
+        self.isolate = isolation != "none"  # the child runs isolated (bwrap or user)
+        self._user: UserSandbox | None = None
+        self.allow = check_allow(allow)
         self.spec = spec
         self.tables = tables
         self.folder = Path(folder).resolve()
-        self.isolate = isolate
         self.exposed = exposed
         self._stopped: list[int] = []  # the sandbox's processes stopped after the last request
         self._inits: list[int] = []  # bwrap's init (the outer bwrap's one child), once known
@@ -167,60 +206,95 @@ class SandboxedBot(Bot):
     # ------------------------------------------------------------------ the Bot interface
 
     def start(self) -> None:
-        """Start the child and construct the bot there; raise BotFailureError if it cannot."""
+        """Start the child and construct the bot there; raise BotFailureError if it cannot
+        (IsolationUnavailableError where its isolation cannot run here)."""
         if self._proc is not None:
             return
         self.clock_left = self.limits.round_seconds  # a fresh process: a failure ended the round
         self.table_clocks = [self.limits.round_seconds] * self.tables
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (toolkit_root(), env.get("PYTHONPATH", "")) if p
-        )
-        env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-        # -P: the child's cwd (the bot's folder) is not put first on sys.path, so a student's
-        # agents.py or numpy.py there cannot replace the toolkit.
-        command = [sys.executable, "-P", "-c", CHILD_COMMAND]
-        if self.isolate:
-            check_isolation()
-            exposed = self.exposed
-            if exposed is None:
-                exposed = submission_paths(self.spec, self.folder)
-            jit = jit_cache(create=False)  # a league's (racko_apps.league_pool)
-            command = isolation_argv(command, self.folder, exposed, self.limits, jit)
+        launch = self._launch()
         self._errors = tempfile.TemporaryFile()
         self._buf = b""
         self._stopped = []
         self._inits = []
         # its own session: close() ends the child's whole process group (unisolated bots; an
-        # isolated one's processes all end with its PID namespace)
-        self._proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self._errors,
-            cwd=self.folder,
-            env=env,
-            start_new_session=True,
-            preexec_fn=exit_with_parent(os.getpid()) if self.isolate else None,
-        )
+        # isolated one's processes all end with its PID namespace, or its user's processes)
+        try:
+            self._proc = subprocess.Popen(
+                launch.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._errors,
+                cwd=launch.cwd,
+                env=launch.env,
+                start_new_session=True,
+                preexec_fn=launch.preexec,
+            )
+        except BaseException:
+            self._close_user()
+            raise
         request = {
             "cmd": "init",
-            "spec": self.spec,
-            "folder": str(self.folder),
+            "spec": launch.spec,
+            "folder": str(launch.cwd),
             "num_players": self.num_players,
             "rules": self.rules,
             "seed": self._seed,
             "memory_mb": self.limits.memory_mb,
             "output_chars": self.limits.output_chars,
             "processes": self.limits.processes if self.isolate else None,
+            "cpu_seconds": self.limits.cpu_seconds if self.isolate else None,
             "tables": self.tables,
             "warm": self.warm,
+            "allow": list(self.allow),
+            "visible": launch.visible,
         }
         reply = self._request(request, self.limits.start_seconds, starting=True)
         built = reply.get("tables", 1)
         if isinstance(built, int) and not isinstance(built, bool) and 1 <= built < self.tables:
             self.tables = built  # the bot objects it could build under its memory limit
             del self.table_clocks[built:]
+
+    def _launch(self) -> _Launch:
+        """How to start the child under this bot's isolation (checked here: it raises
+        IsolationUnavailableError where it cannot run)."""
+        # -P: the child's cwd (the bot's folder) is not put first on sys.path, so a student's
+        # agents.py or numpy.py there cannot replace the toolkit.
+        command = [sys.executable, "-P", "-c", CHILD_COMMAND]
+        exposed = self.exposed
+        if exposed is None:
+            exposed = submission_paths(self.spec, self.folder)
+        if self.isolation == "user":
+            check_user()
+            toolkit = stage(self.allow, whole=True)  # world-readable, wherever racko lives
+            assert toolkit is not None
+            jit = jit_cache(create=False)
+            user = self._user = UserSandbox.open(exposed)
+            return _Launch(
+                command,
+                user.env(toolkit, jit),
+                user.submission,
+                user.path(self.spec, self.folder),
+                user.preexec(self.limits, os.getpid()),
+                self._visible(),
+            )
+        toolkit = stage(self.allow)  # None: the whole toolkit, as it is
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(toolkit or toolkit_root()), env.get("PYTHONPATH", "")) if p
+        )
+        env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        preexec = None
+        if self.isolation == "bwrap":
+            check_isolation()
+            jit = jit_cache(create=False)  # a league's (racko_apps.league_pool)
+            command = isolation_argv(command, self.folder, exposed, self.limits, jit, toolkit)
+            preexec = exit_with_parent(os.getpid())
+        return _Launch(command, env, self.folder, self.spec, preexec, self._visible())
+
+    def _visible(self) -> list[str] | None:
+        """The toolkit modules the child's import guard lets the bot import (None: all)."""
+        return None if allows_all(self.allow) else sorted(visible_modules(self.allow))
 
     def reset(self) -> None:
         """A new round: the clock is wound up again (the reset itself is on it)."""
@@ -309,9 +383,10 @@ class SandboxedBot(Bot):
             label=self.name,
             limits=self.limits,
             seed=self._seed,
-            isolate=self.isolate,
             exposed=self.exposed,
             tables=self.tables,
+            allow=self.allow,
+            isolation=self.isolation,
             **self.rules,
         )
 
@@ -322,7 +397,9 @@ class SandboxedBot(Bot):
         proc = self._proc
         if not self.isolate or proc is None or proc.returncode is not None:
             return
-        if sig == signal.SIGSTOP:
+        if sig == signal.SIGSTOP and self._user is not None:
+            self._stopped = self._user.processes()
+        elif sig == signal.SIGSTOP:
             if not self._inits:
                 self._inits = children(proc.pid) or []
             self._stopped = below(proc.pid, self._inits or None)
@@ -335,18 +412,28 @@ class SandboxedBot(Bot):
         proc = self._proc
         if proc is None or proc.poll() is not None:
             return
-        kill_started(proc.pid, self.isolate)
+        if self._user is not None:
+            self._user.kill_others(keep=proc.pid)
+        else:
+            kill_started(proc.pid, self.isolation == "bwrap")
 
     def close(self) -> None:
         """Stop the child and everything it started (the next request starts a fresh one)."""
         proc, self._proc = self._proc, None
         if proc is None:
+            self._close_user()
             return
         kill_sandbox(proc)
+        self._close_user()
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
         self._errors.close()
+
+    def _close_user(self) -> None:
+        user, self._user = self._user, None
+        if user is not None:
+            user.close()
 
     def __del__(self) -> None:
         try:

@@ -20,18 +20,13 @@ from pathlib import Path
 
 from racko_apps.sandbox_jit import JIT_SEED_ENV
 from racko_apps.sandbox_toolkit import TOOLKIT_PACKAGES, toolkit_root
-from racko_apps.sandbox_wire import Limits
+from racko_apps.sandbox_wire import IsolationUnavailableError, Limits
 
 INSTALL_BWRAP = "apt-get install bubblewrap"
 # System folders a dynamically linked Python needs (read-only); /etc only for the loader's cache.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
 NOBODY = 65534  # the uid and gid an isolated bot of a root grader runs as
-
-
-class IsolationUnavailableError(RuntimeError):
-    """bubblewrap is missing or cannot create namespaces here; ``str()`` is one line saying how to
-    install it and that ``--no-isolation`` is the (explicit) alternative."""
 
 
 _isolation_checked: str | None = None

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from racko_apps.sandbox_toolkit import BUILTIN_MODULES, TOOLKIT_PACKAGES, matches, refusal
 from racko_apps.sandbox_wire import MASK_DTYPE, OBS_DTYPE, one_line, unpack
 
 NOBODY = 65534  # the uid and gid an isolated bot of a root grader runs as (bubblewrap)
@@ -67,6 +68,73 @@ def failed_allocation(err: BaseException) -> str | None:
             return f"{size:.0f} {unit}" if unit == "bytes" else f"{size:.3g} {unit}"
         size /= 1024
     return None
+
+
+class HiddenModuleError(ImportError):
+    """A submission reached a toolkit module (or shipped bot) its ``allow`` list does not show;
+    ``str()`` is the one line naming the rule (``sandbox_toolkit.refusal``)."""
+
+
+class _Guard:
+    """A meta path finder, first on ``sys.meta_path``: a toolkit module outside ``visible`` is
+    refused with one line. The staged toolkit (``sandbox_toolkit.stage``) does not hold those
+    modules anyway; this names the rule instead of a bare ``ModuleNotFoundError``."""
+
+    def __init__(self, visible: frozenset[str], allow: tuple[str, ...]) -> None:
+        self.visible, self.allow = visible, allow
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name.partition(".")[0] in TOOLKIT_PACKAGES and name not in self.visible:
+            raise HiddenModuleError(refusal(name, self.allow))
+
+    def bot_module(self, spec: Any) -> str | None:
+        """The hidden module (or shipped file) a built-in or shipped bot's name would load."""
+        if not isinstance(spec, str):
+            return None
+        name = "search" if spec.startswith("search:") else spec
+        if name in BUILTIN_MODULES:
+            module = BUILTIN_MODULES[name]
+            return None if module in self.visible else module
+        if re.fullmatch(r"racko_\d+p", name):
+            module = f"agents.pretrained.{name}"
+            return None if matches(module, self.allow) else module
+        return None
+
+
+def _guard_toolkit(visible: list[str], allow: list[str]) -> None:
+    """Refuse, in one line, the imports and the ``agents.load`` calls ``allow`` does not allow."""
+    guard = _Guard(frozenset(visible), tuple(allow))
+    sys.meta_path.insert(0, guard)
+    import agents
+    import agents.loader
+
+    real = agents.loader.load
+
+    def load(spec: Any, *args: Any, **kwargs: Any) -> Any:
+        module = guard.bot_module(spec)
+        if module is not None:
+            raise HiddenModuleError(refusal(module, guard.allow, f"loads {spec} from"))
+        return real(spec, *args, **kwargs)
+
+    load.__doc__ = real.__doc__
+    agents.load = agents.loader.load = load  # type: ignore[assignment]
+
+
+def _hidden(err: BaseException | None) -> HiddenModuleError | None:
+    """The HiddenModuleError behind ``err`` (the loader wraps an ImportError in a ValueError)."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, HiddenModuleError):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
+
+
+def _failure(err: BaseException, prefix: str) -> str:
+    """A bot's exception as its one-line failure; a hidden module's rule as it is."""
+    hidden = _hidden(err)
+    return str(hidden) if hidden is not None else f"{prefix}{one_line(err)}"
 
 
 def _die_with_parent() -> None:
@@ -118,6 +186,8 @@ def _prepare(first: Mapping[str, Any]) -> str | None:
     _set_limit("RLIMIT_AS", limit)
     if first.get("processes"):  # isolated only: unisolated, the count is the user's, not ours
         _set_limit("RLIMIT_NPROC", int(first["processes"]))
+        if first.get("cpu_seconds"):
+            _set_limit("RLIMIT_CPU", int(first["cpu_seconds"]))
         try:
             _become_nobody()
         except OSError as err:
@@ -175,7 +245,7 @@ class _Tables:
             if size is not None:
                 raise _GraphAllocationError(size) from err
             self.bots[table] = None
-            return {"ok": False, "kind": "crash", "error": f"raised {one_line(err)}"}
+            return {"ok": False, "kind": "crash", "error": _failure(err, "raised ")}
         if not out["ok"]:
             return out
         out["seconds"] = round(time.perf_counter() - start, 6)
@@ -219,7 +289,8 @@ def _answer(bot: Any, item: Mapping[str, Any]) -> dict[str, Any]:
 
 def _warm(first: Mapping[str, Any]) -> None:
     """A bot that uses the compiled planner has it loaded now, not on its first move."""
-    from racko_apps.sandbox_jit import PLANNER_MODULES, no_scipy_for_numba, warm_planner
+    from racko_apps.sandbox_jit import no_scipy_for_numba, warm_planner
+    from racko_apps.sandbox_toolkit import PLANNER_MODULES
 
     if not first.get("warm", True) or not any(m in sys.modules for m in PLANNER_MODULES):
         return
@@ -245,7 +316,7 @@ def _serve(requests: Any, tables: _Tables, reply: Callable[..., None], memory_mb
             reply(ok=False, kind="memory", error=f"ran out of memory (limit {memory_mb} MB){size}")
             return
         except BaseException as err:  # noqa: BLE001 - report everything, even SystemExit
-            reply(ok=False, kind="crash", error=f"raised {one_line(err)}")
+            reply(ok=False, kind="crash", error=_failure(err, "raised "))
             return
         reply(**out)
         if not out["ok"]:  # one table only: the process that failed ends, as it always did
@@ -276,9 +347,11 @@ def main() -> None:
     sys.path.append(str(first["folder"]))
     tables = _Tables(first, sink)
     try:
+        if first.get("visible") is not None:
+            _guard_toolkit(first["visible"], first.get("allow") or [])
         tables.build(max(1, int(first.get("tables") or 1)))
     except BaseException as err:  # noqa: BLE001 - a student's import can raise anything
-        reply(ok=False, kind="start", error=f"cannot load bot: {one_line(err)}")
+        reply(ok=False, kind="start", error=_failure(err, "cannot load bot: "))
         return
     _warm(first)
     reply(ok=True, tables=len(tables.bots))

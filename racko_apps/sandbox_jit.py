@@ -30,7 +30,6 @@ from racko_apps.sandbox_toolkit import toolkit_root
 
 JIT_ENV = "RACKO_JIT_CACHE"  # the warmed folder, inherited by a league's worker processes
 JIT_SEED_ENV = "RACKO_JIT_SEED"  # inside a sandbox: where its read-only copy is shown
-PLANNER_MODULES = ("agents.expert", "agents.search", "agents.batched", "agents.features")
 _jit: dict[str, Path | None] = {}
 
 

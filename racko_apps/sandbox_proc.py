@@ -99,9 +99,21 @@ def wait_gone(pids: Iterable[int], timeout: float = 2.0) -> None:
             time.sleep(0.005)
 
 
+def _runs_as(pid: str, uid: int) -> bool:
+    """Whether process ``pid`` has ``uid`` as its real, effective, saved or file-system user (from
+    /proc/PID/status, which a process cannot hide as it can the owner of /proc/PID)."""
+    try:
+        for line in read_proc(f"/proc/{pid}/status").splitlines():
+            if line.startswith(b"Uid:"):
+                return str(uid).encode() in line.split()[1:]
+    except OSError:
+        pass
+    return False
+
+
 def process_tree(uid: int | None = None) -> Tree:
     """Every live process's children and start time, from /proc (Linux; empty elsewhere);
-    with ``uid``, only the processes that user runs (as their real uid)."""
+    with ``uid``, only the processes that run as that user."""
     kids: dict[int, list[int]] = {}
     started: dict[int, int] = {}
     try:
@@ -109,11 +121,9 @@ def process_tree(uid: int | None = None) -> Tree:
     except OSError:
         return Tree(kids, started)
     for name in entries:
-        if not name.isdigit():
+        if not name.isdigit() or (uid is not None and not _runs_as(name, uid)):
             continue
         try:
-            if uid is not None and os.stat(f"/proc/{name}").st_uid != uid:
-                continue
             with open(f"/proc/{name}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
         except OSError:
@@ -156,13 +166,30 @@ def kill_started(pid: int, isolated: bool) -> None:
         time.sleep(0.05)
 
 
+def _kill_all_as(uid: int) -> None:
+    """``kill(-1, SIGKILL)`` as ``uid``, from a forked helper: every process of that user at once,
+    in one system call (a fork bomb cannot outrun it, as it can a loop over /proc)."""
+    pid = os.fork()
+    if pid == 0:  # the helper: only async-signal-safe calls until it exits
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+
+
 def kill_uid(uid: int, rounds: int = 20) -> bool:
-    """Kill every process that runs as ``uid`` (a bot's own user, which runs nothing else);
-    True once none is left. Looked at again while any is left: one may fork as it is killed."""
+    """Kill every process that runs as ``uid`` (a bot's own user, which runs nothing else; as
+    root); True once none is left."""
     for _ in range(rounds):
-        pids = [p for p in process_tree(uid).started if p != os.getpid()]
+        pids = list(process_tree(uid).started)
         if not pids:
             return True
+        if os.geteuid() == 0:
+            _kill_all_as(uid)
         signal_each(pids, signal.SIGKILL)
         wait_gone(pids, 0.5)
     return not process_tree(uid).started

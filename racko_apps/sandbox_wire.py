@@ -80,6 +80,11 @@ class BotFailureError(RuntimeError):
         self.reason = reason
 
 
+class IsolationUnavailableError(RuntimeError):
+    """The isolation asked for cannot run here (bubblewrap missing or without namespaces, the
+    user backend without root); ``str()`` is one line saying what to do instead."""
+
+
 @dataclass(frozen=True)
 class Limits:
     """What a sandboxed bot may use.
@@ -96,6 +101,9 @@ class Limits:
       time limit and the PID namespace end a fork bomb).
     start_seconds: to start Python, import the toolkit and construct the bot (generous: a loaded
       machine starts Python slowly, and that is not the bot's fault).
+    cpu_seconds: CPU time the child may use over its whole life (RLIMIT_CPU; isolated bots
+      only), all its threads together: a backstop for what the clocks, which measure wall
+      time, do not see.
     """
 
     move_seconds: float = 1.0
@@ -104,13 +112,14 @@ class Limits:
     output_chars: int = 100_000
     start_seconds: float = 60.0
     processes: int = 256
+    cpu_seconds: int = 3600
 
     def __post_init__(self) -> None:
         for name in ("move_seconds", "round_seconds", "start_seconds"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
-        for name in ("memory_mb", "output_chars", "processes"):
+        for name in ("memory_mb", "output_chars", "processes", "cpu_seconds"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}")

@@ -230,5 +230,7 @@ def test_a_bot_on_the_planner_has_it_ready_before_its_first_move(
     else:
         monkeypatch.setattr(sandbox_jit, "_jit", {"dir": None})
     limits = Limits(move_seconds=60)
-    with SandboxedBot("planner_user:Bot", tmp_path, limits=limits, isolate=True) as bot:
+    with SandboxedBot(
+        "planner_user:Bot", tmp_path, limits=limits, isolate=True, allow=("*",)
+    ) as bot:
         assert obs["action_mask"][bot.act(obs)]
