@@ -70,7 +70,7 @@ from racko_apps.sandbox_proc import (
     kill_started,
     signal_each,
 )
-from racko_apps.sandbox_submission import submission_paths
+from racko_apps.sandbox_submission import MAX_SUBMISSION_MB, oversize, submission_paths
 from racko_apps.sandbox_toolkit import (
     ALLOW_ALL,
     DEFAULT_ALLOW,
@@ -96,6 +96,7 @@ from racko_apps.sandbox_wire import (
 __all__ = [
     "ALLOW_ALL",
     "ISOLATIONS",
+    "MAX_SUBMISSION_MB",
     "NO_ISOLATION_WARNING",
     "USER_UIDS",
     "USER_WARNING",
@@ -264,6 +265,9 @@ class SandboxedBot(Bot):
         exposed = self.exposed
         if exposed is None:
             exposed = submission_paths(self.spec, self.folder)
+        too_big = oversize(exposed)
+        if too_big is not None:
+            raise BotFailureError(self.name, "start", too_big)
         if self.isolation == "user":
             check_user()
             toolkit = stage(self.allow, whole=True)  # world-readable, wherever racko lives
