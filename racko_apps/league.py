@@ -46,7 +46,7 @@ from racko_apps.sandbox import (
     IsolationUnavailableError,
     Limits,
 )
-from racko_apps.submissions import Entry, league_entries
+from racko_apps.submissions import Entry, league_entries, read_aliases, read_gradescope_export
 
 __all__ = [
     "PLAYERS",
@@ -83,7 +83,22 @@ def _parser() -> argparse.ArgumentParser:
         "parallel (every core, or a Ray cluster), results kept in SQLite so a rerun plays only "
         "what is missing.",
     )
-    parser.add_argument("folder", metavar="DIR", type=Path, help="the folder of bots")
+    parser.add_argument("folder", metavar="DIR", type=Path, nargs="?", help="the folder of bots")
+    parser.add_argument(
+        "--gradescope-export",
+        type=Path,
+        metavar="EXPORT",
+        help="play the submissions of Gradescope's export (the unzipped folder of 'Export "
+        "submissions'; instead of DIR), each under an alias, and write grades.csv beside the "
+        "report",
+    )
+    parser.add_argument(
+        "--aliases",
+        type=Path,
+        metavar="FILE",
+        help="with --gradescope-export: a CSV of 'key,alias' rows (key: a student's email or "
+        "SID, or the submission's folder) naming the bots in the league's pages",
+    )
     parser.add_argument("--rounds", type=int, default=50, help="deals per pairing (default 50)")
     parser.add_argument(
         "--seed",
@@ -189,6 +204,14 @@ def _limit_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """One-line usage errors for values no league runs with."""
+    if args.gradescope_export is not None:
+        if args.folder is not None:
+            parser.error("give the folder of bots DIR or --gradescope-export, not both")
+        args.folder = args.gradescope_export
+    elif args.folder is None:
+        parser.error("the folder of bots DIR is required (or --gradescope-export)")
+    elif args.aliases is not None:
+        parser.error("--aliases names the submissions of a --gradescope-export")
     if args.rounds < 1 or args.max_forfeits < 1 or args.max_pairings < 1:
         parser.error("--rounds, --max-forfeits and --max-pairings must be positive")
     if args.workers is not None and args.workers < 1:
@@ -231,6 +254,9 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         tables=args.tables,
         budget_minutes=args.budget,
         pairing_seconds=args.pairing_seconds,
+        export=None
+        if args.gradescope_export is None
+        else read_gradescope_export(args.gradescope_export, read_aliases(args.aliases)),
     )
 
 
@@ -249,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         ImportError,
         sqlite3.DatabaseError,
         IsolationUnavailableError,
+        OSError,
     ) as err:
         print(f"racko league: error: {err}", file=sys.stderr)
         return 2
@@ -262,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     print(format_markdown({**report}), end="")
     out = args.out or args.folder
-    print(f"wrote {out / 'league.md'}, {out / 'league.json'}, {out / 'league.html'}")
+    grades = f", {out / 'grades.csv'}" if args.gradescope_export is not None else ""
+    print(f"wrote {out / 'league.md'}, {out / 'league.json'}, {out / 'league.html'}{grades}")
     return 0
 
 

@@ -128,3 +128,61 @@ def write_reports(out: Path, report: dict[str, Any]) -> None:
     write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
     write_text_atomic(out / "league.md", format_markdown(report))
     write_text_atomic(out / "league.html", format_html(report))
+
+
+GRADE_COLUMNS = [
+    "Name",
+    "SID",
+    "Email",
+    "submission",
+    "alias",
+    "rank",
+    "bots",
+    "rating",
+    "rating_low",
+    "rating_high",
+    "win_rate",
+    "rounds",
+    "forfeits",
+    "note",
+]
+
+
+def _cell(value: Any) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading ``= + - @`` (a formula) is quoted with
+    an apostrophe; the csv module quotes commas, quotes and newlines."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
+    """One row per student of every submission (a group's students share their row's values):
+    the bot's rank among the league's bots, its rating and interval, its totals; a submission
+    without a bot that played says why in ``note``."""
+    ranked = {b["name"]: (i, b) for i, b in enumerate(report["bots"], 1)}
+    skipped = {line.partition(":")[0]: line for line in report["skipped"]}
+    rows = []
+    for sub in export:
+        if sub.alias in ranked:
+            rank, b = ranked[sub.alias]
+            values = [rank, len(report["bots"]), b["mu"], *b["ci95"], b["win_rate"]]
+            values += [b["rounds"], b["forfeits"], ""]
+        else:
+            note = skipped.get(sub.alias, f"{sub.alias}: did not play")
+            values = ["", len(report["bots"]), "", "", "", "", "", "", note]
+        for person in sub.submitters or [None]:
+            who = [person.name, person.sid, person.email] if person else ["", "", ""]
+            rows.append([_cell(v) for v in [*who, sub.folder.name, sub.alias, *values]])
+    return rows
+
+
+def write_grades(out: Path, report: dict[str, Any], export: list[Any]) -> Path:
+    """``grades.csv`` beside the report (racko_apps.submissions.read_gradescope_export): the
+    teacher's, with the students' names; the league's own pages show only aliases."""
+    import csv
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(GRADE_COLUMNS)
+    writer.writerows(grade_rows(report, export))
+    return write_text_atomic(out / "grades.csv", buf.getvalue())

@@ -17,10 +17,10 @@ from agents.extras import require
 from racko_apps.league_clock import DEFAULT_SECONDS_PER_ROUND
 from racko_apps.league_pool import Contestant, LoadJob, LocalPool, RayPool, try_load
 from racko_apps.league_record import Record, recorded_settings, standings
-from racko_apps.league_report import write_reports
+from racko_apps.league_report import write_grades, write_reports
 from racko_apps.league_rounds import Pairer, Plan, Play, adaptive, clock, round_robin
 from racko_apps.sandbox import NOT_ISOLATED, Limits, check_isolation, jit_cache
-from racko_apps.submissions import Entry, league_entries
+from racko_apps.submissions import Entry, Exported, league_entries
 
 SCHEMA = "racko-league/1"
 PLAYERS = 2
@@ -41,14 +41,33 @@ DEFAULT_BUDGET_MINUTES = 60.0
 
 def _files(e: Entry) -> list[str]:
     """The names of a bot's files in its folder (what travels with a Ray job)."""
+    if e.path is None:
+        return []
     if e.kind == "onnx":
-        return [e.label, Path(e.label).with_suffix(".json").name]
-    if e.kind == "python" and e.path is not None and e.path.is_dir():
+        return [e.path.name, e.path.with_suffix(".json").name]
+    if e.path.is_dir():
         root = e.path.parent
         return [str(p.relative_to(root)) for p in sorted(e.path.rglob("*")) if p.is_file()]
-    if e.kind == "python":
-        return [f"{e.label}.py"]
-    return []
+    return [e.path.name]
+
+
+def _entries(
+    folder: Path, baselines: list[str], export: list[Exported] | None
+) -> tuple[list[Entry], list[str]]:
+    """The league's bots and the lines of what is left out: the folder's, or a Gradescope
+    export's (each under its alias), with the built-in baselines."""
+    if export is None:
+        return league_entries(folder, baselines)
+    bots = [s.bot for s in export if s.bot is not None]
+    skipped = [f"{s.alias}: {s.why}" for s in export if s.bot is None]
+    entries, _ = league_entries(None, baselines, bots)
+    return entries, skipped
+
+
+def _home(e: Entry, folder: Path) -> Path:
+    """The folder a bot plays from: its own file's (a Gradescope submission's folder), else the
+    league's."""
+    return (e.path.parent if e.path is not None else folder).resolve()
 
 
 def _check(folder: Path, schedule: str, tables: Any, budget_minutes: Any) -> None:
@@ -161,6 +180,7 @@ def run_league(
     tables: int = DEFAULT_TABLES,
     budget_minutes: float | None = DEFAULT_BUDGET_MINUTES,
     pairing_seconds: float | None = None,
+    export: list[Exported] | None = None,
 ) -> dict[str, Any]:
     """Play the pairings the schedule asks for that are not in the record yet, then write
     league.md/.json/.html to ``out``.
@@ -179,13 +199,15 @@ def run_league(
     flight is lost, as with a kill, and played by the next run); the report says so.
     ``pairing_seconds``: each sandboxed bot's clock for a pairing (racko_apps.league_clock;
     default ``DEFAULT_SECONDS_PER_ROUND`` per round it plays there); ``seed`` None: a secret
-    one (``choose_seed``)."""
+    one (``choose_seed``). ``export``: the submissions of a Gradescope export
+    (racko_apps.submissions.read_gradescope_export) play instead of the folder's bots, each
+    under its alias, and ``grades.csv`` is written beside the report."""
     _check(folder, schedule, tables, budget_minutes)
     db = db or folder / "league.sqlite"
     seed, secret = choose_seed(seed, db)
     started = clock()
     deadline = started + 60.0 * budget_minutes if budget_minutes else float("inf")
-    entries, skipped = league_entries(folder, list(baselines or []))
+    entries, skipped = _entries(folder, list(baselines or []), export)
     _needs(entries, isolate)
     plan = Plan(schedule, rounds, seed, target, max_pairings, budget_minutes)
     if pairing_seconds is None:  # the default: per round each bot plays in a pairing
@@ -196,7 +218,7 @@ def run_league(
     try:
         pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
         contestants = {
-            e.key: pool.contestant(e.label, e.spec, e.kind, folder.resolve(), _files(e))
+            e.key: pool.contestant(e.label, e.spec, e.kind, _home(e, folder), _files(e))
             for e in entries
         }
         playing, failed = _load(record, pool, entries, contestants, play)
@@ -225,4 +247,6 @@ def run_league(
             pool.close()
         record.close()
     write_reports(out or folder, report)
+    if export is not None:
+        write_grades(out or folder, report, export)
     return report
