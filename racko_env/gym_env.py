@@ -1,7 +1,7 @@
 """Rack-O as a single-agent Gymnasium env: the learner takes one seat, bots play the others.
 
 Registered as ``gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])``
-(observation layout version 2) and ``"racko/Racko-v0"`` (layout version 1, its first 177 entries).
+(observation layout version 2).
 This is the view MaskablePPO trains on; it is torch-free. It is one game of the learner-seat core
 (``racko_env.learner_games.LearnerGames``, which the VectorEnv and SB3's VecEnv run for many
 games): opponents inside, rewards and the batched engine are the core's; this view draws the
@@ -28,7 +28,7 @@ seats, opponents and deals from its own Gymnasium generator and deals exactly th
   where that round ended (one that ended before its first decision, with its first step).
   ``terminated``: Rack-O (or game over); ``truncated``: the turn limit. The info of an episode's
   last step holds the learner's ``round_points`` and ``went_racko`` of the last round.
-- ``deal_seed``: the seed of the current episode's ``racko_v1`` (or ``racko_v0``: the same game)
+- ``deal_seed``: the seed of the current episode's ``racko_v1``
   reset, to replay it there.
 - Actions are integers (a Python int or a numpy integer; not a bool, float, string, None or
   array of more than one element): anything else raises ``ValueError``, nothing is rounded. An
@@ -51,7 +51,7 @@ from gymnasium import spaces
 
 from racko_env.actions import NUM_ACTIONS, as_action_id
 from racko_env.learner_games import LearnerGames, OpponentSpec
-from racko_env.observation import OBS_VERSION, obs_size
+from racko_env.observation import OBS_VERSION, layout_for, obs_size
 from racko_env.opponents import BotBatch
 from racko_env.render import render_table
 from racko_env.vector.chance import GameSeeds
@@ -123,7 +123,7 @@ class RackoGymEnv(gymnasium.Env):
         **rules_options: Any,
     ) -> None:
         self.observation_version = observation_version
-        self._width = obs_size(observation_version)  # ValueError naming an unknown version
+        obs_size(observation_version)  # ValueError naming an unknown version
         weights = _checked_pool(opponents, opponent_weights)
         self.fixed_seat = seat
         self._core = _OneGame(
@@ -141,6 +141,7 @@ class RackoGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.num_players = n
         self.rules_options = self._core.games.config.to_dict()
+        self._width = layout_for(self._core.games.config).sizes[observation_version]
         self.observation_space = spaces.Box(0.0, 1.0, (self._width,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._offset = 0

@@ -17,7 +17,7 @@ every other field of ``racko_env.RulesConfig`` under its own name (``empty_pile`
 parameter list is read from ``RulesConfig``, so a new rules option is a new game parameter.
 
 **The game.** Sequential, imperfect information, explicit chance, zero-sum with the env's win
-reward (``racko_v0``'s ``reward="win"``: +1 to the winners, what they gain the others lose), given
+reward (``racko_v1``'s ``reward="win"``: +1 to the winners, what they gain the others lose), given
 at the end (terminal rewards). The actions are the env's 14 (``racko_env.actions``). The rules are
 ``racko_env.engine.RackoGame``'s: this module only decides where chance comes in.
 
@@ -89,7 +89,7 @@ from racko_env.actions import ACTION_NAMES, DRAW_PILE, NUM_ACTIONS, Phase
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
 from racko_env.observation import CARD_SCALED, IN_DISCARD, LAYOUT, OBS_SIZE, UNSEEN, encode
-from racko_env.racko_v0 import EPISODE_MODES, win_rewards
+from racko_env.racko_v1 import EPISODE_MODES, win_rewards
 from racko_env.rules import CARD_POINTS, MAX_PLAYERS, MIN_PLAYERS, RACK_SIZE
 from racko_env.worlds import Worlds, sample_worlds
 
