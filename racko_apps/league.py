@@ -35,6 +35,7 @@ from racko_apps.league_run import (
     DEFAULT_MAX_PAIRINGS,
     DEFAULT_TABLES,
     DEFAULT_TARGET,
+    PLAYER_COUNTS,
     PLAYERS,
     SCHEDULES,
     SCHEMA,
@@ -47,6 +48,7 @@ from racko_apps.sandbox import (
     Limits,
 )
 from racko_apps.submissions import Entry, league_entries, read_aliases, read_gradescope_export
+from racko_env.cli import add_rules_arguments, flag_names, rules_options
 
 __all__ = [
     "PLAYERS",
@@ -101,6 +103,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--rounds", type=int, default=50, help="deals per pairing (default 50)")
     parser.add_argument(
+        "--players",
+        type=int,
+        choices=PLAYER_COUNTS,
+        default=2,
+        help="players per game: 2 (pairings of two bots, default), 3 or 4 (a pairing is a table "
+        "of one bot per seat, every seating of each deal; OpenSkill's multiplayer ratings)",
+    )
+    parser.add_argument(
         "--seed",
         type=int,
         help="the deals' seed, for practice (default: a secret one, drawn from fresh entropy, "
@@ -116,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _schedule_arguments(parser)
     _limit_arguments(parser)
+    add_rules_arguments(parser)
     parser.add_argument(
         "--no-isolation",
         action="store_true",
@@ -254,6 +265,8 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         tables=args.tables,
         budget_minutes=args.budget,
         pairing_seconds=args.pairing_seconds,
+        players=args.players,
+        rules=rules_options(args),
         export=None
         if args.gradescope_export is None
         else read_gradescope_export(args.gradescope_export, read_aliases(args.aliases)),
@@ -277,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         IsolationUnavailableError,
         OSError,
     ) as err:
-        print(f"racko league: error: {err}", file=sys.stderr)
+        print(f"racko league: error: {flag_names(str(err))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # the record is safe: every finished pairing was committed
         db = args.db or args.folder / "league.sqlite"

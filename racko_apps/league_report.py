@@ -18,6 +18,13 @@ from typing import Any
 from racko_env.files import write_text_atomic
 
 
+def game_text(cfg: dict[str, Any]) -> str:
+    """The game played: its players and any rules option other than the default."""
+    rules = cfg.get("rules") or {}
+    options = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in sorted(rules.items()))
+    return f"{cfg['players']} players" + (f" ({options})" if options else "")
+
+
 def seed_text(cfg: dict[str, Any]) -> str:
     """The deals' seed as students may see it: a given seed (practice) is shown; a secret one is
     not (it is in league.json, the teacher's, so any result can be reproduced)."""
@@ -32,7 +39,7 @@ def format_markdown(report: dict[str, Any]) -> str:
     lines += [
         f"# League of {len(report['bots'])} bots",
         "",
-        f"{cfg['players']} players, {cfg['rounds']} duplicate deals per pairing in both seatings, "
+        f"{game_text(cfg)}, {cfg['rounds']} duplicate deals per pairing in every seating, "
         f"{seed_text(cfg)}. Rating: OpenSkill mu with its 95% interval (mu ± 1.96 sigma); "
         "ranked by mu - 3 sigma.",
         "",
@@ -112,8 +119,8 @@ def format_html(report: dict[str, Any]) -> str:
             else ""
         )
         + f"<h1>League of {len(report['bots'])} bots</h1>"
-        f"<p>{cfg['players']} players, {cfg['rounds']} duplicate deals per pairing in both "
-        f"seatings, {seed_text(cfg)}. Rating: OpenSkill mu, 95% interval (mu ± 1.96 sigma).</p>"
+        f"<p>{html.escape(game_text(cfg))}, {cfg['rounds']} duplicate deals per pairing in every "
+        f"seating, {seed_text(cfg)}. Rating: OpenSkill mu, 95% interval (mu ± 1.96 sigma).</p>"
         "<table><tr><th>rank</th><th>bot</th><th>rating (95% CI)</th><th>win rate</th>"
         f"<th>rounds</th><th>forfeits</th></tr>{rows}</table>"
         f"<p><img alt='ratings with 95% intervals' src='data:image/png;base64,{png}'></p>"
