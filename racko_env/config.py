@@ -157,6 +157,10 @@ class RulesConfig:
         )
 
 
+# What plays a game of other sizes: the refusals of the components that do not name it.
+SMALL_GAME_BOTS = "expert, heuristic and random"
+
+
 def size_option(rules: RulesConfig) -> str | None:
     """The first option that makes ``rules`` other than the rule book's sizes (10-slot racks, the
     players' deck, 2-4 players) as ``"name=value"``, or None for a rule-book game."""
