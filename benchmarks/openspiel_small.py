@@ -42,7 +42,6 @@ from typing import Any
 VARIANTS = ((8, 1), (8, 2), (8, 4), (10, 1), (10, 2), (10, 4))
 RACK = 3
 PROBES = 400
-DAY_HOURS = 24.0
 
 
 def _game(deck: int, turns: int) -> Any:
@@ -229,7 +228,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                     args.memory_gb,
                     walk.get("visited", 0),
                     round(rate),
-                    "yes" if walk.get("finished") else f"no ({walk['outcome']})",
+                    _walk_outcome(walk),
                 ]
             ],
             "note": "Depth-first through the pyspiel API, one core, in a child process.",
@@ -254,9 +253,14 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "smallest_histories": round(smallest),
         "walk_nodes_per_s": round(rate),
         "smallest_walk_hours": round(smallest / rate / 3600, 1) if rate > 0 else None,
-        "smallest_walk_days": round(smallest / rate / 3600 / DAY_HOURS, 2) if rate > 0 else None,
     }
     return {"tables": tables, "figures": figures}
+
+
+def _walk_outcome(walk: dict) -> str:
+    if walk.get("finished"):
+        return "yes"
+    return "no: the budget ran out" if walk["outcome"] == "ok" else f"no: {walk['outcome']}"
 
 
 def main(argv: list[str] | None = None) -> int:

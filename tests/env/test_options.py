@@ -17,6 +17,7 @@ from racko_env.engine import RackoGame
 from racko_env.observation import DEFAULT, OBS_SIZE, action_mask, encode, layout_for
 from racko_env.rules import hand_score, is_racko, racko_score
 from racko_env.vector import VectorRacko
+from tests.env.test_gym_env import _play_both
 from tests.env.test_vector_engine import RecordingChance, ScriptedRandom
 
 
@@ -195,6 +196,21 @@ def test_gymnasium_view_plays_solitaire(cfg: dict) -> None:
             obs, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated
         assert reward == 0.0  # nobody to win against
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_players": 2, "opponents": ["expert", "heuristic"], "rack_size": 4, "deck_size": 12},
+        {"num_players": 3, "opponents": ["random"], "rack_size": 5, "deck_size": 25},
+        {"num_players": 1, "rack_size": 3, "deck_size": 8, "reward": "score"},
+        {"num_players": 2, "opponents": ["heuristic"], "deck_size": 30, "observation_version": 1},
+    ],
+    ids=_ids,
+)
+def test_gymnasium_view_equals_its_reference(kwargs: dict) -> None:
+    """The view on the batched core gives the AEC-based reference's stream (tests/env)."""
+    assert _play_both(kwargs, 3, steps=600, illegal_every=97) > 5
 
 
 # ----------------------------------------------------------------- batched engine vs rules engine
