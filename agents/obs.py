@@ -2,8 +2,8 @@
 
 Bots must see only what their seat may know, so they read the observation vector
 (``racko_env.observation``) rather than the engine. ``View`` holds layout version 1's fields; a
-vector of any layout version is accepted (``racko_v0`` gives version 1, ``racko_v1`` version 2),
-since versions only append fields. Cards are stored as ``card / N``; the deck size N
+vector of any layout version is accepted (``racko_v1`` gives the current one), since versions
+only append fields. Cards are stored as ``card / N``; the deck size N
 (40/50/60) follows from the player count, which is 1 + the opponent-present flags.
 
 A game of other sizes (``rack_size``, ``deck_size``, solitaire: ``racko_env.RulesConfig``) has a

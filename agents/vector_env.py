@@ -24,8 +24,7 @@ weighted ``opponents`` mix:
   weight is shared out over them. Until then the other entries are sampled alone.
 
 Spaces: ``single_observation_space`` is the observation of layout ``observation_version``
-(``racko_env.observation``: default the current one; ``racko/Racko-v1`` passes 2, 270 floats,
-``racko/Racko-v0`` passes 1, its first 177), with ``features=True`` followed by the structured
+(``racko_env.observation``: default the current one, which ``racko/Racko-v1`` passes), with ``features=True`` followed by the structured
 policy's 291 features of the (current-layout) observation
 (``agents.features.rack_features`` flattened, computed once per observation by the compiled
 kernel, as ``train.sb3.feature_cache`` appends them); ``single_action_space`` is ``Discrete(14)``.
@@ -71,7 +70,7 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
     ``opponents``: a spec, a list of specs (``opponent_weights`` their weights, default equal) or a
     mapping spec -> weight, where the spec ``"self"`` is the share of ``set_self_play`` snapshots.
     ``features``: append the structured policy's features to each observation.
-    ``reward``, ``episode`` and the rules options (``turn_limit=...``) are those of ``racko_v0``.
+    ``reward``, ``episode`` and the rules options (``turn_limit=...``) are those of ``racko_v1``.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}

@@ -37,7 +37,7 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 # OpenMP threads sleep instead of spinning between parallel regions: with update_threads > 1
 # spinning threads took the cores from each other (and from the rollout) whenever the machine
-# was busy (docs/training.md).
+# was busy (docs/training/main-job.md).
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 REPO = Path(__file__).resolve().parent.parent

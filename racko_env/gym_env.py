@@ -1,7 +1,7 @@
 """Rack-O as a single-agent Gymnasium env: the learner takes one seat, bots play the others.
 
 Registered as ``gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])``
-(observation layout version 2) and ``"racko/Racko-v0"`` (layout version 1, its first 177 entries).
+(observation layout version 2).
 This is the view MaskablePPO trains on; it is torch-free. It is one game of the learner-seat core
 (``racko_env.learner_games.LearnerGames``, which the VectorEnv and SB3's VecEnv run for many
 games): opponents inside, rewards and the batched engine are the core's; this view draws the
@@ -28,7 +28,7 @@ seats, opponents and deals from its own Gymnasium generator and deals exactly th
   where that round ended (one that ended before its first decision, with its first step).
   ``terminated``: Rack-O (or game over); ``truncated``: the turn limit. The info of an episode's
   last step holds the learner's ``round_points`` and ``went_racko`` of the last round.
-- ``deal_seed``: the seed of the current episode's ``racko_v1`` (or ``racko_v0``: the same game)
+- ``deal_seed``: the seed of the current episode's ``racko_v1``
   reset, to replay it there.
 - Actions are integers (a Python int or a numpy integer; not a bool, float, string, None or
   array of more than one element): anything else raises ``ValueError``, nothing is rounded. An

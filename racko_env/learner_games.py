@@ -62,7 +62,7 @@ class LearnerGames:
     ``"module:Class"``, a ``.onnx`` bot file, or any ``BatchPolicy`` object such as
     ``agents.batched.ModelPolicy(snapshot)``), or a mapping spec -> weight; ``opponent_weights``
     gives the weights of a list. ``seed`` fixes deals, seats, opponent draws and random opponents.
-    ``reward``, ``episode`` and the rules options are those of ``racko_v0``.
+    ``reward``, ``episode`` and the rules options are those of ``racko_v1``.
     """
 
     def __init__(

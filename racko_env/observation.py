@@ -9,7 +9,7 @@ prints the docs table (``tests/env/test_observation.py`` checks the docs hold ex
 Versions: a layout version only ever appends fields, so the view of an older version is a prefix
 of the vector. ``LAYOUTS[v]`` is version v's tuple of fields, ``obs_size(v)`` its width and
 ``view(obs, v)`` the version-v view of a newer vector (its first ``obs_size(v)`` entries). Version 1
-(177 entries) is what ``racko_v0`` gives and older bot files were trained on; version 2
+(177 entries) is what older bot files were trained on; version 2
 appends each opponent slot's public history (where its card came from, when it changed, which card
 last came out of it) and the discard each opponent last passed over. ``docs/env.md`` lists every
 public fact at the table and whether (and why not) the observation holds it.

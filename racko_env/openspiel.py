@@ -18,7 +18,7 @@ under its own name (``empty_pile``, ``turn_limit``, ``min_run``, ``bonus``, ``pa
 parameter list is read from ``RulesConfig``, so a new rules option is a new game parameter.
 
 **The game.** Sequential, imperfect information, explicit chance, zero-sum with the env's win
-reward (``racko_v0``'s ``reward="win"``: +1 to the winners, what they gain the others lose), given
+reward (``racko_v1``'s ``reward="win"``: +1 to the winners, what they gain the others lose), given
 at the end (terminal rewards). The actions are the env's 14 (``racko_env.actions``). The rules are
 ``racko_env.engine.RackoGame``'s: this module only decides where chance comes in.
 
@@ -92,7 +92,7 @@ from racko_env.config import RulesConfig, require_rule_book_sizes
 from racko_env.engine import RackoGame
 from racko_env.observation import encode, layout_for
 from racko_env.openspiel_views import RackoObserver, observation_text, state_tensor, state_text
-from racko_env.racko_v0 import EPISODE_MODES, win_rewards
+from racko_env.racko_v1 import EPISODE_MODES, win_rewards
 from racko_env.rules import CARD_POINTS, MAX_PLAYERS, SOLITAIRE
 from racko_env.worlds import Worlds, sample_worlds
 

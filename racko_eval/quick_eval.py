@@ -7,11 +7,11 @@ deal is one game of one ``racko_env.vector.VectorRacko`` batch, and each bot dec
 games at once (``agents.batched.BatchPolicy``: the vectorized ``expert`` / ``heuristic`` /
 ``random`` twins, a numpy snapshot, a frozen torch policy that the trainer builds and passes
 in: this module never imports torch). Playing every game of a batch at once is what lets a
-short training run report thousands of duplicate rounds (the speed-up: docs/evaluation.md).
+short training run report thousands of duplicate rounds (the speed-up: docs/evaluation/evaluate.md).
 
 Duplicate: every game gets its own random stream seeded by its deal's seed (``DealChance``), so
 the seatings of one deal start from the same deal and draw refill shuffles from the same stream,
-as ``racko_v0.raw_env.reset(seed=deal_seed)`` does for ``racko_eval.tournament``. The deals are not
+as ``racko_v1.raw_env.reset(seed=deal_seed)`` does for ``racko_eval.tournament``. The deals are not
 the ones ``racko_eval.tournament`` deals for the same seed (the engines shuffle differently); both are
 fair samples. ``racko evaluate`` (the tournament through the AEC env, any bot) stays
 the reference for published numbers.

@@ -74,7 +74,7 @@ class NumpyChance:
 class GameSeeds:
     """The chance of ``racko_v1``'s ``reset(seed=deal_seed)`` (``RackoGame``'s draws from its
     ``random.Random``), per game: a twin of ``RackoGame.new_game``/``_deal``/
-    ``_refill_draw_pile`` and ``racko_v0.raw_env.reset``, so that the batched engine deals exactly
+    ``_refill_draw_pile`` and ``racko_v1.raw_env.reset``, so that the batched engine deals exactly
     the games the AEC env deals from the same seed (``tests/env/test_gym_env.py`` holds them
     equal). ``seed(game, deal_seed)`` before dealing that game."""
 

@@ -132,9 +132,9 @@ def test_expert_hint_names_its_number_and_the_typed_slot_labels():
     """The hint once said 'about 72 -> about 59 turns to Rack-O' on a 16-turn round and mixed
     'slot 10 (label 50)': the number is a plan cost, and slots are the labels the player types."""
     import agents
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=3)
     bot = agents.load("expert")
     seen = []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
-from racko_env import racko_v0
+from racko_env import racko_v1
 
 # Deliberately broken bots, one per way a student's bot goes wrong (also used by test_grade).
 BROKEN_BOTS = """
@@ -84,7 +84,7 @@ def write_broken(folder: Path) -> Path:
 
 @pytest.fixture
 def obs():
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=1)
     return env.observe(env.agent_selection)
 

@@ -395,10 +395,10 @@ def test_the_commands_refuse_without_bubblewrap_unless_told(tmp_path, monkeypatc
 
 def test_a_bots_processes_end_with_its_game_and_the_bot_plays_on(arena):
     from racko_apps.sandbox import SandboxedBot
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
     course, token, _ = arena
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     with SandboxedBot("spawner:Bot", course, isolate=True) as bot:
@@ -451,11 +451,11 @@ def test_a_bot_runs_only_during_its_own_turn(arena):
     """What a bot leaves running is stopped between its requests: it cannot slow the bot whose
     turn it is (and so make it time out), nor compute on the other's time."""
     from racko_apps.sandbox import SandboxedBot
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
     course, token, _ = arena
     (course / "burner.py").write_text(BURNER.replace("TOKEN", token))
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     with SandboxedBot("burner:Bot", course, isolate=True) as bot:

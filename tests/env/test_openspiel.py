@@ -14,7 +14,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import racko_env.openspiel as ro  # noqa: E402
 from agents import load  # noqa: E402
-from racko_env import racko_v0, racko_v1  # noqa: E402
+from racko_env import racko_v1  # noqa: E402
 from racko_env.actions import DRAW_PILE  # noqa: E402
 from racko_env.observation import OBS_SIZE  # noqa: E402
 from racko_env.rules import RACK_SIZE  # noqa: E402
@@ -407,5 +407,5 @@ def test_a_game_stopped_by_the_round_cap_is_shared_by_the_leaders() -> None:
     assert table.round_number == 2 and not table.game_over  # nobody is near 500 after 2 rounds
     best = max(table.totals)
     leaders = {t for t, s in enumerate(table.totals) if s == best}
-    assert state.returns() == racko_v0.win_rewards([0, 1, 2], leaders)
+    assert state.returns() == racko_v1.win_rewards([0, 1, 2], leaders)
     assert abs(sum(state.returns())) < 1e-9

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from racko_env import racko_v0
+from racko_env import racko_v1
 from racko_env.config import RulesConfig
 from racko_env.rules import deck_size, hand_score, is_racko, longest_run
 
@@ -264,7 +264,7 @@ def test_config_is_immutable() -> None:
     ],
 )
 def test_env_rejects_bad_options(kwargs: dict, name: str) -> None:
-    for make in (racko_v0.env, racko_v0.raw_env):
+    for make in (racko_v1.env, racko_v1.raw_env):
         with pytest.raises(ValueError, match=name):
             make(**kwargs)
 

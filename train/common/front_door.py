@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 # One OpenMP / MKL thread unless the caller says otherwise (the trainers set torch's own count
 # from the config); OpenMP threads sleep instead of spinning between parallel regions: with
 # update_threads > 1 spinning threads took the cores from each other (and from the rollout)
-# whenever the machine was busy (docs/training.md). Ray: no usage-stats prompt, no
+# whenever the machine was busy (docs/training/main-job.md). Ray: no usage-stats prompt, no
 # ~/.ray/config.json.
 THREAD_DEFAULTS = {
     "OMP_NUM_THREADS": "1",

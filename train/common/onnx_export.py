@@ -80,7 +80,7 @@ def make_manifest(
 ) -> dict[str, Any]:
     """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full. ``width`` is
     the graph's observation input (``write_bot`` reads it from the graph): a policy trained on
-    ``racko_v0``'s layout version 1 is recorded as version 1, one on the current layout as that."""
+    layout version 1 is recorded as version 1, one on the current layout as that."""
     full = RulesConfig.from_dict({**rules, "num_players": num_players}).to_dict()
     return {
         "format": FORMAT,

@@ -36,7 +36,7 @@ register_state_policy("snapshot", SnapshotPolicy)
 class RackoVecEnv(LearnerGames, VecEnv):
     """``num_envs`` games of Rack-O seen from one learner seat each, as SB3's ``VecEnv``; the
     arguments are ``LearnerGames``'s (opponent specs or ``BatchPolicy`` objects and their weights,
-    ``seed``, and ``racko_v0``'s ``reward``, ``episode`` and rules options)."""
+    ``seed``, and ``racko_v1``'s ``reward``, ``episode`` and rules options)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         LearnerGames.__init__(self, *args, **kwargs)
