@@ -14,6 +14,7 @@ from agents.features import Planner, check_rules, exact_costs, racks_with_sentin
 from agents.obs import card_zone, decode, rules_config, zone_range
 from racko_env import racko_v1
 from racko_env.config import RulesConfig
+from racko_env.observation import layout_for
 from racko_env.rules import RACK_SIZE
 
 SMALL = [
@@ -154,6 +155,40 @@ def test_structured_training_refuses_other_sizes() -> None:
     )
     with pytest.raises(ValueError, match=r"^rack_size=4: the structured policy's features"):
         policy_spec(cfg)
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [dict(num_players=2, rack_size=4, deck_size=12), dict(num_players=1, rack_size=3, deck_size=8)],
+    ids=_ids,
+)
+def test_vector_env_plays_small_games(cfg: dict) -> None:
+    from agents.vector_env import RackoVectorEnv
+
+    env = RackoVectorEnv(3, opponents="expert", seed=0, **cfg)
+    size = layout_for(RulesConfig(**cfg)).size
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (3, size) and env.single_observation_space.shape == (size,)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(120):
+        masks = env.action_masks()
+        actions = [int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in masks]
+        obs, _, terminated, truncated, _ = env.step(np.array(actions))
+        ended += int((terminated | truncated).sum())
+    assert obs.shape == (3, size) and ended > 0
+
+
+def test_vector_env_features_refuse_other_sizes() -> None:
+    from agents.vector_env import RackoVectorEnv
+
+    with pytest.raises(ValueError, match=r"^rack_size=4: the structured policy's features"):
+        RackoVectorEnv(2, rack_size=4, deck_size=12, features=True)
+
+
+def test_shipped_bot_files_refuse_other_sizes() -> None:
+    pytest.importorskip("onnxruntime")
+    with pytest.raises(ValueError, match=r"rack_size: trained 10, asked 4"):
+        agents.load("racko_2p", 2, rack_size=4, deck_size=12)
 
 
 def test_rule_book_size_is_unchanged() -> None:

@@ -285,3 +285,20 @@ LOCKSTEP = [
 def test_batched_engine_matches_the_rules_engine(cfg: dict) -> None:
     stats = _lockstep(cfg, num_games=12, steps=150, seed=len(_ids(cfg)))
     assert stats["episodes"] > 0 and stats["refills"] > 0
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+@pytest.mark.parametrize("k", range(3, 11))
+def test_batched_engine_matches_on_random_sizes(k: int, players: int) -> None:
+    """Random decks, refill modes and turn limits for every rack size and player count."""
+    rng = np.random.default_rng(k * 10 + players)
+    smallest = players * k + 2
+    cfg = {
+        "num_players": players,
+        "rack_size": k,
+        "deck_size": int(rng.integers(smallest, min(60, smallest + 12) + 1)),
+        "empty_pile": str(rng.choice(["shuffle", "flip"])),
+        "turn_limit": int(rng.integers(8, 20)),
+    }
+    stats = _lockstep(cfg, num_games=4, steps=80, seed=k * 10 + players)
+    assert stats["episodes"] > 0

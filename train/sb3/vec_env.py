@@ -25,7 +25,6 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 from agents.learner_games import LearnerGames
 from racko_env.actions import NUM_ACTIONS
 from racko_env.learner_games import STATE_POLICIES, OpponentSpec, register_state_policy
-from racko_env.observation import OBS_SIZE
 from train.common.snapshot import SnapshotPolicy
 
 __all__ = ["STATE_POLICIES", "OpponentSpec", "RackoVecEnv", "register_state_policy"]
@@ -40,7 +39,8 @@ class RackoVecEnv(LearnerGames, VecEnv):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         LearnerGames.__init__(self, *args, **kwargs)
-        obs_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        width = self.games.encoder.size  # the game's layout (OBS_SIZE for the rule book's)
+        obs_space = spaces.Box(0.0, 1.0, (width,), dtype=np.float32)
         VecEnv.__init__(self, self.num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
 
     # ----------------------------------------------------------------- VecEnv API
