@@ -118,7 +118,7 @@ class RulesOptions(MarkdownDirective):
                 high = "" if meta["maximum"] is None else str(meta["maximum"])
                 allowed = f"{low}..{high}" if high else f">= {low}"
                 if meta["off"] is not None:
-                    allowed += f" (or {meta['off']}: off)"
+                    allowed += f" (or {meta['off']}: {meta['off_means']})"
             else:
                 allowed = "`True` / `False`" if isinstance(f.default, bool) else ""
             default = f.default if f.default is not MISSING else ""
