@@ -303,21 +303,40 @@ def main(argv: list[str] | None = None) -> int:
         help="write the bot as a folder NAME/ that plays a small numpy network from its weights "
         "file NAME/weights.npz (save your trained network's weights there)",
     )
+    parser.add_argument(
+        "--solitaire",
+        action="store_true",
+        help="write a tabular agent for solitaire (racko_apps.solitaire_starter), graded exactly",
+    )
     args = parser.parse_args(argv)
-    if args.function and args.weights:
-        print("racko new-bot: error: --function and --weights do not go together", file=sys.stderr)
+    chosen = [flag for flag in ("function", "weights", "solitaire") if getattr(args, flag)]
+    if len(chosen) > 1:
+        print(
+            f"racko new-bot: error: --{chosen[0]} and --{chosen[1]} do not go together",
+            file=sys.stderr,
+        )
         return 2
     kind = "function" if args.function else "weights" if args.weights else "class"
     try:
-        bot_path, test_path = write_bot(args.name, args.dir, kind)
+        if args.solitaire:
+            from racko_apps.solitaire_starter import write_solitaire_bot
+
+            if check_name(args.name) or not args.dir.is_dir():
+                raise ValueError(
+                    check_name(args.name) or f"folder {str(args.dir)!r} does not exist"
+                )
+            bot_path, test_path = write_solitaire_bot(args.name, args.dir)
+        else:
+            bot_path, test_path = write_bot(args.name, args.dir, kind)
     except (ValueError, FileNotFoundError) as err:
         print(f"racko new-bot: error: {err}", file=sys.stderr)
         return 2
     wrote = bot_path.parent if kind == "weights" else bot_path
     print(f"wrote {wrote} and {test_path}. From {args.dir.resolve()}, try:")
     spec = f"{args.name}:{KINDS[kind][1]}"
-    print(f"  racko play --bots {spec}")
-    print(f"  racko grade {spec} --rubric quick")
+    if not args.solitaire:
+        print(f"  racko play --bots {spec}")
+    print(f"  racko grade {spec} --rubric {'solitaire' if args.solitaire else 'quick'}")
     print(f"  python -m pytest {test_path.name}")
     return 0
 
