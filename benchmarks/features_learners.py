@@ -112,9 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     from racko_eval.results import markdown_table, write_results
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--linear-steps", type=int, default=200_000, help="0: skip linear Q")
-    parser.add_argument("--dqn-steps", type=int, default=200_000)
-    parser.add_argument("--dqn-networks", nargs="*", default=["slots"], choices=["slots", "flat"])
+    parser.add_argument("--linear-steps", type=int, default=150_000, help="0: skip linear Q")
+    parser.add_argument("--dqn-steps", type=int, default=150_000)
+    parser.add_argument(
+        "--dqn-networks", nargs="*", default=["slots", "flat"], choices=["slots", "flat"]
+    )
     parser.add_argument("--shaping", type=float, default=1.0, help="both learners' --shaping")
     parser.add_argument("--rounds", type=int, default=1000, help="deals against each baseline")
     parser.add_argument("--seed", type=int, default=1)

@@ -63,7 +63,7 @@ class Args:
     """the bot the learner trains against ('random', 'heuristic', 'expert', a bot file)"""
     network: str = "slots"
     """'slots': one MLP shared by the ten slot actions; 'flat': one MLP over every column"""
-    total_steps: int = 300_000
+    total_steps: int = 150_000
     """learner decisions (transitions) to train on"""
     num_envs: int = 32
     """games played side by side (one decision in each per step)"""

@@ -49,11 +49,11 @@ class Args:
     num_players: int = 2
     opponent: str = "heuristic"
     """the bot the learner trains against ('random', 'heuristic', 'expert', a bot file)"""
-    total_steps: int = 500_000
+    total_steps: int = 150_000
     """learner decisions to train on"""
     num_envs: int = 32
     """games played side by side (one decision in each per step)"""
-    alpha: float = 0.01
+    alpha: float = 0.003
     """step size of the semi-gradient update (of the mean over a step's transitions)"""
     gamma: float = 0.99
     shaping: float = 1.0

@@ -41,7 +41,7 @@ def test_linear_q_phi_shares_slot_weights() -> None:
 
 def test_linear_q_learns_in_a_tiny_run(tmp_path) -> None:
     args = linear_q_features.parse_args(
-        ["--total-steps", "2000", "--num-envs", "16", "--opponent", "random"]
+        ["--total-steps", "2000", "--num-envs", "16", "--opponent", "random", "--alpha", "0.01"]
         + ["--eval-rounds", "0", "--quiet"]
     )
     bot, training = linear_q_features.train(args)
