@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import json
 import sys
 import time
@@ -361,8 +362,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"(95% CI {100 * low:.1f}-{100 * high:.1f}%)"
             )
     if args.out:
-        import io
-
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         data = io.BytesIO()

@@ -1,10 +1,11 @@
 """Linear Q-learning on the feature observation, in one file of numpy: a reference to read.
 
-    python train/linear_q_features.py --total-steps 200000 --opponent heuristic --out runs/linq
+    python train/linear_q_features.py --total-steps 150000 --opponent heuristic --out runs/linq
 
-The learner plays one seat of the Gymnasium env ``racko/Racko-v1`` against a bot, observing the
-structured features (``agents.feature_obs.FeatureObservation``: per slot the card, its neighbours,
-the planner's cost of the rack with the decision card put there, ...; then the global columns).
+The learner plays one seat of ``--num-envs`` games at once against a bot (the racko vector env,
+``racko/Racko-v1`` on the batched engine), observing the structured features
+(``agents.feature_obs.FeatureObservationVector``: per slot the card, its neighbours, the planner's
+cost of the rack with the decision card put there, ...; then the global columns).
 Q(s, a) is linear in a per-action feature vector phi(s, a), and the slots share their weights:
 
 - slot action i (put the card into slot i) reads slot i's block of columns and the global
@@ -12,8 +13,10 @@ Q(s, a) is linear in a per-action feature vector phi(s, a), and the slots share 
 - each other action (draw, take the discard, keep, discard) has its own weights over the global
   columns.
 
-Training is Watkins' Q-learning with semi-gradient updates, epsilon-greedy over the legal actions
-(epsilon decays linearly), reward +1 / -1 for winning / losing the round. At the end the greedy
+Training is Watkins' Q-learning with semi-gradient updates (one per step, the mean over the
+games' transitions; the step size decays linearly to 0), epsilon-greedy over the legal actions
+(epsilon decays linearly), reward +1 / -1 for winning / losing the round, plus potential-based
+shaping on the rack's plan cost (``--shaping``; 0 turns it off). At the end the greedy
 policy is evaluated in duplicate rounds (every deal in both seatings, 95% Wilson intervals)
 against each ``--eval-opponents`` bot, and OUT gets ``linear_q.npz`` (the weights; load them with
 ``LinearQ.load``) and ``metrics.json``. Same ``--seed``, same run. Docs: ``docs/training/features.md``.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import json
 import sys
 import time
@@ -38,7 +42,7 @@ import racko_env  # noqa: F401 - registers racko/Racko-v1
 from agents.feature_obs import LOG_COST, FeatureObservationVector, columns, features_of
 from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
 from racko_env.actions import NUM_ACTIONS
-from racko_env.files import write_text_atomic
+from racko_env.files import write_bytes_atomic, write_text_atomic
 
 
 @dataclass
@@ -177,7 +181,10 @@ class LinearQ(agents.Bot):
         return int(self.act_batch(obs, np.asarray(observation["action_mask"])[None])[0])
 
     def save(self, path: Path) -> None:
-        np.savez(path, w=self.w, num_cards=self.num_cards)
+        """The weights as ``.npz``, written atomically (``LinearQ.load`` reads it, no pickle)."""
+        data = io.BytesIO()
+        np.savez(data, w=self.w, num_cards=self.num_cards)
+        write_bytes_atomic(path, data.getvalue())
 
     @classmethod
     def load(cls, path: str | Path) -> LinearQ:

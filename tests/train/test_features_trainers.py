@@ -132,3 +132,15 @@ def test_dqn_tiny_run_plays_legally_and_slots_learn(network) -> None:
 def test_cost_column_is_the_rack_plan_cost() -> None:
     cost = next(c for c in columns() if c.index == linear_q_features.COST)
     assert cost.name == "cost" and dqn_features.COST == cost.index
+
+
+def test_dqn_main_writes_weights_that_load_without_pickle(tmp_path) -> None:
+    out = tmp_path / "run"
+    flags = ["--total-steps", "300", "--num-envs", "4", "--learning-starts", "100"]
+    flags += ["--batch-size", "32", "--eval-rounds", "2", "--eval-opponents", "random"]
+    assert dqn_features.main([*flags, "--quiet", "--out", str(out)]) == 0
+    state = torch.load(out / "dqn.pt", weights_only=True)
+    net = dqn_features.make_network("slots", 64)
+    net.load_state_dict(state)
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["evaluation"]["random"]["rounds"] == 2
