@@ -22,47 +22,45 @@ BASELINES = ("heuristic", "expert")
 EVAL_SEED_OFFSET = 10_000  # evaluation deals apart from the training's
 
 
-def learners(args: argparse.Namespace) -> list[tuple[str, str, Any]]:
-    """(label, settings as flags, the trainer's Args) of every learner to measure."""
+NETWORKS = {"slots": "DQN, slot network", "flat": "DQN, flat MLP"}
+
+
+def learners(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Every learner to measure: its figure key, label, trainer module and settings."""
     from train import dqn_features, linear_q_features
 
+    common = {"seed": args.seed, "shaping": args.shaping, "quiet": True}
     out = []
     if args.linear_steps:
-        flags = [f"--total-steps {args.linear_steps}", f"--shaping {args.shaping}"]
-        settings = linear_q_features.Args(
-            seed=args.seed, total_steps=args.linear_steps, shaping=args.shaping, quiet=True
+        settings = linear_q_features.Args(total_steps=args.linear_steps, **common)
+        out.append(
+            {"key": "linear_q", "label": "linear Q-learning", "trainer": linear_q_features}
+            | {"settings": settings}
         )
-        out.append(("linear Q-learning", " ".join(flags), settings))
     for network in args.dqn_networks:
-        flags = [f"--network {network}", f"--total-steps {args.dqn_steps}"]
-        flags.append(f"--shaping {args.shaping}")
-        settings = dqn_features.Args(
-            seed=args.seed,
-            network=network,
-            total_steps=args.dqn_steps,
-            shaping=args.shaping,
-            quiet=True,
+        settings = dqn_features.Args(network=network, total_steps=args.dqn_steps, **common)
+        out.append(
+            {"key": f"dqn_{network}", "label": NETWORKS[network], "trainer": dqn_features}
+            | {"settings": settings}
         )
-        out.append((f"DQN ({network})", " ".join(flags), settings))
     return out
 
 
 def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Train each learner, then its greedy policy's win rates against the baselines."""
     from racko_eval import quick_win_rates
-    from train import dqn_features, linear_q_features
 
     rows = []
-    for label, flags, settings in learners(args):
-        trainer = dqn_features if label.startswith("DQN") else linear_q_features
+    for learner in learners(args):
         t0 = time.perf_counter()
-        bot, _ = trainer.train(settings)
+        bot, training = learner["trainer"].train(learner["settings"])
         minutes = (time.perf_counter() - t0) / 60
+        learner["return"] = training["history"][-1]["mean_return"]
         rates = quick_win_rates(
             bot, list(BASELINES), args.rounds, args.seed + EVAL_SEED_OFFSET, 2, {}
         )
-        rows.append({"learner": label, "flags": flags, "minutes": minutes, "rates": rates})
-        print(f"{label}: {minutes:.1f} min, {_rates_text(rates)}", flush=True)
+        rows.append({**learner, "minutes": minutes, "rates": rates})
+        print(f"{learner['label']}: {minutes:.1f} min, {_rates_text(rates)}", flush=True)
     return rows
 
 
@@ -76,17 +74,20 @@ def _rates_text(rates: dict[str, dict[str, Any]]) -> str:
 
 
 def results_tables(rows: list[dict[str, Any]], rounds: int) -> list[dict[str, Any]]:
-    columns = ["learner", "settings", "training minutes"]
-    columns += [f"win rate against `{b}` (95% CI)" for b in BASELINES]
+    columns = ["learner", "decisions", "shaping", "training minutes", "last training return"]
+    columns += [f"win rate against {b} (95% CI)" for b in BASELINES]
     body = [
-        [r["learner"], r["flags"], round(r["minutes"], 1)]
+        [r["label"], r["settings"].total_steps, r["settings"].shaping, round(r["minutes"], 1)]
+        + [round(r["return"], 3)]
         + [_rate(r["rates"][b]) for b in BASELINES]
         for r in rows
     ]
     note = (
-        f"Trained against `heuristic` on one thread, 2 players, reward +1/-1 per round; then "
-        f"{rounds:,} duplicate deals against each baseline, each in both seatings "
-        f"({2 * rounds:,} rounds), on deals the training never saw. Chance is 50%."
+        "Trained against heuristic (the trainers' other settings at their defaults), one thread, "
+        f"2 players, reward +1/-1 per round; then {rounds:,} duplicate deals against each "
+        f"baseline, each in both seatings ({2 * rounds:,} rounds), on deals the training never "
+        "saw. Chance is 50%. The last training return is the mean reward (+1/-1, 0 for a round "
+        "cut off by the turn limit) of the last 1,000 training rounds, exploration included."
     )
     title = "Learners on the feature observation"
     return [{"title": title, "columns": columns, "rows": body, "note": note}]
@@ -95,8 +96,7 @@ def results_tables(rows: list[dict[str, Any]], rounds: int) -> list[dict[str, An
 def figures(rows: list[dict[str, Any]]) -> dict[str, float]:
     out: dict[str, float] = {}
     for r in rows:
-        key = r["learner"].lower().replace("linear q-learning", "linear_q")
-        key = key.replace("dqn (", "dqn_").replace(")", "")
+        key = r["key"]
         out[f"{key}_minutes"] = round(r["minutes"], 2)
         for b in BASELINES:
             entry = r["rates"][b]

@@ -14,7 +14,8 @@ def test_features_learners_writes_rates_with_intervals(tmp_path, benchmark_scrip
     data = load_results("features_learners", tmp_path)
     assert "--results-dir" not in data["command"]
     rows = data["tables"][0]["rows"]
-    assert [r[0] for r in rows] == ["linear Q-learning", "DQN (slots)", "DQN (flat)"]
+    assert [r[0] for r in rows] == ["linear Q-learning", "DQN, slot network", "DQN, flat MLP"]
+    assert [r[1] for r in rows] == [300, 300, 300]
     f = data["figures"]
     for key in ("linear_q", "dqn_slots", "dqn_flat"):
         for opp in ("heuristic", "expert"):
