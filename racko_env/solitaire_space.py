@@ -265,7 +265,7 @@ class SolitaireSpace:
         racko = ended & self.ascending[row_after // self.free]
         return nxt, ended, racko
 
-    def table_bytes(self, actions: int = 14, itemsize: int = 4) -> int:
+    def table_bytes(self, actions: int = NUM_ACTIONS, itemsize: int = 4) -> int:
         """Bytes of a Q-table over every tabular observation (``actions`` float32 entries each)."""
         return self.num_observations * actions * itemsize
 
