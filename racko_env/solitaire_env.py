@@ -80,12 +80,16 @@ class RackoSolitaireEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
+        """Deal a new round (from the env's generator, seeded by ``seed``): the first observation
+        and the info (``action_mask``, ``turn``, ``state``)."""
         super().reset(seed=seed)
         self.game.new_game(seed=int(self.np_random.integers(2**63)))
         self._started = True
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """Play one decision: observation, reward (-1 if it ended a turn), terminated (Rack-O),
+        truncated (the turn limit), info; an illegal action ends the episode."""
         if not self._started:
             raise RuntimeError("the episode is over or has not started: call reset()")
         action = as_action_id(action)
@@ -119,6 +123,7 @@ class RackoSolitaireEnv(gymnasium.Env):
         return info
 
     def render(self) -> str | None:
+        """With ``render_mode="ansi"``, one line: the turn, the rack, the piles, the held card."""
         game = self.game
         held = f" | holding {game.held}" if game.held is not None else ""
         text = (
