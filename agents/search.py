@@ -76,7 +76,7 @@ class _CommonChance:
         self.world_of = world_of  # [rows]
         self.game: VectorGame | None = None
 
-    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
+    def first_dealers(self, games: np.ndarray, num_players: int, num_cards: int = 0) -> np.ndarray:
         return np.zeros(len(games), dtype=np.intp)
 
     def deck_orders(self, games: np.ndarray, num_cards: int) -> np.ndarray:

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from racko_apps.referee import MatchResult, Strikes, play_match, sandbox_for
+from racko_apps.league_clock import ClockedStrikes, clocks_for, on_clock, one_line_per_clock
+from racko_apps.referee import MatchResult, play_match, sandbox_for
 from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot, jit_cache
 
 PLAYERS = 2
@@ -66,6 +67,7 @@ class PairingJob:
     isolate: bool
     record_dir: Path | None = None  # game records (--record), written where the pairing plays
     tables: int = 1  # rounds played side by side (racko_apps.lockstep)
+    pairing_seconds: float | None = None  # each sandboxed bot's clock for the pairing
 
 
 @dataclass(frozen=True)
@@ -95,13 +97,19 @@ def _seat(c: Contestant, scratch: Path, limits: Limits, isolate: bool) -> str | 
     )
 
 
-def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
-    """Play one pairing here; ``(job.index, result)``. Never raises for a bot's misbehaviour
-    (a bot that does not even start forfeits its rounds)."""
+def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
+    """Play one pairing here; ``(job.index, result, seconds)``, its wall time from the start of
+    its sandboxes to their end. Never raises for a bot's misbehaviour (a bot that does not even
+    start forfeits its rounds)."""
+    began = time.monotonic()
     if job.isolate and "python" in (job.a.kind, job.b.kind):
         jit_cache()  # the compiled planner, once per process (a Ray worker's; a local one inherits)
     with tempfile.TemporaryDirectory(prefix="racko-pairing-") as scratch:
         seated = [_seat(c, Path(scratch), job.limits, job.isolate) for c in (job.a, job.b)]
+        clocks = clocks_for(seated, job.pairing_seconds)
+        for bot, clock in zip(seated, clocks, strict=True):
+            if clock is not None and isinstance(bot, SandboxedBot):
+                on_clock(bot, clock)
         try:
             result = play_match(
                 seated,
@@ -109,15 +117,16 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
                 num_players=PLAYERS,
                 deals=job.deals,
                 seed=job.seed,
-                strikes=[Strikes(job.max_forfeits), Strikes(job.max_forfeits)],
+                strikes=[ClockedStrikes(job.max_forfeits, clock=c) for c in clocks],
                 record_dir=job.record_dir,
                 tables=job.tables,
             )
+            result = one_line_per_clock(result, clocks)
         finally:
             for bot in seated:
                 if isinstance(bot, SandboxedBot):
                     bot.close()
-    return job.index, result
+    return job.index, result, round(time.monotonic() - began, 3)
 
 
 def try_load(job: LoadJob) -> tuple[int, str | None]:

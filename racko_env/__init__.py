@@ -34,6 +34,7 @@ __version__ = "0.2.0"
 # convention: a changed observation is a new env version; only the newest is shipped).
 ENV_VERSIONS = {"racko/racko-v1": 2}
 GYM_VERSIONS = {"racko/Racko-v1": 2}
+SOLITAIRE_ID = "racko/RackoSolitaire-v0"  # one player, fewest turns: racko_env.solitaire_env
 
 
 def _register() -> None:
@@ -55,6 +56,8 @@ def _register() -> None:
                 vector_entry_point="agents.vector_env:RackoVectorEnv",
                 kwargs={"observation_version": version},
             )
+    if SOLITAIRE_ID not in gymnasium.registry:
+        gymnasium.register(id=SOLITAIRE_ID, entry_point="racko_env.solitaire_env:RackoSolitaireEnv")
 
 
 def __getattr__(name: str):

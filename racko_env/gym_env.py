@@ -51,7 +51,7 @@ from gymnasium import spaces
 
 from racko_env.actions import NUM_ACTIONS, as_action_id
 from racko_env.learner_games import LearnerGames, OpponentSpec, resolve_batch
-from racko_env.observation import OBS_VERSION, obs_size
+from racko_env.observation import OBS_VERSION, layout_for, obs_size
 from racko_env.opponents import BotBatch
 from racko_env.render import render_table
 from racko_env.vector.chance import GameSeeds
@@ -78,7 +78,7 @@ class RackoGymEnv(gymnasium.Env):
         **rules_options: Any,
     ) -> None:
         self.observation_version = observation_version
-        self._width = obs_size(observation_version)  # ValueError naming an unknown version
+        obs_size(observation_version)  # ValueError naming an unknown version
         weights = _checked_pool(opponents, opponent_weights)
         self.fixed_seat = seat
         self._bot_cache: dict[str, Any] = {}
@@ -101,6 +101,7 @@ class RackoGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.num_players = n
         self.rules_options = self._core.games.config.to_dict()
+        self._width = layout_for(self._core.games.config).sizes[observation_version]
         self.observation_space = spaces.Box(0.0, 1.0, (self._width,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._offset = 0

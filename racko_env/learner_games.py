@@ -41,10 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from racko_env.observation import OBS_SIZE
 from racko_env.opponents import BotBatch, resolve
 from racko_env.vector.chance import ChanceSource
-from racko_env.vector.engine import LEGAL
 from racko_env.vector.env import VectorRacko
 
 OpponentSpec = Any  # a bot spec for agents.load, or a BatchPolicy object
@@ -117,7 +115,7 @@ class LearnerGames:
         self.num_envs = int(num_envs)
         b, n = self.num_envs, num_players
         self._all = np.arange(b)
-        self._obs = np.zeros((b, OBS_SIZE), dtype=np.float32)
+        self._obs = np.zeros((b, self.games.encoder.size), dtype=np.float32)
         self._learner = np.zeros(b, dtype=np.intp)
         self._episodes = np.zeros(b, dtype=np.int64)
         self._offset = self._rng.integers(0, n, size=b)
@@ -347,7 +345,7 @@ class LearnerGames:
 
     def action_masks(self) -> np.ndarray:
         """bool [num_envs, 14]: the learner's legal actions in every game (never all False)."""
-        return LEGAL[self.games.game.phase]
+        return self.games.game.legal[self.games.game.phase]
 
     _ARRAYS = (
         "_learner",

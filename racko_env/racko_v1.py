@@ -100,9 +100,9 @@ from pettingzoo import AECEnv
 from racko_env.actions import NUM_ACTIONS, Phase, as_action_id
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import OFF_TURN_MASK, PHASE_MASKS, obs_size
+from racko_env.observation import OFF_TURN_MASK, layout_for, phase_masks
 from racko_env.render import render_table
-from racko_env.rules import RACKO_SCORE
+from racko_env.rules import racko_score
 from racko_env.seat_views import SeatViews
 from racko_env.wrappers import wrap_classic
 
@@ -182,7 +182,8 @@ class raw_env(AECEnv):
         self.reward_mode = reward
         self.render_mode = render_mode
         self.viewer = viewer
-        self._obs_width = obs_size(self.obs_version)
+        self._obs_width = layout_for(self.config).sizes[self.obs_version]
+        self._phase_masks = phase_masks(self.config.rack_size)
         self.game = RackoGame(self.config)
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
@@ -241,7 +242,7 @@ class raw_env(AECEnv):
         return {
             "observation": self._views.row_views[player][: self._obs_width].copy(),
             "action_mask": (
-                PHASE_MASKS[game.phase] if game.current == player else OFF_TURN_MASK
+                self._phase_masks[game.phase] if game.current == player else OFF_TURN_MASK
             ).copy(),  # = observation.action_mask(game, player), inlined
         }
 
@@ -296,7 +297,7 @@ class raw_env(AECEnv):
         if self.reward_mode == "score":
             points = game.round_team_points
             for p in range(n):
-                self.rewards[self.possible_agents[p]] = points[p] / RACKO_SCORE
+                self.rewards[self.possible_agents[p]] = points[p] / racko_score(game.rack_size)
         for p in range(n):
             self.infos[self.possible_agents[p]] = {
                 "round_points": game.last_round_points[p],

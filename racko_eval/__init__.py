@@ -7,10 +7,10 @@ envs, never torch: a trainer that evaluates a torch policy builds the batch poli
 passes it in (``play_duplicate`` / ``quick_win_rate`` take any object with ``act_batch``).
 
 - ``racko_eval.tournament``: the duplicate format (tables, seatings, deal seeds) and
-  ``run_tournament`` with its JSON report (``docs/evaluation.md``);
+  ``run_tournament`` with its JSON report (``docs/evaluation/evaluate.md``);
 - ``racko_eval.quick_eval``: the same format played on ``racko_env.vector``, all games at once;
 - ``racko_eval.evaluate``: the ``racko evaluate`` command;
-- ``racko_eval.records``: records of games (``racko-record/1``, docs/records.md), written while
+- ``racko_eval.records``: records of games (``racko-record/1``, docs/evaluation/records.md), written while
   they are played and replayed with the engine; ``racko_eval.record_schema`` checks a file on load.
 """
 

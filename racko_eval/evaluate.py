@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--record",
         type=Path,
         metavar="DIR",
-        help="write a record of every game to DIR (racko replay; docs/records.md)",
+        help="write a record of every game to DIR (racko replay; docs/evaluation/records.md)",
     )
     add_rules_arguments(parser)
     return parser

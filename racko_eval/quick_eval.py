@@ -7,7 +7,7 @@ deal is one game of one ``racko_env.vector.VectorRacko`` batch, and each bot dec
 games at once (``agents.batched.BatchPolicy``: the vectorized ``expert`` / ``heuristic`` /
 ``random`` twins, a numpy snapshot, a frozen torch policy that the trainer builds and passes
 in: this module never imports torch). Playing every game of a batch at once is what lets a
-short training run report thousands of duplicate rounds (the speed-up: docs/evaluation.md).
+short training run report thousands of duplicate rounds (the speed-up: docs/evaluation/evaluate.md).
 
 Duplicate: every game gets its own random stream seeded by its deal's seed (``DealChance``), so
 the seatings of one deal start from the same deal and draw refill shuffles from the same stream,
@@ -34,7 +34,7 @@ class DealChance:
     def __init__(self, seeds: Sequence[int]) -> None:
         self.rngs = [np.random.default_rng(int(s)) for s in seeds]
 
-    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
+    def first_dealers(self, games: np.ndarray, num_players: int, num_cards: int = 0) -> np.ndarray:
         return np.array([self.rngs[g].integers(num_players) for g in games], dtype=np.intp)
 
     def deck_orders(self, games: np.ndarray, num_cards: int) -> np.ndarray:

@@ -1,6 +1,6 @@
 """The ``racko-record/1`` file format as a pydantic model, and the loader that checks a file.
 
-``load_record(path)`` reads a record (docs/records.md) and returns it as a plain dict, or raises
+``load_record(path)`` reads a record (docs/evaluation/records.md) and returns it as a plain dict, or raises
 ``RecordError`` with one line naming the file and the first problem: not JSON, another format or
 version, a missing or mistyped field, rules that are not rules, a move that does not replay. The
 JSON Schema of the format, docs/records.schema.json, is generated from ``RecordModel``
@@ -78,7 +78,7 @@ class ResultModel(_Strict):
 
 
 class RecordModel(_Strict):
-    """A recorded game of Rack-O (docs/records.md)."""
+    """A recorded game of Rack-O (docs/evaluation/records.md)."""
 
     format: Literal["racko-record/1"]
     episode: Literal["round", "game"]

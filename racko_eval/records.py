@@ -1,6 +1,6 @@
 """Records of games (``racko-record/1``): written while a game is played, replayed with the engine.
 
-A record is one JSON file per game (docs/records.md): the rules, the episode (one round or a game),
+A record is one JSON file per game (docs/evaluation/records.md): the rules, the episode (one round or a game),
 the seed, who sat where, every action in order with the seat that played it and the bot's own
 ``explain()`` where it has one, and the result (round points, totals, wins, a forfeit and its
 reason). It also keeps the *chance outcomes* the engine drew: the first dealer, each round's deck

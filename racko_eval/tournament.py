@@ -132,7 +132,7 @@ class SeatResult:
 class TableSetup:
     """What every deal of a match is played with: the bots (specs or objects), their labels, the
     player count, the unit (``"round"`` or ``"game"``), the rules options, and the folder that
-    gets a record of every game (docs/records.md), if any."""
+    gets a record of every game (docs/evaluation/records.md), if any."""
 
     bots: list[str | Bot]
     labels: list[str]
@@ -413,13 +413,13 @@ def run_tournament(
     record_dir: str | Path | None = None,
     **rules_options: Any,
 ) -> dict[str, Any]:
-    """Play a duplicate tournament and return its report (a JSON-ready dict, see docs/evaluation.md).
+    """Play a duplicate tournament and return its report (a JSON-ready dict, see docs/evaluation/evaluate.md).
 
     ``bots`` are ``agents.load`` specs (names, ``module:Class`` paths, bot files) or bot objects;
     ``rounds`` (default 1000) or ``games`` is the number of deals each table plays in every
     seating. ``workers`` > 1 plays deals in that many processes (bot objects must then be
     picklable; specs always work). ``record_dir`` gets a record of every game played
-    (``deal00000-seating00.json``..., docs/records.md). Raises ValueError for bad input, FileNotFoundError for a missing
+    (``deal00000-seating00.json``..., docs/evaluation/records.md). Raises ValueError for bad input, FileNotFoundError for a missing
     bot file, and IllegalActionError / BotError (naming the bot) when a bot misbehaves.
     """
     if rounds is not None and games is not None:

@@ -8,7 +8,7 @@ whole rounds, generalized advantage estimation (GAE), the clipped surrogate obje
 end an ONNX bot file (``bot.onnx`` + ``bot.json``, the same format ``train/export.py`` writes)
 evaluated against a baseline in a duplicate tournament with 95% intervals. ``train/ppo.py`` is
 the full trainer (SB3's MaskablePPO, batched envs, checkpoints); this file is for learning how it
-works. Docs: ``docs/cleanrl.md``.
+works. Docs: ``docs/training/cleanrl.md``.
 
 Turn-based multi-agent PPO, the way this file does it: every seat the learner controls has its
 own trajectory (its own decisions, in order). A reward the env hands a seat between two of its

@@ -1,7 +1,7 @@
 """Self-play PPO on Ray RLlib, on one machine or a cluster: ``python train/rllib_ppo.py --config
 configs/2p_rllib.yaml``.
 
-The scale-out path (docs/cluster.md); ``train/ppo.py`` (SB3 + the batched numpy engine) stays the
+The scale-out path (docs/training/rllib.md); ``train/ppo.py`` (SB3 + the batched numpy engine) stays the
 fast default on one machine. RLlib's env runners step either the batched engine with its
 opponents inside through Gymnasium's vector API (``env: vector``, the default:
 ``agents.vector_env.RackoVectorEnv`` via ``train.rllib.vector``) or the PettingZoo env
@@ -214,7 +214,7 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
             num_cpus_per_env_runner=r.cpus_per_env_runner,
             custom_resources_per_env_runner=dict(r.env_runner_resources),
             rollout_fragment_length=r.rollout_fragment_length,
-            episodes_to_numpy=False,  # measured faster here (docs/cluster.md)
+            episodes_to_numpy=False,  # measured faster here (docs/training/rllib.md)
             # the vector path: RLlib calls make_vector_env(config | {"num_envs": N}) once
             gym_env_vectorize_mode="vector_entry_point" if cfg.env == "vector" else "sync",
         )

@@ -7,7 +7,7 @@ and its own ``bot.onnx``, which ``python train/ppo.py --resume --out ...`` could
 The sweep config names the run config every trial starts from, the seeds, and optionally a grid
 and/or random samples over named keys of that config (dotted paths, e.g. ``ppo.learning_rate``),
 checked against the run config's schema before anything starts. Each (point, seed) pair is a
-trial, one per ``cpus_per_trial`` CPUs (docs/cluster.md).
+trial, one per ``cpus_per_trial`` CPUs (docs/training/rllib.md).
 
 Trials are planned here, deterministically, from the sweep config (random samples from
 ``search_seed``), and named by a hash of their settings, so a re-run finds the same folders:

@@ -1,6 +1,6 @@
 """Masked DQN on Rack-O with Tianshou's PettingZoo wrapper: ``python train/tianshou_dqn.py``.
 
-A short example for Tianshou users (``docs/tianshou.md``), not the project's trainer
+A short example for Tianshou users (``docs/training/tianshou.md``), not the project's trainer
 (``train/ppo.py``). It shows what Tianshou 2 needs to train on ``racko_v1``:
 
 - **The env is wrapped as it is.** ``tianshou.env.PettingZooEnv`` takes the AEC env
@@ -22,7 +22,7 @@ therefore puts the learner's loss on ``player_1``'s transition: the learner's ow
 its wins (its Rack-O ends the round) and not its losses, and a transition whose turn passes has
 the next agent's observation as its next one. That is Tianshou's design for AEC envs (its
 tic-tac-toe example has the same); for a learner that sees every reward use the single-agent
-view ``racko/Racko-v1`` (``docs/env.md``) or TorchRL (``train/torchrl_ppo.py``).
+view ``racko/Racko-v1`` (``docs/environment/index.md``) or TorchRL (``train/torchrl_ppo.py``).
 
 Same ``--seed``, same run.
 """

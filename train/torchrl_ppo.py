@@ -1,6 +1,6 @@
 """Masked PPO on Rack-O with TorchRL's PettingZoo wrapper: ``python train/torchrl_ppo.py``.
 
-A short example for TorchRL users (``docs/torchrl.md``), not the project's trainer
+A short example for TorchRL users (``docs/training/torchrl.md``), not the project's trainer
 (``train/ppo.py``). It shows what TorchRL needs to train on ``racko_v1`` and nothing else:
 
 - **The env is wrapped as it is.** ``torchrl.envs.PettingZooWrapper`` takes the AEC env

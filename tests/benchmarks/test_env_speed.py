@@ -25,3 +25,14 @@ def test_env_speed_writes_its_results_file(tmp_path, benchmark_script):
     assert figures["ratio_to_connect_four"] == pytest.approx(
         figures["racko_v1_steps_per_s"] / figures["connect_four_steps_per_s"], rel=0.01
     )
+
+
+def test_env_speed_measures_cpu_time_and_refuses_bad_flags(tmp_path, benchmark_script):
+    module = benchmark_script("env_speed")
+    args = ["--seconds", "0.05", "--repeats", "1", "--players", "3", "--clock", "cpu"]
+    assert module.main([*args, "--results-dir", str(tmp_path)]) == 0
+    names = [row[0] for row in load_results("env_speed", tmp_path)["tables"][0]["rows"]]
+    assert "racko_v1 3p" in names
+    for bad in (["--players", "5"], ["--clock", "sundial"], ["--seconds", "0"]):
+        with pytest.raises(SystemExit):
+            module.parse_args(bad)

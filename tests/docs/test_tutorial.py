@@ -20,10 +20,13 @@ PRINTED = (
     "ascending prefix: 4 cards -> 20",
     "Rack-O? True -> 75 points",
     "decision: DRAW | legal actions: (10, 11)",
-    "trained for 512 env steps",
+    "PPO: done, 1,024 env steps",
+    "trained for 1024 env steps, structured policy",
     "| bot | rounds | wins | win rate (95% CI)",
-    "$ racko --watch --bots",
-    "won with",
+    "vs    random: ",
+    "vs heuristic: ",
+    "$ racko play --watch --bots",
+    "Final totals: player_0 (bot.onnx)",
 )
 
 
@@ -37,10 +40,15 @@ def _quick_env(out: Path) -> dict[str, str]:
 
 
 def _check_bot(out: Path) -> None:
-    manifest = json.loads((out / "bot.json").read_text())
-    assert manifest["num_players"] == 2 and manifest["training"] == {"tutorial": True}
+    """The main job's run folder, its bot file, and the tournament's head-to-head record."""
+    manifest = json.loads((out / "run" / "bot.json").read_text())
+    assert manifest["num_players"] == 2 and manifest["training"]["policy"] == "structured"
+    assert manifest["training"]["timesteps"] == 1024
     assert manifest["export_check"]["disagreements"] == 0
-    assert (out / "bot.onnx").stat().st_size > 0
+    assert (out / "run" / "bot.onnx").stat().st_size > 0
+    head_to_head = json.loads((out / "tournament.json").read_text())["head_to_head"]
+    assert set(head_to_head) == {"zone", "random", "heuristic", "expert"}
+    assert all(h["games"] == 10 for h in head_to_head.values())  # 5 deals, in both seatings
 
 
 @pytest.mark.slow
@@ -62,10 +70,9 @@ def test_tutorial_runs_end_to_end(tmp_path: Path) -> None:
     for line in PRINTED:
         assert line in text, f"{line!r} missing from the tutorial's output"
     # progress during the two long steps: the PPO run's bar and the tournament's (tqdm)
-    assert "training for 512 env steps (the bar shows how far it is)" in text
+    assert "training smoke_structured.yaml for 1024 env steps" in text
     assert "evaluating: 5 duplicate deals" in text
     assert "tournament: 100%" in proc.stderr, proc.stderr[-2000:]
-    assert "512/512" in proc.stdout + proc.stderr, (proc.stdout + proc.stderr)[-2000:]
     _check_bot(out)
 
 

@@ -519,9 +519,6 @@ def test_render_without_mode_returns_none() -> None:
     assert env.render() is None
 
 
-# ----------------------------------------------------------------- the speed benchmark runs
-
-
 def test_reset_options_fix_the_first_deal():
     env = racko_v1.raw_env(num_players=2)
     deck = list(range(40, 0, -1))

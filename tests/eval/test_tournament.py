@@ -316,8 +316,8 @@ def test_bad_counts_are_refused():
 
 
 def test_docs_example_bot_runs(tmp_path, monkeypatch):
-    """The user bot in docs/agents.md, exactly as printed, loads and plays a tournament."""
-    docs = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
+    """The user bot in docs/bots/writing-a-bot.md, exactly as printed, loads and plays a tournament."""
+    docs = Path(__file__).resolve().parents[2] / "docs" / "bots" / "writing-a-bot.md"
     blocks = re.findall(r"```python\n(# my_bots\.py\n.*?)```", docs.read_text(), re.S)
     assert len(blocks) == 1
     (tmp_path / "my_bots.py").write_text(textwrap.dedent(blocks[0]))

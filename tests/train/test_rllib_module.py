@@ -1,6 +1,6 @@
 """The action-masking RLModule of the RLlib trainer (train/rllib/module.py): masks, export, the
-structured network (the SB3 policy's actions on its weights, a torch-free export), a pluggable
-encoder, and the one-line refusal of checkpoints that name the paths from before the move."""
+structured network (the SB3 policy's actions on its weights, a torch-free export) and a pluggable
+encoder."""
 
 from __future__ import annotations
 
@@ -17,29 +17,6 @@ from train.rllib.config import load_rllib_config  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke_rllib.yaml"
-
-
-def test_a_checkpoint_from_before_the_move_is_refused_in_one_line(tmp_path: Path) -> None:
-    """RLlib checkpoints pickle the module class, the env class and the policy mapping by their
-    module path; those written before train/rllib/ name ``train.rllib_module`` /
-    ``train.rllib_env``, which are gone: ``--resume`` says so before Ray starts, unpickling
-    nothing (the reference is crafted here as the bytes such a checkpoint holds)."""
-    from train.common.files import RunFolderError
-    from train.common.runs import prepare_run
-    from train.rllib.checkpoint import STATE_FILE
-    from train.rllib_ppo import RLLIB_RUN
-
-    run = tmp_path / "run"
-    ckpt = run / "checkpoints" / "iter_000001"
-    (ckpt / "learner_group" / "learner" / "rl_module" / "main").mkdir(parents=True)
-    (ckpt / STATE_FILE).write_text("{}")
-    (run / "config.yaml").write_text(SMOKE.read_text())
-    prepare_run(RLLIB_RUN, None, str(run), True)  # a checkpoint of today's paths resumes
-    pickled = ckpt / "learner_group" / "learner" / "rl_module" / "main" / "class_and_ctor_args.pkl"
-    pickled.write_bytes(b"ctrain.rllib_module\nMaskedActorCritic\n.")  # protocol 0: GLOBAL
-    with pytest.raises(RunFolderError, match="names train.rllib_module") as err:
-        prepare_run(RLLIB_RUN, None, str(run), True)
-    assert len(str(err.value).splitlines()) == 1 and "another --out" in str(err.value)
 
 
 def test_module_masks_and_export_matches(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ Each problem is reported as one line that names the file and the key (``ConfigEr
 Bot specs are resolved the way ``agents.load`` resolves them, without loading heavy files: a
 built-in name, a bot file that exists beside its ``.json`` manifest, or a ``module:Class`` whose
 module is imported to find the class. Importing a ``module:Class`` runs that module's code: such
-specs are code by design (docs/training.md), the same as running a script.
+specs are code by design (docs/training/main-job.md), the same as running a script.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The evaluation record, one schema whatever trainer wrote it (``docs/training.md``).
+"""The evaluation record, one schema whatever trainer wrote it (``docs/training/main-job.md``).
 
 A run folder holds
 

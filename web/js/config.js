@@ -37,7 +37,7 @@ function checkOption(o, value, rules) {
   if (off !== null && value === off) {
     // allowed: the option is off
   } else if (low !== null && high !== null && !(value >= low && value <= high)) {
-    const where = off === null ? `between ${low} and ${high}` : `${off} (off) or between ${low} and ${high}`;
+    const where = off === null ? `between ${low} and ${high}` : `${off} (${o.off_means}) or between ${low} and ${high}`;
     throw new RulesError(`rules option ${name} must be ${where}, got ${value}`);
   } else if (low !== null && high === null && value < low) {
     throw new RulesError(`rules option ${name} must be at least ${low}, got ${value}`);

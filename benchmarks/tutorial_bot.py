@@ -1,0 +1,97 @@
+"""The tutorial's own bot: runs ``docs/tutorial.py`` as a student would (its full settings), then
+records how the bot it trained did in the tutorial's tournament; writes
+``docs/results/tutorial.json``.
+
+    python -m benchmarks.tutorial_bot
+
+The tutorial trains with the main job (``configs/2p.yaml``, shortened), exports the bot and plays
+a duplicate tournament of it, its hand-written ``zone`` bot, ``random``, ``heuristic`` and
+``expert``; section 8 writes the bot's head-to-head win rates with their 95% Wilson intervals to
+``tournament.json`` in its output folder. This command keeps those, and the tutorial's wall time
+from start to end (the machine's load is in the file: on a shared machine it measures that too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+TUTORIAL = REPO / "docs" / "tutorial.py"
+
+
+def run_tutorial(out: Path, quick: bool = False) -> float:
+    """Run the tutorial into ``out`` (its output shown as it goes); its wall time in seconds."""
+    env = {**os.environ, "RACKO_TUTORIAL_OUT": str(out)}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    if quick:
+        env["RACKO_TUTORIAL_QUICK"] = "1"
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, str(TUTORIAL)], cwd=REPO, env=env, check=True)
+    return time.perf_counter() - t0
+
+
+def results_of(head_to_head: dict[str, Any], seconds: float) -> tuple[list[dict], dict]:
+    """The results file's table and figures from the tutorial's head-to-head record."""
+    rows, figures = [], {"minutes": round(seconds / 60, 2)}
+    for opponent, entry in head_to_head.items():
+        low, high = entry["ci95"]
+        rate = f"{100 * entry['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
+        rows.append([opponent, entry["games"], rate])
+        figures[f"vs_{opponent}"] = round(entry["win_rate"], 4)
+        figures[f"vs_{opponent}_low"], figures[f"vs_{opponent}_high"] = (
+            round(low, 4),
+            round(high, 4),
+        )
+    games = {entry["games"] for entry in head_to_head.values()}
+    note = (
+        f"The tutorial's duplicate tournament ({', '.join(map(str, sorted(games)))} games a pair, "
+        f"every deal in both seatings). The whole tutorial, training included, ran in "
+        f"{seconds / 60:.1f} minutes."
+    )
+    table = {
+        "title": "The tutorial's bot against each bot of its tournament",
+        "columns": ["opponent", "games", "the tutorial bot's win rate (95% CI)"],
+        "rows": rows,
+        "note": note,
+    }
+    return [table], figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    from benchmarks import command_line
+    from racko_eval.results import markdown_table, write_results
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--out", type=Path, help="the tutorial's output folder (default: a temp one)"
+    )
+    parser.add_argument("--quick", action="store_true", help="the tutorial's quick settings")
+    parser.add_argument("--results-dir", metavar="DIR", help="default docs/results")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="racko-tutorial-") as scratch:
+        out = args.out or Path(scratch)
+        seconds = run_tutorial(out, args.quick)
+        record = json.loads((out / "tournament.json").read_text(encoding="utf-8"))
+    tables, figures = results_of(record["head_to_head"], seconds)
+    print(markdown_table(tables[0]))
+    path = write_results(
+        "tutorial",
+        command=command_line("tutorial_bot", argv),
+        tables=tables,
+        figures=figures,
+        folder=args.results_dir,
+    )
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
