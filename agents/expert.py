@@ -25,7 +25,7 @@ import numpy as np
 
 from agents.base import Bot
 from agents.expert_params import INF, ExpertParams
-from agents.obs import cards, split
+from agents.obs import cards, rules_config, split
 from racko_env.actions import DISCARD, KEEP, TAKE_DISCARD, Phase
 
 if TYPE_CHECKING:
@@ -42,16 +42,18 @@ class ExpertBot(Bot):
     ) -> None:
         self.num_players = num_players
         self.params = params or ExpertParams()
+        self.config = rules_config(num_players, rules_options)  # None: the rule book's sizes
 
     def _plan(self, observation: Mapping[str, Any]) -> ExpertPlan:
         from agents.batched import ExpertPlan
 
-        vec, mask = split(observation)
+        vec, mask = split(observation, self.config)
         if not mask.any():
             raise ValueError("no legal action: the seat is not on turn (all-zero action mask)")
-        seen = cards(vec[None])
+        seen = cards(vec[None], self.config)
         n = int(seen.num_cards[0])
-        return ExpertPlan(vec[None], mask[None].astype(bool), n, self.params, seen)
+        masks = mask[None].astype(bool)
+        return ExpertPlan(vec[None], masks, n, self.params, seen, self.config)
 
     def _choose(self, observation: Mapping[str, Any]) -> tuple[int, str]:
         plan = self._plan(observation)

@@ -59,8 +59,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from agents.batched import group_features, load_batch
 from racko_env.actions import NUM_ACTIONS
 from racko_env.learner_games import LearnerGames, OpponentSpec, opponent_mix
-from racko_env.observation import OBS_SIZE, OBS_VERSION, obs_size
-from racko_env.rules import deck_size
+from racko_env.observation import OBS_SIZE, OBS_VERSION, layout_for, obs_size
 
 SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
 
@@ -121,10 +120,14 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self.autoreset_mode = mode
         self.features = bool(features)
-        self.num_cards = deck_size(num_players)
+        config = self.games.config
+        self.num_cards = config.num_cards
+        self._width = layout_for(config).sizes[observation_version]  # the game's own layout
         width = self._width
         if self.features:  # imported here: the kernel loads numba, which plain envs do not need
-            from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
+            from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, check_rules
+
+            check_rules(config)  # one line naming a size the features do not describe
 
             width += RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
         low = 0.0 if not self.features else -np.inf

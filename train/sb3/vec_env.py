@@ -30,7 +30,6 @@ from racko_env.learner_games import (
     OpponentSpec,
     register_state_policy,
 )
-from racko_env.observation import OBS_SIZE
 from train.common.snapshot import SnapshotPolicy
 
 __all__ = ["STATE_POLICIES", "OpponentSpec", "RackoVecEnv", "register_state_policy"]
@@ -47,7 +46,8 @@ class RackoVecEnv(LearnerGames, VecEnv):
         kwargs.setdefault("load_policy", load_batch)
         kwargs.setdefault("feature_fn", group_features)
         LearnerGames.__init__(self, *args, **kwargs)
-        obs_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        width = self.games.encoder.size  # the game's layout (OBS_SIZE for the rule book's)
+        obs_space = spaces.Box(0.0, 1.0, (width,), dtype=np.float32)
         VecEnv.__init__(self, self.num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
 
     # ----------------------------------------------------------------- VecEnv API
