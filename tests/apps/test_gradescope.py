@@ -544,6 +544,7 @@ def test_stdout_shown_to_students_holds_no_seed(tmp_path, rubric_file, can_isola
     write_bot("mine", root / "submission")
     secret = tmp_path / SECRET_FILE
     secret.write_text('{"seed": 123456789012345}\n')
+    secret.chmod(0o644)  # an unzip that did not keep the kit's mode
     autograde(
         root,
         rubric_file,
@@ -557,6 +558,7 @@ def test_stdout_shown_to_students_holds_no_seed(tmp_path, rubric_file, can_isola
         root, rubric_file, isolation=isolation_for(can_isolate), secret=secret
     )  # instructors only
     assert "seed 123456789012345 (secret)" in capsys.readouterr().out
+    assert secret.stat().st_mode & 0o777 == 0o600  # closed to the bots' users
 
 
 # A trained model handed in as a folder: a package and its weights, loaded as data only.
