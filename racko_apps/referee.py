@@ -69,6 +69,7 @@ def sandbox_for(
     limits: Limits | None = None,
     isolate: bool = False,
     allow: Sequence[str] = DEFAULT_ALLOW,
+    isolation: str | None = None,
 ) -> SandboxedBot:
     """A sandbox (not started) for a ``module:Class`` in ``folder`` or a bot file (a path,
     relative to ``folder``): the child loads the file and runs its graph, under the same move
@@ -82,6 +83,7 @@ def sandbox_for(
             limits=limits,
             isolate=isolate,
             allow=allow,
+            isolation=isolation,
             **rules,
         )
     require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint, here
@@ -98,6 +100,7 @@ def sandbox_for(
         isolate=isolate,
         exposed=exposed,
         allow=allow,
+        isolation=isolation,
         **rules,
     )
 
@@ -112,9 +115,11 @@ def seat_bot(
     limits: Limits | None = None,
     isolate: bool = False,
     allow: Sequence[str] = DEFAULT_ALLOW,
+    isolation: str | None = None,
 ) -> str | Bot:
     """What to seat for ``spec``: a started sandbox for Python code and bot files (under
-    bubblewrap with ``isolate``; ``sandbox_for``), the spec itself otherwise (built-in and shipped
+    bubblewrap with ``isolate``, or under ``isolation``, one of ``racko_apps.sandbox.ISOLATIONS``;
+    ``sandbox_for``), the spec itself otherwise (built-in and shipped
     bots are the toolkit's own code and play in-process).
 
     Raises BotFailureError when a sandboxed bot cannot start, ValueError / FileNotFoundError /
@@ -131,6 +136,7 @@ def seat_bot(
             limits=limits,
             isolate=isolate,
             allow=allow,
+            isolation=isolation,
         )
         bot.start()
         return bot
