@@ -313,8 +313,8 @@ def test_hostile_bots_in_a_league_forfeit_or_are_contained(arena, capsys):
     assert all("\n" not in x for x in lines)
     with sqlite3.connect(db) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        wins = [r[0] for r in conn.execute("SELECT a_wins FROM pairings")]
-    assert tables == {"meta", "pairings", "rounds"} and max(wins) <= 2
+        wins = [w for (r,) in conn.execute("SELECT wins FROM played") for w in json.loads(r)]
+    assert tables == {"meta", "played", "played_rounds"} and max(wins) <= 2
     assert sorted(p.name for p in out.iterdir()) == ["league.html", "league.json", "league.md"]
     assert_contained(course, token, received, before)
 
