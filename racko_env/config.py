@@ -157,6 +157,33 @@ class RulesConfig:
         )
 
 
+# What plays a game of other sizes: the refusals of the components that do not name it.
+SMALL_GAME_BOTS = "expert, heuristic and random"
+
+
+def size_option(rules: RulesConfig) -> str | None:
+    """The first option that makes ``rules`` other than the rule book's sizes (10-slot racks, the
+    players' deck, 2-4 players) as ``"name=value"``, or None for a rule-book game."""
+    if rules.rack_size != RACK_SIZE:
+        return f"rack_size={rules.rack_size}"
+    if not rules.is_default_size:
+        return f"deck_size={rules.deck_size}"
+    if rules.num_players == SOLITAIRE:
+        return f"num_players={SOLITAIRE}"
+    return None
+
+
+def require_rule_book_sizes(rules: RulesConfig, what: str, supported_by: str) -> None:
+    """Refuse, in one line, a game of other sizes for a component (``what``) that plays only the
+    rule book's, naming the option and ``supported_by``, what does support it."""
+    option = size_option(rules)
+    if option is not None:
+        raise ValueError(
+            f"{option}: {what} supports the rule book's sizes only (rack_size={RACK_SIZE}, the "
+            f"players' deck, 2-4 players); {supported_by} support it"
+        )
+
+
 def check_together(rules: RulesConfig) -> None:
     """The checks that read more than one option: the deal must leave a discard top and at least
     one card to draw, and a Rack-O run cannot be longer than the rack."""

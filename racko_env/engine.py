@@ -1,8 +1,9 @@
 """The Rack-O rules engine: dealing, turns, the piles, Rack-O, scoring and the game to 500.
 
 Pure Python (no numpy, gym or torch), in the spirit of OpenSpiel's ``State``: it knows the rules and
-the public/private split of information, and nothing about observations or rewards. Every source of
-chance is one ``random.Random`` seeded at ``new_game``, so a seed fixes the whole game.
+the public/private split of information, and nothing about observations or rewards. The sizes are
+the config's: ``rack_size`` slots, the cards 1..``num_cards``, 1-4 players (1: solitaire). Every
+source of chance is one ``random.Random`` seeded at ``new_game``, so a seed fixes the whole game.
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ public fact at the table and whether (and why not) the observation holds it.
 
 The layout is the same size for 2, 3 and 4 players so that tools and bot files need one schema.
 Cards are scaled by the deck size N (40/50/60), so a card c reads c/N and 0 means "none/unknown".
+Games of other sizes (``RulesConfig.rack_size``, ``deck_size``, solitaire) get the same fields
+sized to the game: ``layout_for(config)`` gives a ``Layout`` (the rule book's ``DEFAULT`` for
+every 10-slot game of 2-4 players, whatever its deck), and every encoder reads it.
 Opponents are listed by seat relative to the observer: the first is the next player to act
 after the observer (to the left), then the one after, and so on. Scores in partners mode are team
 totals. The observer's own private information is only its rack and its held card; nothing about

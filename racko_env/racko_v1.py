@@ -73,11 +73,13 @@ An agent that is done steps with None (PettingZoo's convention). ``step()`` befo
 once every agent is done, raises ``RuntimeError`` saying so.
 
 **Arguments.**
-``num_players`` (2-4), ``episode`` ("round"/"game"), ``reward`` ("win"/"score"),
+``num_players`` (2-4; 1 is solitaire), ``episode`` ("round"/"game"), ``reward`` ("win"/"score"),
 ``render_mode`` (None/"ansi"/"human"), ``viewer`` (whose rack render shows: None = the player on
 turn, a seat index, or "all"), and the rules options of ``racko_env.RulesConfig``:
 ``empty_pile`` ("shuffle"/"flip"), ``turn_limit`` (400), ``min_run`` (0 or 3+, 2 players),
-``bonus`` (False), ``partners`` (False, 4 players), ``target_score`` (500).
+``bonus`` (False), ``partners`` (False, 4 players), ``target_score`` (500), ``rack_size`` (10;
+3-10 slots) and ``deck_size`` (0: the players' deck). With ``num_players=1`` (solitaire) or a
+smaller rack the observation is ``racko_env.observation.layout_for(config)``'s, sized to the game.
 
 **Read-only accessors for tools and tests** (not for agents, which must use observations):
 ``env.unwrapped.rack(agent)``, ``env.unwrapped.discard_top``, ``env.unwrapped.held_card``,

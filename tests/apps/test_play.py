@@ -439,7 +439,7 @@ def test_the_search_bot_takes_a_seat_with_its_options():
         (["--seat", "2"], "--seat must be a seat in 0..1"),
         (["--bots", "nosuch"], "unknown bot 'nosuch'"),
         (["--bots", "missing.onnx"], "bot file 'missing.onnx' does not exist"),
-        (["--players", "5"], "--players must be between 2 and 4"),
+        (["--players", "5"], "--players must be between 1 and 4"),
         (["--players", "3", "--partners", "--bots", "random", "random"], "--partners needs"),
         (["--turn-limit", "0"], "--turn-limit must be at least 1"),
         (["--min-run", "2"], "--min-run must be 0 (off) or between 3 and 10"),

@@ -59,6 +59,8 @@ def test_every_rules_option_is_a_game_parameter_and_the_type_is_zero_sum() -> No
         "bonus",
         "partners",
         "target_score",
+        "rack_size",
+        "deck_size",
     }
     assert params["partners"] is True and params["turn_limit"] == 50
     assert game.rules.partners and game.rules.bonus and game.rules.num_players == 4
@@ -77,7 +79,8 @@ def test_every_rules_option_is_a_game_parameter_and_the_type_is_zero_sum() -> No
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"players": 5}, "'players' must be between 2 and 4"),
+        ({"players": 5}, "'players' must be between 1 and 4"),
+        ({"rack_size": 2}, "'rack_size' must be between 3 and 10"),
         ({"empty_pile": "burn"}, "'empty_pile' must be one of"),
         ({"partners": True}, "'partners' needs exactly 4 players"),
         ({"episode": "match"}, "'episode' must be one of"),

@@ -17,6 +17,7 @@ from racko_env.engine import RackoGame
 from racko_env.observation import DEFAULT, OBS_SIZE, action_mask, encode, layout_for
 from racko_env.rules import hand_score, is_racko, racko_score
 from racko_env.vector import VectorRacko
+from tests.env.test_gym_env import _play_both
 from tests.env.test_vector_engine import RecordingChance, ScriptedRandom
 
 
@@ -197,6 +198,21 @@ def test_gymnasium_view_plays_solitaire(cfg: dict) -> None:
         assert reward == 0.0  # nobody to win against
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_players": 2, "opponents": ["expert", "heuristic"], "rack_size": 4, "deck_size": 12},
+        {"num_players": 3, "opponents": ["random"], "rack_size": 5, "deck_size": 25},
+        {"num_players": 1, "rack_size": 3, "deck_size": 8, "reward": "score"},
+        {"num_players": 2, "opponents": ["heuristic"], "deck_size": 30, "observation_version": 1},
+    ],
+    ids=_ids,
+)
+def test_gymnasium_view_equals_its_reference(kwargs: dict) -> None:
+    """The view on the batched core gives the AEC-based reference's stream (tests/env)."""
+    assert _play_both(kwargs, 3, steps=600, illegal_every=97) > 5
+
+
 # ----------------------------------------------------------------- batched engine vs rules engine
 
 
@@ -269,3 +285,20 @@ LOCKSTEP = [
 def test_batched_engine_matches_the_rules_engine(cfg: dict) -> None:
     stats = _lockstep(cfg, num_games=12, steps=150, seed=len(_ids(cfg)))
     assert stats["episodes"] > 0 and stats["refills"] > 0
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+@pytest.mark.parametrize("k", range(3, 11))
+def test_batched_engine_matches_on_random_sizes(k: int, players: int) -> None:
+    """Random decks, refill modes and turn limits for every rack size and player count."""
+    rng = np.random.default_rng(k * 10 + players)
+    smallest = players * k + 2
+    cfg = {
+        "num_players": players,
+        "rack_size": k,
+        "deck_size": int(rng.integers(smallest, min(60, smallest + 12) + 1)),
+        "empty_pile": str(rng.choice(["shuffle", "flip"])),
+        "turn_limit": int(rng.integers(8, 20)),
+    }
+    stats = _lockstep(cfg, num_games=4, steps=80, seed=k * 10 + players)
+    assert stats["episodes"] > 0
