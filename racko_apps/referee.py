@@ -73,7 +73,9 @@ def sandbox_for(
 ) -> SandboxedBot:
     """A sandbox (not started) for a ``module:Class`` in ``folder`` or a bot file (a path,
     relative to ``folder``): the child loads the file and runs its graph, under the same move
-    limit, clock and memory limit as Python code, showing it only the file and its manifest."""
+    limit, clock and memory limit as Python code, showing it only the file and its manifest.
+    ``isolation``: the backend (racko_apps.sandbox.ISOLATIONS); None: bubblewrap with
+    ``isolate``, else none."""
     if not is_bot_file_spec(spec):
         return SandboxedBot(
             spec,
