@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from agents.expert_params import QUANTUM, ExpertParams, gap_factor
 from agents.obs import Cards, cards, rules_config
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
 from racko_env.config import RulesConfig
@@ -129,13 +130,12 @@ class BatchExpert:
     The same plan costs as ``ExpertBot``, from the compiled planner every batched consumer shares
     (``agents.features.Planner``: the forward/backward dynamic programme over the slots, then
     every candidate card in every slot) with the same float64 operations in the same order, so
-    equal costs break ties the same way. ``params``: an ``agents.expert.ExpertParams``.
+    equal costs break ties the same way. ``params``: an ``agents.expert_params.ExpertParams``.
     """
 
     name = "expert"
 
     def __init__(self, num_players: int = 2, params: Any = None, **rules_options: Any) -> None:
-        from agents.expert import ExpertParams
 
         self.num_players = num_players
         self.params = params or ExpertParams()
@@ -159,8 +159,7 @@ class BatchExpert:
 def expert_plan_costs(obs: np.ndarray, num_cards: int, params: Any = None) -> np.ndarray:
     """``expert``'s plan cost of each row's rack as it stands (its estimate of the draws the seat
     still needs to go Rack-O, from that seat's own observation), float64 [B]; ``params``: an
-    ``agents.expert.ExpertParams`` (default: the expert's own). The search bot's leaf value reads it."""
-    from agents.expert import ExpertParams
+    ``agents.expert_params.ExpertParams`` (default: the expert's own). The search bot's leaf value reads it."""
 
     vec = np.asarray(obs, dtype=np.float64)
     ones = np.ones((len(vec), NUM_ACTIONS), dtype=bool)
@@ -319,6 +318,14 @@ def load_batch(
     return bot if callable(getattr(bot, "act_batch", None)) else BotBatch(bot)
 
 
+def group_features(obs: np.ndarray, num_cards: int) -> np.ndarray:
+    """The structured policy's flat features of observations (``agents.features``, the compiled
+    kernel, imported here when first needed: plain envs do not load numba)."""
+    from agents.features import flat_features, rack_features
+
+    return flat_features(*rack_features(obs, num_cards))
+
+
 _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}
 
 
@@ -326,7 +333,6 @@ def _expert_costs(n: int, params: Any) -> np.ndarray:
     """cost[t, k, g]: expected draws to fill g slots from k candidates when t cards may come,
     rounded to multiples of 1 / ``QUANTUM``, so that sums of them are exact in any order and equal
     plans tie exactly, whatever the order of the sums (computed once per deck size and params)."""
-    from agents.expert import QUANTUM, gap_factor
 
     key = (n, params)
     if key not in _EXPERT_COSTS:

@@ -12,8 +12,9 @@ never imports ``agents``)::
     obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample(
         mask=tuple(info["action_mask"].astype("int8"))))   # or a masked policy
 
-Each of the ``num_envs`` games is one learner seat's view (``agents.learner_games.LearnerGames``,
-the core it shares with the SB3 ``VecEnv`` ``train.sb3.vec_env.RackoVecEnv``): the other seats
+Each of the ``num_envs`` games is one learner seat's view (``racko_env.learner_games.LearnerGames``,
+the core it shares with the SB3 ``VecEnv`` ``train.sb3.vec_env.RackoVecEnv``, with this layer's
+vectorized bots, ``agents.batched.load_batch``): the other seats
 are played inside the env, all games at once, by opponents drawn per episode and seat from the
 weighted ``opponents`` mix:
 
@@ -24,8 +25,8 @@ weighted ``opponents`` mix:
   weight is shared out over them. Until then the other entries are sampled alone.
 
 Spaces: ``single_observation_space`` is the observation of layout ``observation_version``
-(``racko_env.observation``: default the current one, which ``racko/Racko-v1`` passes), with ``features=True`` followed by the structured
-policy's 291 features of the (current-layout) observation
+(``racko_env.observation``: default the current one, which ``racko/Racko-v1`` passes), with
+``features=True`` followed by the structured policy's 291 features of the (current-layout) observation
 (``agents.features.rack_features`` flattened, computed once per observation by the compiled
 kernel, as ``train.sb3.feature_cache`` appends them); ``single_action_space`` is ``Discrete(14)``.
 
@@ -55,9 +56,9 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from agents.learner_games import LearnerGames
+from agents.batched import group_features, load_batch
 from racko_env.actions import NUM_ACTIONS
-from racko_env.learner_games import OpponentSpec, opponent_mix
+from racko_env.learner_games import LearnerGames, OpponentSpec, opponent_mix
 from racko_env.observation import OBS_SIZE, OBS_VERSION, layout_for, obs_size
 
 SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
@@ -112,6 +113,8 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
             reward,
             episode,
             [w for _, w in self._mix],
+            load_policy=load_batch,
+            feature_fn=group_features,
             **rules_options,
         )
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
@@ -226,9 +229,7 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         shown = np.array(obs[:, : self._width], dtype=np.float32)
         if not self.features:
             return shown
-        from agents.features import flat_features, rack_features
-
-        features = flat_features(*rack_features(np.asarray(obs[:, :OBS_SIZE]), self.num_cards))
+        features = group_features(np.asarray(obs[:, :OBS_SIZE]), self.num_cards)
         return np.concatenate([shown, features], axis=1)
 
     def _info(self) -> dict[str, Any]:

@@ -63,12 +63,14 @@ NO_CLOCK = 1e6  # seconds: a clock per pairing no pairing reaches
 def one_league(folder: Path, args: argparse.Namespace, pairing_seconds: float | None) -> dict:
     """Run a league in ``folder``; its report and wall time."""
     from racko_apps.league import run_league
+    from racko_apps.sandbox import Limits
 
     began = time.perf_counter()
     report = run_league(
         folder,
         rounds=args.rounds,
         seed=0,
+        limits=Limits(move_seconds=5.0),  # racko league's own default
         max_pairings=args.max_pairings,
         workers=args.workers,
         pairing_seconds=pairing_seconds,

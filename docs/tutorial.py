@@ -82,7 +82,7 @@ REPO = Path(train.__file__).resolve().parent.parent  # the clone: its configs/ f
 CONFIG = REPO / "configs" / ("smoke_structured.yaml" if QUICK else "2p.yaml")  # the main job's
 PPO_STEPS = 1024 if QUICK else 196_608  # env steps of training (12 PPO updates of the main job)
 TOURNAMENT_DEALS = 5 if QUICK else 100  # duplicate deals of the tournament in the AEC env
-MATCH_DEALS = 5 if QUICK else 1000  # duplicate deals of each match of your bot
+MATCH_DEALS = 5 if QUICK else 1000  # duplicate deals of each match of your trained bot
 if not CONFIG.is_file():
     raise SystemExit(f"{CONFIG} not found: run the tutorial from a clone (pip install -e .)")
 print(f"quick={QUICK}, writing to {OUT}")
@@ -367,7 +367,7 @@ print(format_table(report))
 # `zone` against `heuristic` comes out at exactly 50%: the two make the same decisions, and
 # duplicate deals give both the same cards in both seats.
 #
-# Now your trained bot, in a duplicate match against each of the others. A strength claim needs
+# Now your trained bot, in a duplicate match against each built-in bot. A strength claim needs
 # many deals, so these matches run on the batched engine (`racko_eval.play_duplicate`, the
 # evaluation the main job runs while it trains), which plays every game of a batch at once and
 # asks each bot for all its games' decisions in one call. `racko evaluate --bots
@@ -380,9 +380,8 @@ from racko_eval import play_duplicate
 print(f"matches: {MATCH_DEALS} duplicate deals against each bot", flush=True)
 mine = load_batch(str(onnx_path), 2)
 head_to_head = {}
-for other in [ZoneBot(), "random", "heuristic", "expert"]:
-    name = getattr(other, "name", other)
-    bots = [mine, load_batch(other, 2, seed=0)]
+for name in ["random", "heuristic", "expert"]:
+    bots = [mine, load_batch(name, 2, seed=0)]
     match = play_duplicate(bots, ["yours", name], 2, {}, MATCH_DEALS, seed=0, tables=[(0, 1)])
     result = match["bots"]["yours"]
     low, high = result["ci95"]

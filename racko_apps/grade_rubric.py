@@ -17,9 +17,10 @@ from typing import Any
 from racko_apps.referee import is_bot_file_spec, is_python_spec
 from racko_apps.sandbox import DEFAULT_ROUND_SECONDS
 from racko_env.config import RulesConfig
-from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
+from racko_env.rules import MAX_PLAYERS, SOLITAIRE
 
 CHECKS = ("loads", "legal", "speed", "win_rate")
+SOLITAIRE_CHECKS = ("solitaire_policy", "solitaire_values")  # racko_apps.grade_solitaire
 # When students see a criterion on Gradescope (its test's "visibility"; racko_apps.gradescope).
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 # How a win_rate criterion turns a win rate into points: the highest threshold reached (steps),
@@ -138,9 +139,9 @@ def parse_rubric(data: Any, source: str, folder: str | None = None) -> Rubric:
         if key in ("rules", "criteria", "allow") or key not in data:
             continue
         values[key] = _number(data[key], f"rubric {source}: {key}", kind, positive=key != "seed")
-    if not MIN_PLAYERS <= values["players"] <= MAX_PLAYERS:
+    if not SOLITAIRE <= values["players"] <= MAX_PLAYERS:
         raise RubricError(
-            f"rubric {source}: players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, "
+            f"rubric {source}: players must be from {SOLITAIRE} (solitaire) to {MAX_PLAYERS}, "
             f"got {values['players']}"
         )
     rules = data.get("rules") or {}
@@ -158,7 +159,7 @@ def parse_rubric(data: Any, source: str, folder: str | None = None) -> Rubric:
     for name in names:
         if names.count(name) > 1:
             raise RubricError(f"rubric {source}: two criteria are named {name!r}")
-    return Rubric(
+    rubric = Rubric(
         source=source,
         rules=dict(rules),
         criteria=tuple(criteria),
@@ -166,6 +167,11 @@ def parse_rubric(data: Any, source: str, folder: str | None = None) -> Rubric:
         folder=folder,
         **values,
     )
+    if rubric.players == SOLITAIRE:  # graded exactly: racko_apps.grade_solitaire
+        from racko_apps.grade_solitaire import check_rubric
+
+        check_rubric(rubric)
+    return rubric
 
 
 def _allow(raw: Any, source: str) -> tuple[str, ...] | None:
@@ -182,7 +188,7 @@ def _allow(raw: Any, source: str) -> tuple[str, ...] | None:
 def _criterion(raw: Any, where: str) -> Criterion:
     if not isinstance(raw, dict):
         raise RubricError(f"{where} must be a mapping with name and check")
-    allowed = ("name", "check", "points", "opponent", "thresholds", "visibility", "score")
+    allowed = ("name", "check", "points", "opponent", "thresholds", "visibility", "score", "file")
     unknown = sorted(set(raw) - set(allowed))
     if unknown:
         raise RubricError(f"{where}: unknown key {unknown[0]!r}; keys are {', '.join(allowed)}")
@@ -195,6 +201,10 @@ def _criterion(raw: Any, where: str) -> Criterion:
             f"{where} ({name}): visibility must be one of {', '.join(VISIBILITIES)}, "
             f"got {visibility!r}"
         )
+    if check in SOLITAIRE_CHECKS:  # a value table's file is kept in ``opponent``
+        from racko_apps.grade_solitaire import parse_criterion
+
+        return parse_criterion(raw, where, name, visibility)
     if check not in CHECKS:
         raise RubricError(
             f"{where} ({name}): check must be one of {', '.join(CHECKS)}, got {check!r}"

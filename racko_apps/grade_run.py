@@ -54,6 +54,10 @@ def grade(
         check_isolation()
     if seed is None:
         seed, seed_source = rubric.seed, "rubric"
+    if rubric.players == 1:  # solitaire: graded exactly, no games
+        from racko_apps.grade_solitaire import grade_solitaire
+
+        return grade_solitaire(spec, rubric, seed, seed_source or "flag", folder, isolate)
     strikes = Strikes(rubric.max_forfeits)
     failures = Failures()
     measured: dict[str, Any] = {}

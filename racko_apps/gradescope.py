@@ -16,8 +16,9 @@ student's files in ``/autograder/submission`` and reads ``/autograder/results/re
   seed's source: students see that file. The deals come from the kit's secret
   (``racko_apps.grade_secret``; fresh entropy when the kit keeps none), and the teacher's report,
   seed included, goes to the autograder's stdout, which Gradescope shows to instructors only;
-* ``autograde`` finds the one bot in the submission (what ``racko league`` takes: ``NAME.py``
-  with ``class Bot`` or a function ``act``, or ``NAME.onnx`` with ``NAME.json``), grades it
+* ``autograde`` finds the one bot in the submission (what ``racko league`` takes,
+  ``racko_apps.submissions``: ``NAME.py`` with ``class Bot`` or a function ``act``, a package
+  folder ``NAME/`` with its data files, or ``NAME.onnx`` with ``NAME.json``), grades it
   sandboxed and writes ``results.json``. Whatever the submission is or does (no bot, a syntax
   error, a crash, an attack), and even when the grader itself fails, a valid ``results.json`` is
   written: score 0 and a one-line reason, never a missing file.
@@ -39,9 +40,9 @@ from racko_apps.grade_rubric import VISIBILITIES, Rubric, RubricError, load_rubr
 from racko_apps.grade_run import grade
 from racko_apps.grade_secret import SECRET_FILE, SecretError, graded_seed
 from racko_apps.gradescope_schema import Results
-from racko_apps.league import find_bots
 from racko_apps.referee import is_python_spec
 from racko_apps.sandbox import IsolationUnavailableError
+from racko_apps.submissions import scan
 from racko_env.files import write_text_atomic
 
 ROOT = "/autograder"  # Gradescope's folder (source/, submission/, results/)
@@ -49,7 +50,8 @@ ROOT = "/autograder"  # Gradescope's folder (source/, submission/, results/)
 INSTRUCTORS_ONLY = (None, "hidden")
 MAX_FAILURE_LINES = 30  # failures listed in the output students see (the rest are counted)
 WHAT_TO_SUBMIT = (
-    "submit one NAME.py defining class Bot or a function act(observation), "
+    "submit one NAME.py defining class Bot or a function act(observation), a folder NAME/ "
+    "whose __init__.py does (with its data files, e.g. weights as .npz), "
     "or NAME.onnx with its manifest NAME.json"
 )
 
@@ -183,7 +185,7 @@ def find_submission(folder: Path) -> tuple[str, Path]:
     SubmissionError naming what was found instead."""
     if not folder.is_dir():
         raise SubmissionError(f"there is no submission folder {folder}")
-    entries, skipped = find_bots(folder, [])
+    entries, skipped = scan(folder)
     if len(entries) > 1:
         names = ", ".join(e.label for e in entries)
         raise SubmissionError(

@@ -35,6 +35,7 @@ from racko_apps.league_run import (
     DEFAULT_MAX_PAIRINGS,
     DEFAULT_TABLES,
     DEFAULT_TARGET,
+    PLAYER_COUNTS,
     PLAYERS,
     SCHEDULES,
     SCHEMA,
@@ -46,7 +47,8 @@ from racko_apps.sandbox import (
     IsolationUnavailableError,
     Limits,
 )
-from racko_apps.submissions import Entry, league_entries
+from racko_apps.submissions import Entry, league_entries, read_aliases, read_gradescope_export
+from racko_env.cli import add_rules_arguments, flag_names, rules_options
 
 __all__ = [
     "PLAYERS",
@@ -83,8 +85,31 @@ def _parser() -> argparse.ArgumentParser:
         "parallel (every core, or a Ray cluster), results kept in SQLite so a rerun plays only "
         "what is missing.",
     )
-    parser.add_argument("folder", metavar="DIR", type=Path, help="the folder of bots")
+    parser.add_argument("folder", metavar="DIR", type=Path, nargs="?", help="the folder of bots")
+    parser.add_argument(
+        "--gradescope-export",
+        type=Path,
+        metavar="EXPORT",
+        help="play the submissions of Gradescope's export (the unzipped folder of 'Export "
+        "submissions'; instead of DIR), each under an alias, and write grades.csv beside the "
+        "report",
+    )
+    parser.add_argument(
+        "--aliases",
+        type=Path,
+        metavar="FILE",
+        help="with --gradescope-export: a CSV of 'key,alias' rows (key: a student's email or "
+        "SID, or the submission's folder) naming the bots in the league's pages",
+    )
     parser.add_argument("--rounds", type=int, default=50, help="deals per pairing (default 50)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        choices=PLAYER_COUNTS,
+        default=2,
+        help="players per game: 2 (pairings of two bots, default), 3 or 4 (a pairing is a table "
+        "of one bot per seat, every seating of each deal; OpenSkill's multiplayer ratings)",
+    )
     parser.add_argument(
         "--seed",
         type=int,
@@ -101,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _schedule_arguments(parser)
     _limit_arguments(parser)
+    add_rules_arguments(parser)
     parser.add_argument(
         "--no-isolation",
         action="store_true",
@@ -189,6 +215,14 @@ def _limit_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """One-line usage errors for values no league runs with."""
+    if args.gradescope_export is not None:
+        if args.folder is not None:
+            parser.error("give the folder of bots DIR or --gradescope-export, not both")
+        args.folder = args.gradescope_export
+    elif args.folder is None:
+        parser.error("the folder of bots DIR is required (or --gradescope-export)")
+    elif args.aliases is not None:
+        parser.error("--aliases names the submissions of a --gradescope-export")
     if args.rounds < 1 or args.max_forfeits < 1 or args.max_pairings < 1:
         parser.error("--rounds, --max-forfeits and --max-pairings must be positive")
     if args.workers is not None and args.workers < 1:
@@ -231,6 +265,11 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         tables=args.tables,
         budget_minutes=args.budget,
         pairing_seconds=args.pairing_seconds,
+        players=args.players,
+        rules=rules_options(args),
+        export=None
+        if args.gradescope_export is None
+        else read_gradescope_export(args.gradescope_export, read_aliases(args.aliases)),
     )
 
 
@@ -249,8 +288,9 @@ def main(argv: list[str] | None = None) -> int:
         ImportError,
         sqlite3.DatabaseError,
         IsolationUnavailableError,
+        OSError,
     ) as err:
-        print(f"racko league: error: {err}", file=sys.stderr)
+        print(f"racko league: error: {flag_names(str(err))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # the record is safe: every finished pairing was committed
         db = args.db or args.folder / "league.sqlite"
@@ -262,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     print(format_markdown({**report}), end="")
     out = args.out or args.folder
-    print(f"wrote {out / 'league.md'}, {out / 'league.json'}, {out / 'league.html'}")
+    grades = f", {out / 'grades.csv'}" if args.gradescope_export is not None else ""
+    print(f"wrote {out / 'league.md'}, {out / 'league.json'}, {out / 'league.html'}{grades}")
     return 0
 
 

@@ -18,6 +18,13 @@ from typing import Any
 from racko_env.files import write_text_atomic
 
 
+def game_text(cfg: dict[str, Any]) -> str:
+    """The game played: its players and any rules option other than the default."""
+    rules = cfg.get("rules") or {}
+    options = ", ".join(f"{k.replace('_', '-')} {v}" for k, v in sorted(rules.items()))
+    return f"{cfg['players']} players" + (f" ({options})" if options else "")
+
+
 def seed_text(cfg: dict[str, Any]) -> str:
     """The deals' seed as students may see it: a given seed (practice) is shown; a secret one is
     not (it is in league.json, the teacher's, so any result can be reproduced)."""
@@ -32,7 +39,7 @@ def format_markdown(report: dict[str, Any]) -> str:
     lines += [
         f"# League of {len(report['bots'])} bots",
         "",
-        f"{cfg['players']} players, {cfg['rounds']} duplicate deals per pairing in both seatings, "
+        f"{game_text(cfg)}, {cfg['rounds']} duplicate deals per pairing in every seating, "
         f"{seed_text(cfg)}. Rating: OpenSkill mu with its 95% interval (mu ± 1.96 sigma); "
         "ranked by mu - 3 sigma.",
         "",
@@ -112,8 +119,8 @@ def format_html(report: dict[str, Any]) -> str:
             else ""
         )
         + f"<h1>League of {len(report['bots'])} bots</h1>"
-        f"<p>{cfg['players']} players, {cfg['rounds']} duplicate deals per pairing in both "
-        f"seatings, {seed_text(cfg)}. Rating: OpenSkill mu, 95% interval (mu ± 1.96 sigma).</p>"
+        f"<p>{html.escape(game_text(cfg))}, {cfg['rounds']} duplicate deals per pairing in every "
+        f"seating, {seed_text(cfg)}. Rating: OpenSkill mu, 95% interval (mu ± 1.96 sigma).</p>"
         "<table><tr><th>rank</th><th>bot</th><th>rating (95% CI)</th><th>win rate</th>"
         f"<th>rounds</th><th>forfeits</th></tr>{rows}</table>"
         f"<p><img alt='ratings with 95% intervals' src='data:image/png;base64,{png}'></p>"
@@ -128,3 +135,61 @@ def write_reports(out: Path, report: dict[str, Any]) -> None:
     write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
     write_text_atomic(out / "league.md", format_markdown(report))
     write_text_atomic(out / "league.html", format_html(report))
+
+
+GRADE_COLUMNS = [
+    "Name",
+    "SID",
+    "Email",
+    "submission",
+    "alias",
+    "rank",
+    "bots",
+    "rating",
+    "rating_low",
+    "rating_high",
+    "win_rate",
+    "rounds",
+    "forfeits",
+    "note",
+]
+
+
+def _cell(value: Any) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading ``= + - @`` (a formula) is quoted with
+    an apostrophe; the csv module quotes commas, quotes and newlines."""
+    text = "" if value is None else str(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
+    """One row per student of every submission (a group's students share their row's values):
+    the bot's rank among the league's bots, its rating and interval, its totals; a submission
+    without a bot that played says why in ``note``."""
+    ranked = {b["name"]: (i, b) for i, b in enumerate(report["bots"], 1)}
+    skipped = {line.partition(":")[0]: line for line in report["skipped"]}
+    rows = []
+    for sub in export:
+        if sub.alias in ranked:
+            rank, b = ranked[sub.alias]
+            values = [rank, len(report["bots"]), b["mu"], *b["ci95"], b["win_rate"]]
+            values += [b["rounds"], b["forfeits"], ""]
+        else:
+            note = skipped.get(sub.alias, f"{sub.alias}: did not play")
+            values = ["", len(report["bots"]), "", "", "", "", "", "", note]
+        for person in sub.submitters or [None]:
+            who = [person.name, person.sid, person.email] if person else ["", "", ""]
+            rows.append([_cell(v) for v in [*who, sub.folder.name, sub.alias, *values]])
+    return rows
+
+
+def write_grades(out: Path, report: dict[str, Any], export: list[Any]) -> Path:
+    """``grades.csv`` beside the report (racko_apps.submissions.read_gradescope_export): the
+    teacher's, with the students' names; the league's own pages show only aliases."""
+    import csv
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(GRADE_COLUMNS)
+    writer.writerows(grade_rows(report, export))
+    return write_text_atomic(out / "grades.csv", buf.getvalue())

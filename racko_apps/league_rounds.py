@@ -9,6 +9,7 @@ for, or the run's time budget is spent, and says which of these stopped it.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from racko_apps.league_pool import Contestant, LocalPool, PairingJob, RayPool, play_pairing
-from racko_apps.league_record import Record, rate, round_ranks
+from racko_apps.league_record import Keys, Record, rate, round_ranks
 from racko_apps.league_schedule import all_pairs, how_sure, plan_round, unsettled
 from racko_apps.sandbox import Limits
 from racko_apps.submissions import Entry
@@ -42,6 +43,7 @@ class Plan:
     target: float
     max_pairings: int
     budget_minutes: float | None
+    players: int = 2
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Play:
     isolation, the rounds played side by side, and where game records go (None: nowhere)."""
 
     limits: Limits
+    rules: dict[str, Any]
     pairing_seconds: float | None
     max_forfeits: int
     isolate: bool
@@ -68,9 +71,23 @@ def _bar(total: int, desc: str, show: bool) -> Any:
     return tqdm(total=total, desc=desc, unit="pairing", file=sys.stderr, disable=None)
 
 
-def _links(result: Any) -> dict[str, Any]:
-    """Per bot of a pairing, the records of its forfeited and of its lost rounds."""
-    return {label: result.record_links(i) for i, label in enumerate(result.labels)}
+def _links(labels: tuple[str, ...], result: Any) -> dict[str, Any]:
+    """A pairing's bots, and per bot the records of its forfeited and of its lost rounds."""
+    links = {label: result.record_links(i) for i, label in enumerate(result.labels)}
+    pair = {"a": labels[0], "b": labels[1]} if len(labels) == 2 else {}
+    return {**pair, "table": list(labels), "bots": links}
+
+
+def _score(labels: tuple[str, ...], result: Any) -> str:
+    """A finished pairing in one line: each bot's win rate, and its forfeits if any."""
+    rates = [f"{label} {result.win_rate(i):.0%}" for i, label in enumerate(labels)]
+    text = (
+        f"{rates[0]} - {rates[1].split(' ')[1]} {labels[1]}"
+        if len(labels) == 2
+        else ", ".join(rates)
+    )
+    forfeits = sum(result.forfeits)
+    return text + (f" ({forfeits} forfeited)" if forfeits else "")
 
 
 class Pairer:
@@ -96,6 +113,7 @@ class Pairer:
             "deals": plan.rounds,
             "seed": plan.seed,
             "limits": play.limits,
+            "rules": play.rules,
             "max_forfeits": play.max_forfeits,
             "isolate": play.isolate,
             "tables": play.tables,
@@ -105,15 +123,13 @@ class Pairer:
         self.busy_seconds = 0.0  # wall time of this run's pairing rounds, and their pairings
         self.finished = 0
         self.out_of_time = False  # the budget ran out while a round was played
-        self.played = {
-            frozenset(p) for p in record.done() if p[0] in self.by_key and p[1] in self.by_key
-        }
+        self.played = {frozenset(p) for p in record.done() if all(k in self.by_key for k in p)}
 
-    def _dir(self, a: str, b: str) -> Path | None:
+    def _dir(self, keys: Keys) -> Path | None:
         """Where a pairing's game records go (``--record``): one folder per pairing."""
         if self.record_dir is None:
             return None
-        return self.record_dir / safe_name(f"{self.by_key[a].label}-vs-{self.by_key[b].label}")
+        return self.record_dir / safe_name("-vs-".join(self.by_key[k].label for k in keys))
 
     def counts(self) -> dict[str, int]:
         """Pairings on record per current bot."""
@@ -123,7 +139,7 @@ class Pairer:
                 counts[key] += 1
         return counts
 
-    def planned_not_played(self) -> tuple[int, list[tuple[str, str]]] | None:
+    def planned_not_played(self) -> tuple[int, list[Keys]] | None:
         """The last pairing round's pairings among the current bots that are not on record
         (a league killed mid-round), or None."""
         planned = self.record.schedule()
@@ -134,8 +150,7 @@ class Pairer:
             p
             for p, number in planned.items()
             if number == last
-            and p[0] in self.by_key
-            and p[1] in self.by_key
+            and all(k in self.by_key for k in p)
             and frozenset(p) not in self.played
         ]
         return (last, sorted(todo)) if todo else None
@@ -148,40 +163,40 @@ class Pairer:
         return max(0, int((deadline - clock()) * self.finished / self.busy_seconds))
 
     def play_round(
-        self, todo: list[tuple[str, str]], number: int, deadline: float = float("inf")
-    ) -> list[tuple[str, str, list[tuple[float, float]]]]:
+        self, todo: list[Keys], number: int, deadline: float = float("inf")
+    ) -> list[tuple[Keys, list[tuple[float, ...]]]]:
         """Play ``todo`` in parallel, recording each as it finishes; the rounds' ranks of each
         pairing, in key order (the order the ratings take them in). Past ``deadline`` no more
         results are waited for (``out_of_time``): the pairings in flight are lost, as with a
         kill, and the rest of the round stays planned for the next run."""
         jobs = [
             PairingJob(
-                i, self.contestants[a], self.contestants[b], **self.job, record_dir=self._dir(a, b)
+                i,
+                tuple(self.contestants[k] for k in keys),
+                **self.job,
+                record_dir=self._dir(keys),
             )
-            for i, (a, b) in enumerate(todo)
+            for i, keys in enumerate(todo)
         ]
         bar = _bar(len(jobs), f"round {number}", self.progress)
         say = bar.write if bar is not None else self.log
-        done: dict[int, list[tuple[float, float]]] = {}
+        done: dict[int, list[tuple[float, ...]]] = {}
         began = clock()
         results = self.pool.run(play_pairing, jobs, deadline, _clock)
         try:
             for i, result, seconds in results:
-                a, b = (self.by_key[k] for k in todo[i])
-                self.record.add(a, b, result)
-                self.seconds[(a.label, b.label)] = seconds
+                bots = [self.by_key[k] for k in todo[i]]
+                self.record.add(bots, result)
+                labels = tuple(e.label for e in bots)
+                self.seconds[labels] = seconds
                 self.played.add(frozenset(todo[i]))
                 if self.record_dir is not None:
-                    self.records.append({"a": a.label, "b": b.label, "bots": _links(result)})
+                    self.records.append(_links(labels, result))
                 done[i] = round_ranks(result)
                 if bar is not None:
                     bar.update()
                 if sum(result.forfeits) or bar is None:
-                    say(
-                        f"[{len(done)}/{len(jobs)}] {a.label} {result.win_rate(0):.0%} - "
-                        f"{result.win_rate(1):.0%} {b.label}"
-                        + (f" ({sum(result.forfeits)} forfeited)" if sum(result.forfeits) else "")
-                    )
+                    say(f"[{len(done)}/{len(jobs)}] {_score(labels, result)}")
         finally:
             results.close()
             if len(done) < len(jobs):  # out of time: the pairings in flight end with their workers
@@ -196,12 +211,15 @@ class Pairer:
                 f"round {number}: the time budget is spent; {len(jobs) - len(done)} "
                 "pairing(s) left for the next run"
             )
-        return [(*todo[i], done[i]) for i in sorted(done, key=lambda i: todo[i])]
+        return [(todo[i], done[i]) for i in sorted(done, key=lambda i: todo[i])]
 
 
-def round_robin(pairs: Pairer, playing: list[Entry], log: Callable[[str], Any]) -> None:
-    """Play every pair of ``playing`` not on record, as one pairing round."""
-    todo = all_pairs([e.key for e in playing], pairs.played)
+def round_robin(
+    pairs: Pairer, playing: list[Entry], log: Callable[[str], Any], players: int = 2
+) -> None:
+    """Play every pair (every table of ``players`` bots) of ``playing`` not on record, as one
+    pairing round."""
+    todo = all_pairs([e.key for e in playing], pairs.played, players)
     kept = len(pairs.played)
     log(f"league: {len(playing)} bots, {kept} pairing(s) on record, {len(todo)} to play")
     pairs.play_round(todo, pairs.record.plan(todo) if todo else -1)
@@ -211,9 +229,10 @@ class _Reserve:
     """What the report will take after the run: rating every round on record again, then its
     tables and plot, estimated from this run's time per rated round."""
 
-    def __init__(self, pairs: Pairer, rounds: int, deadline: float, seconds: float) -> None:
-        self.pairs, self.rounds, self.deadline = pairs, rounds, deadline
-        self.seconds, self.rated = seconds, 2 * rounds * len(pairs.played)
+    def __init__(self, pairs: Pairer, plan: Plan, deadline: float, seconds: float) -> None:
+        self.pairs, self.deadline = pairs, deadline
+        self.rounds = plan.rounds * math.factorial(plan.players)  # a pairing's: every seating
+        self.seconds, self.rated = seconds, self.rounds * len(pairs.played)
 
     def results_until(self, more: int) -> float:
         """The budget's end, less what the report will take after ``more`` pairings: four times
@@ -222,7 +241,7 @@ class _Reserve:
         so that the run and its report end within the budget."""
         if self.deadline == float("inf") or not self.rated:
             return self.deadline
-        rounds_after = 2 * self.rounds * (len(self.pairs.played) + more)
+        rounds_after = self.rounds * (len(self.pairs.played) + more)
         return self.deadline - 4 * self.seconds / self.rated * rounds_after
 
 
@@ -247,7 +266,7 @@ def adaptive(
         pairs.play_round(todo, number, deadline)
     began = clock()
     ratings, _ = rate(pairs.record, playing)
-    reserve = _Reserve(pairs, plan.rounds, deadline, clock() - began)
+    reserve = _Reserve(pairs, plan, deadline, clock() - began)
     while not pairs.out_of_time:
         counts = pairs.counts()
         bots = ratings.rated()
@@ -260,7 +279,7 @@ def adaptive(
             if not seekers:
                 pairs.out_of_time = True
                 break
-        todo = plan_round(bots, seekers, pairs.played, plan.seed)
+        todo = plan_round(bots, seekers, pairs.played, plan.seed, plan.players)
         if not todo:
             break
         number = pairs.record.plan(todo)
@@ -269,9 +288,9 @@ def adaptive(
             + (" (as many as fit the time budget)" if cut else "")
             + f"; {len(wide)} bot(s) wider than ±{plan.target:g}"
         )
-        for a, b, ranks in pairs.play_round(todo, number, reserve.results_until(len(todo))):
+        for keys, ranks in pairs.play_round(todo, number, reserve.results_until(len(todo))):
             began = clock()
-            ratings.add(a, b, ranks)
+            ratings.add(keys, ranks)
             reserve.seconds += clock() - began
             reserve.rated += len(ranks)
     return _sure(ratings.rated(), pairs.out_of_time, plan)

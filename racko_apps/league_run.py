@@ -8,8 +8,10 @@ schedule asks for (racko_apps.league_rounds, on racko_apps.league_pool), and wri
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +19,15 @@ from agents.extras import require
 from racko_apps.league_clock import DEFAULT_SECONDS_PER_ROUND
 from racko_apps.league_pool import Contestant, LoadJob, LocalPool, RayPool, try_load
 from racko_apps.league_record import Record, recorded_settings, standings
-from racko_apps.league_report import write_reports
+from racko_apps.league_report import write_grades, write_reports
 from racko_apps.league_rounds import Pairer, Plan, Play, adaptive, clock, round_robin
 from racko_apps.sandbox import NOT_ISOLATED, Limits, check_isolation, jit_cache
-from racko_apps.submissions import Entry, league_entries
+from racko_apps.submissions import Entry, Exported, league_entries
+from racko_env.config import RulesConfig
 
 SCHEMA = "racko-league/1"
-PLAYERS = 2
+PLAYERS = 2  # the default
+PLAYER_COUNTS = (2, 3, 4)
 SCHEDULES = ("adaptive", "round-robin")
 # The adaptive schedule's defaults: a 95% interval of ± 3 rating points (OpenSkill's scale: a bot
 # starts at 25 ± 16.3; its sigma shrinks with the rounds it plays, to ± 3 in about 450), at most
@@ -41,14 +45,48 @@ DEFAULT_BUDGET_MINUTES = 60.0
 
 def _files(e: Entry) -> list[str]:
     """The names of a bot's files in its folder (what travels with a Ray job)."""
+    if e.path is None:
+        return []
     if e.kind == "onnx":
-        return [e.label, Path(e.label).with_suffix(".json").name]
-    if e.kind == "python" and e.path is not None and e.path.is_dir():
+        return [e.path.name, e.path.with_suffix(".json").name]
+    if e.path.is_dir():
         root = e.path.parent
         return [str(p.relative_to(root)) for p in sorted(e.path.rglob("*")) if p.is_file()]
-    if e.kind == "python":
-        return [f"{e.label}.py"]
-    return []
+    return [e.path.name]
+
+
+def _entries(
+    folder: Path, baselines: list[str], export: list[Exported] | None
+) -> tuple[list[Entry], list[str]]:
+    """The league's bots and the lines of what is left out: the folder's, or a Gradescope
+    export's (each under its alias), with the built-in baselines."""
+    if export is None:
+        return league_entries(folder, baselines)
+    bots = [s.bot for s in export if s.bot is not None]
+    skipped = [f"{s.alias}: {s.why}" for s in export if s.bot is None]
+    entries, _ = league_entries(None, baselines, bots)
+    return entries, skipped
+
+
+def _home(e: Entry, folder: Path) -> Path:
+    """The folder a bot plays from: its own file's (a Gradescope submission's folder), else the
+    league's."""
+    return (e.path.parent if e.path is not None else folder).resolve()
+
+
+def _rules(players: int, rules: dict[str, Any] | None) -> dict[str, Any]:
+    """The rules options that differ from the defaults, checked (a one-line ValueError)."""
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"players must be one of {PLAYER_COUNTS}, got {players!r}")
+    if (rules or {}).get("partners"):
+        raise ValueError("a league rates each bot on its own: partners is not supported")
+    config = RulesConfig(num_players=players, **dict(rules or {}))
+    default = RulesConfig(num_players=players)
+    return {
+        f.name: getattr(config, f.name)
+        for f in fields(RulesConfig)
+        if f.name != "num_players" and getattr(config, f.name) != getattr(default, f.name)
+    }
 
 
 def _check(folder: Path, schedule: str, tables: Any, budget_minutes: Any) -> None:
@@ -81,12 +119,13 @@ def _load(
     entries: list[Entry],
     contestants: dict[str, Contestant],
     play: Play,
+    players: int,
 ) -> tuple[list[Entry], list[str]]:
     """The bots that load (each not known to from an earlier run is started once and
     constructed), and a line for each that does not."""
     known = record.loaded()
     checks = [
-        LoadJob(i, contestants[e.key], play.limits, play.isolate)
+        LoadJob(i, contestants[e.key], play.limits, play.isolate, players, play.rules)
         for i, e in enumerate(entries)
         if e.key not in known
     ]
@@ -117,7 +156,8 @@ def _config(
 ) -> dict[str, Any]:
     """The report's ``config``: what the league was played with."""
     return {
-        "players": PLAYERS,
+        "players": plan.players,
+        **({"rules": play.rules} if play.rules else {}),
         "rounds": plan.rounds,
         "seed": plan.seed,
         "folder": str(folder),
@@ -137,6 +177,36 @@ def _config(
         "pairing_seconds": play.pairing_seconds,
         "tables": play.tables,
     }
+
+
+def _play(
+    pool: LocalPool | RayPool,
+    record: Record,
+    entries: list[Entry],
+    folder: Path,
+    plan: Plan,
+    play: Play,
+    say: tuple[Any, bool],
+    times: tuple[float, float],
+) -> tuple[list[Entry], list[str], Pairer, dict[str, Any] | None]:
+    """Load the bots, then play what the schedule asks for: the bots that play, the lines of
+    those that do not load, the pairer (what it played) and, adaptive, how sure the ratings are.
+    ``say``: the log and whether to show progress bars; ``times``: the run's start and the end
+    of its budget."""
+    log, progress = say
+    contestants = {
+        e.key: pool.contestant(e.label, e.spec, e.kind, _home(e, folder), _files(e))
+        for e in entries
+    }
+    playing, failed = _load(record, pool, entries, contestants, play, plan.players)
+    pairs = Pairer(record, playing, pool, contestants, plan, play, log, progress)
+    sure = None
+    if plan.schedule == "round-robin":
+        round_robin(pairs, playing, log, plan.players)
+    else:
+        sure = adaptive(pairs, playing, plan, times[1], log)
+        log(f"league: {sure['stopped']} ({(clock() - times[0]) / 60:.1f} min)")
+    return playing, failed, pairs, sure
 
 
 def run_league(
@@ -161,6 +231,9 @@ def run_league(
     tables: int = DEFAULT_TABLES,
     budget_minutes: float | None = DEFAULT_BUDGET_MINUTES,
     pairing_seconds: float | None = None,
+    export: list[Exported] | None = None,
+    players: int = 2,
+    rules: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play the pairings the schedule asks for that are not in the record yet, then write
     league.md/.json/.html to ``out``.
@@ -179,35 +252,33 @@ def run_league(
     flight is lost, as with a kill, and played by the next run); the report says so.
     ``pairing_seconds``: each sandboxed bot's clock for a pairing (racko_apps.league_clock;
     default ``DEFAULT_SECONDS_PER_ROUND`` per round it plays there); ``seed`` None: a secret
-    one (``choose_seed``)."""
+    one (``choose_seed``). ``export``: the submissions of a Gradescope export
+    (racko_apps.submissions.read_gradescope_export) play instead of the folder's bots, each
+    under its alias, and ``grades.csv`` is written beside the report. ``players``: 2, 3 or 4 bots
+    a pairing (a table of one bot per seat, every seating of each deal), rated with OpenSkill's
+    multiplayer ratings; ``rules``: rules options (racko_env.config.RulesConfig)."""
     _check(folder, schedule, tables, budget_minutes)
     db = db or folder / "league.sqlite"
     seed, secret = choose_seed(seed, db)
     started = clock()
     deadline = started + 60.0 * budget_minutes if budget_minutes else float("inf")
-    entries, skipped = league_entries(folder, list(baselines or []))
+    entries, skipped = _entries(folder, list(baselines or []), export)
     _needs(entries, isolate)
-    plan = Plan(schedule, rounds, seed, target, max_pairings, budget_minutes)
+    rules = _rules(players, rules)
+    plan = Plan(schedule, rounds, seed, target, max_pairings, budget_minutes, players)
     if pairing_seconds is None:  # the default: per round each bot plays in a pairing
-        pairing_seconds = DEFAULT_SECONDS_PER_ROUND * rounds * PLAYERS
-    play = Play(limits or Limits(), pairing_seconds, max_forfeits, isolate, tables, record_dir)
-    record = Record(db, {"players": PLAYERS, "rounds": rounds, "seed": seed})
+        pairing_seconds = DEFAULT_SECONDS_PER_ROUND * rounds * math.factorial(players)
+    play = Play(
+        limits or Limits(), rules, pairing_seconds, max_forfeits, isolate, tables, record_dir
+    )
+    settings = {"players": players, "rounds": rounds, "seed": seed}
+    record = Record(db, {**settings, **({"rules": rules} if rules else {})})
     pool: LocalPool | RayPool | None = None
     try:
         pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
-        contestants = {
-            e.key: pool.contestant(e.label, e.spec, e.kind, folder.resolve(), _files(e))
-            for e in entries
-        }
-        playing, failed = _load(record, pool, entries, contestants, play)
-        skipped += failed
-        pairs = Pairer(record, playing, pool, contestants, plan, play, log, progress)
-        sure = None
-        if schedule == "round-robin":
-            round_robin(pairs, playing, log)
-        else:
-            sure = adaptive(pairs, playing, plan, deadline, log)
-            log(f"league: {sure['stopped']} ({(clock() - started) / 60:.1f} min)")
+        playing, failed, pairs, sure = _play(
+            pool, record, entries, folder, plan, play, (log, progress), (started, deadline)
+        )
         report = {
             **({} if isolate else {"isolated": False, "warning": NOT_ISOLATED}),
             "schema": SCHEMA,
@@ -215,7 +286,7 @@ def run_league(
                 **_config(plan, play, folder, record, sure is not None),
                 "seed_secret": secret,
             },
-            "skipped": skipped,
+            "skipped": skipped + failed,
             **standings(record, playing, pairs.seconds),
             **({"sure": sure} if sure else {}),
             **({} if record_dir is None else {"records": pairs.records}),
@@ -225,4 +296,6 @@ def run_league(
             pool.close()
         record.close()
     write_reports(out or folder, report)
+    if export is not None:
+        write_grades(out or folder, report, export)
     return report

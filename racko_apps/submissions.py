@@ -195,10 +195,14 @@ def find_bots(folder: Path) -> dict[str, Path]:
     return {e.label: e.path for e in entries if e.path is not None}
 
 
-def league_entries(folder: Path, baselines: list[str]) -> tuple[list[Entry], list[str]]:
-    """The bots of ``folder`` plus built-in ``baselines``, sorted by label, and the lines of
-    what is left out; ValueError for an unknown baseline or two bots of one label."""
-    entries, skipped = scan(folder)
+def league_entries(
+    folder: Path | None, baselines: list[str], more: list[Entry] | None = None
+) -> tuple[list[Entry], list[str]]:
+    """The bots of ``folder`` (None: none), ``more`` and built-in ``baselines``, sorted by
+    label, and the lines of what is left out; ValueError for an unknown baseline or two bots of
+    one label."""
+    entries, skipped = scan(folder) if folder is not None else ([], [])
+    entries += more or []
     for name in baselines:
         if name not in BUILTIN_BOTS:
             raise ValueError(f"unknown baseline {name!r}; choose from {', '.join(BUILTIN_BOTS)}")
@@ -208,3 +212,128 @@ def league_entries(folder: Path, baselines: list[str]) -> tuple[list[Entry], lis
         if labels.count(label) > 1:
             raise ValueError(f"two bots are labelled {label!r}; rename one")
     return sorted(entries, key=lambda e: e.label), skipped
+
+
+# ----------------------------------------------------------------------------- Gradescope
+
+
+@dataclass(frozen=True)
+class Submitter:
+    """One student of a Gradescope submission (a group submission has several)."""
+
+    name: str
+    sid: str
+    email: str
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One submission of a Gradescope export: its folder, its students, the alias it plays
+    under (a label), and its bot (None, with ``why``, when it has none that plays)."""
+
+    folder: Path
+    submitters: tuple[Submitter, ...]
+    alias: str
+    bot: Entry | None
+    why: str = ""
+
+
+def _text(value: object) -> str:
+    return "" if value is None else " ".join(str(value).split())
+
+
+def _submitters(meta: object) -> tuple[Submitter, ...]:
+    """The students of one submission's metadata (Gradescope's keys are ``:submitters``,
+    ``:name``, ``:sid``, ``:email``; the same without the colon are accepted)."""
+    if not isinstance(meta, dict):
+        return ()
+    people = meta.get(":submitters", meta.get("submitters")) or []
+    out = []
+    for p in people if isinstance(people, list) else []:
+        if isinstance(p, dict):
+            get = lambda k, p=p: _text(p.get(f":{k}", p.get(k)))  # noqa: E731
+            out.append(Submitter(get("name"), get("sid"), get("email")))
+    return tuple(out)
+
+
+def read_aliases(path: Path | None) -> dict[str, str]:
+    """The teacher's aliases: a CSV file of ``key,alias`` rows (a header row is allowed), where
+    key is a student's email, SID or the submission's folder name; each alias a label
+    (``safe_label``). ValueError, one line, for a bad alias or a key given twice."""
+    if path is None:
+        return {}
+    import csv
+
+    aliases: dict[str, str] = {}
+    with open(path, newline="", encoding="utf-8") as f:
+        for n, row in enumerate(csv.reader(f), 1):
+            if not row or not "".join(row).strip() or row[0].strip().startswith("#"):
+                continue
+            if len(row) != 2:
+                raise ValueError(f"{path}:{n}: expected two columns, key and alias")
+            key, alias = row[0].strip(), row[1].strip()
+            if n == 1 and alias.lower() == "alias":
+                continue  # the header
+            try:
+                safe_label(alias)
+            except ValueError as err:
+                raise ValueError(f"{path}:{n}: {err}") from None
+            if key in aliases:
+                raise ValueError(f"{path}:{n}: {shown(key)} has two aliases")
+            aliases[key] = alias
+    return aliases
+
+
+def _alias(folder: Path, people: tuple[Submitter, ...], aliases: dict[str, str]) -> str:
+    """The teacher's alias for a submission (by folder name, then each student's email or SID),
+    else one made from the folder's name (Gradescope's ``submission_NNN``: no student's name)."""
+    for key in (folder.name, *(k for p in people for k in (p.email, p.sid) if k)):
+        if key in aliases:
+            return aliases[key]
+    digits = "".join(c for c in folder.name if c.isdigit())
+    if digits:
+        return f"sub_{digits}"
+    return f"sub_{hashlib.sha256(folder.name.encode()).hexdigest()[:8]}"
+
+
+def read_gradescope_export(folder: Path, aliases: dict[str, str] | None = None) -> list[Exported]:
+    """The submissions of a Gradescope export ("Export submissions": one folder per
+    submission, with ``submission_metadata.yml`` at the top mapping each folder to its
+    students), each with its alias and its bot: the one bot its folder holds (``scan``).
+    ValueError, one line, when there is no metadata or two submissions share an alias."""
+    import yaml
+
+    folder = Path(folder)
+    path = folder / "submission_metadata.yml"
+    if not path.is_file():
+        raise ValueError(f"{folder} is not a Gradescope export: no submission_metadata.yml")
+    try:
+        metadata = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path}: not YAML ({' '.join(str(err).split())})") from None
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{path}: expected a mapping of submission folders")
+    out: list[Exported] = []
+    for name in sorted(str(k) for k in metadata):
+        sub = folder / name
+        if not SAFE.fullmatch(name) or not sub.is_dir():
+            continue  # a name that is no folder of the export: nothing to play
+        people = _submitters(metadata[name])
+        alias = _alias(sub, people, aliases or {})
+        entries, skipped = scan(sub)
+        if len(entries) == 1:
+            e = entries[0]
+            key = f"{alias}@{e.key.partition('@')[2]}"
+            out.append(Exported(sub, people, alias, Entry(alias, e.spec, key, e.kind, e.path)))
+        else:
+            why = f"holds {len(entries)} bots" if entries else "holds no bot"
+            why += "".join(f"; {s}" for s in skipped)
+            out.append(Exported(sub, people, alias, None, why))
+    seen: dict[str, str] = {}
+    for s in out:
+        if s.alias in seen:
+            raise ValueError(
+                f"submissions {seen[s.alias]} and {s.folder.name} share alias {s.alias}"
+            )
+        seen[s.alias] = s.folder.name
+    return out

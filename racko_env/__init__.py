@@ -57,7 +57,11 @@ def _register() -> None:
                 kwargs={"observation_version": version},
             )
     if SOLITAIRE_ID not in gymnasium.registry:
-        gymnasium.register(id=SOLITAIRE_ID, entry_point="racko_env.solitaire_env:RackoSolitaireEnv")
+        gymnasium.register(
+            id=SOLITAIRE_ID,
+            entry_point="racko_env.solitaire_env:RackoSolitaireEnv",
+            vector_entry_point="racko_env.solitaire_vector:SolitaireVectorEnv",
+        )
 
 
 def __getattr__(name: str):

@@ -30,7 +30,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import spsolve
 
-from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD
+from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
 from racko_env.solitaire_space import SolitaireSpace
 
 TOLERANCE = 1e-12  # value iteration stops when no value moves by more than this
@@ -124,7 +124,7 @@ def solve(rack_size: int, deck_size: int, tolerance: float = TOLERANCE) -> Solut
         delta = float(np.abs(new[:, 1:] - w[:, 1:]).max())
         w, iterations = new, iterations + 1
     policy = _greedy(sp, w)
-    _, turns = _evaluate_table(sp, policy)
+    _, turns = _evaluate(sp, policy_probabilities(policy, sp))
     if not abs(turns - _deal_mean(sp, _states(w))) < 1e-9:
         raise RuntimeError("value iteration and the exact evaluation of its policy disagree")
     values = _all_values(sp, _states(w))
@@ -150,88 +150,156 @@ def _deal_mean(sp: SolitaireSpace, draw_values: np.ndarray) -> float:
 # ---------------------------------------------------------------------------- evaluate
 
 
-def evaluate(policy: Any, rack_size: int, deck_size: int) -> float:
+def evaluate(policy: Any, rack_size: int, deck_size: int, turn_limit: int | None = None) -> float:
     """A policy's exact expected turns from a uniformly random deal (see the module docstring);
-    ``inf`` when some deal leads with positive probability to play that never goes Rack-O."""
+    ``inf`` when some deal leads with positive probability to play that never goes Rack-O.
+    With ``turn_limit``, the exact expected turns of a round cut off after that many turns, as
+    the env plays it (``min(turns, turn_limit)``): finite for every policy, and the same for
+    one that always goes Rack-O within the limit.
+
+    ``policy``: a bot (``act(observation)``); an int array of one action id per tabular
+    observation; or a float array ``(observations, 14)`` of action probabilities per
+    observation (a stochastic policy: each row sums to 1 over the legal actions)."""
     sp = space(rack_size, deck_size)
     if hasattr(policy, "act"):
         from racko_env.solitaire_env import bot_table
 
-        table = bot_table(policy, rack_size, deck_size)
-    else:
-        table = check_table(policy, sp)
-    return _evaluate_table(sp, table)[1]
+        policy = bot_table(policy, rack_size, deck_size)
+    return _evaluate(sp, policy_probabilities(policy, sp), turn_limit=turn_limit)[1]
 
 
-def check_table(policy: Any, sp: SolitaireSpace) -> np.ndarray:
-    """The policy as an int array of one legal action id per observation, or ValueError naming
-    the first observation whose action is not legal there."""
+def policy_probabilities(policy: Any, sp: SolitaireSpace) -> tuple[np.ndarray, ...]:
+    """A policy table as the probabilities the evaluation needs: of taking the discard top at
+    each DRAW state, of keeping at each KEEP_OR_DISCARD state, and of each slot at each PLACE
+    state; ValueError naming the first observation where the policy is not a legal one."""
     table = np.asarray(policy)
-    if table.shape != (sp.num_observations,) or not np.issubdtype(table.dtype, np.integer):
+    n, k, obs = sp.num_states, sp.rack_size, sp.num_observations
+    if table.ndim == 1 and table.shape == (obs,) and np.issubdtype(table.dtype, np.integer):
+        probs = None
+        actions = table
+    elif table.shape == (obs, NUM_ACTIONS) and np.issubdtype(table.dtype, np.floating):
+        probs = table
+        actions = None
+    else:
         raise ValueError(
-            f"a policy table holds one integer action id per tabular observation: shape "
-            f"({sp.num_observations},), got shape {table.shape} of {table.dtype}"
+            f"a policy table holds one integer action id per tabular observation, shape "
+            f"({obs},), or action probabilities, shape ({obs}, {NUM_ACTIONS}); got shape "
+            f"{table.shape} of {table.dtype}"
         )
-    n = sp.num_states
-    legal = (
-        np.isin(table[:n], (DRAW_PILE, TAKE_DISCARD)),
-        np.isin(table[n : 2 * n], (KEEP, DISCARD)),
-        (table[2 * n :] >= 0) & (table[2 * n :] < sp.rack_size),
-    )
-    bad = np.flatnonzero(~np.concatenate(legal))
+    legal = sp.legal
+    phase = np.arange(obs) // n
+    if actions is not None:
+        ok = (actions >= 0) & (actions < NUM_ACTIONS)
+        ok[ok] = legal[phase[ok], actions[ok]]
+        bad = np.flatnonzero(~ok)
+        what = "plays action {} at observation {} ({}), where it is not legal"
+    else:
+        ok = (probs >= 0).all(axis=1) & np.isclose(probs.sum(axis=1), 1.0, atol=1e-6)
+        ok &= ~((probs > 0) & ~legal[phase]).any(axis=1)
+        bad = np.flatnonzero(~ok)
+        what = "gives probabilities {} at observation {} ({}): not a distribution over its legal actions"
     if len(bad):
         first = int(bad[0])
-        raise ValueError(
-            f"the policy plays action {int(table[first])} at observation {first} "
-            f"({sp.decode(first)}), where it is not legal"
+        shown = int(actions[first]) if actions is not None else np.round(probs[first], 3).tolist()
+        raise ValueError("the policy " + what.format(shown, first, sp.decode(first)))
+    if actions is not None:
+        return (
+            (actions[:n] == TAKE_DISCARD).astype(float),
+            (actions[n : 2 * n] == KEEP).astype(float),
+            np.eye(k)[actions[2 * n :]],
         )
-    return table.astype(np.int64)
+    take = probs[:n, TAKE_DISCARD] / probs[:n, [DRAW_PILE, TAKE_DISCARD]].sum(axis=1)
+    keep = probs[n : 2 * n, KEEP] / probs[n : 2 * n, [KEEP, DISCARD]].sum(axis=1)
+    place = probs[2 * n :, :k] / probs[2 * n :, :k].sum(axis=1, keepdims=True)
+    return take, keep, place
 
 
-def transitions(sp: SolitaireSpace, table: np.ndarray) -> sparse.csr_matrix:
-    """The turn-to-turn transition matrix of a policy table over the DRAW states (a turn that
-    goes Rack-O leads nowhere: its row sums to less than 1)."""
-    n, per = sp.num_states, sp.masks - 1
-    take, keep, slot = table[:n] == TAKE_DISCARD, table[n : 2 * n] == KEEP, table[2 * n :]
+def greedy_policy(
+    q: np.ndarray, rack_size: int, deck_size: int, seen: np.ndarray | None = None
+) -> np.ndarray:
+    """The greedy policy of action values ``q`` (observations x 14, higher is better) as action
+    probabilities: the best legal action (the lowest id among equals) at the observations in
+    ``seen`` (bool; default all), uniformly random over the legal actions elsewhere, where a
+    learner that never updated them knows nothing."""
+    sp = space(rack_size, deck_size)
+    legal = sp.legal[np.arange(sp.num_observations) // sp.num_states]
+    best = np.where(legal, q, -np.inf).argmax(axis=1)
+    probs = np.zeros((sp.num_observations, NUM_ACTIONS), dtype=np.float32)
+    probs[np.arange(sp.num_observations), best] = 1.0
+    if seen is not None:
+        unseen = ~np.asarray(seen, dtype=bool)
+        probs[unseen] = legal[unseen] / legal[unseen].sum(axis=1, keepdims=True)
+    return probs
+
+
+def transitions(
+    sp: SolitaireSpace, take: np.ndarray, keep: np.ndarray, place: np.ndarray
+) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """The turn-to-turn transition matrix of a policy (``policy_probabilities``) over the DRAW
+    states, and each state's probability of going Rack-O this turn."""
+    n, per, k = sp.num_states, sp.masks - 1, sp.rack_size
     s = np.arange(n)
     row, mask = s // per, s % per + 1
     ascending = np.repeat(sp.ascending, sp.free)
+    src, dst, prob, done = [], [], [], np.zeros(n)
 
-    def end(r: np.ndarray, m: np.ndarray, placed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The next turn's state after the turn in state (r, m) placed (or discarded): its row,
-        and whether the turn went Rack-O."""
-        nxt = sp.row_state(r, m)
-        moved = np.where(placed, sp.place_next[r, slot[nxt]], r)
-        return sp.row_state(moved, m), ascending[moved]
+    def add(origin: np.ndarray, r: np.ndarray, m: np.ndarray, weight: np.ndarray) -> None:
+        """Turns from ``origin`` that reach PLACE state (r, m) with probability ``weight``."""
+        t = sp.row_state(r, m)
+        for slot in range(k):
+            w = weight * place[t, slot]
+            nz = w > 0
+            moved = sp.place_next[r[nz], slot]
+            fin = ascending[moved]
+            np.add.at(done, origin[nz][fin], w[nz][fin])
+            src.append(origin[nz][~fin])
+            dst.append(sp.row_state(moved, m[nz])[~fin])
+            prob.append(w[nz][~fin])
 
-    src, dst, prob = [], [], []
-    nxt, done = end(row[take], mask[take], np.ones(take.sum(), bool))
-    src.append(s[take][~done]), dst.append(nxt[~done]), prob.append(np.ones((~done).sum()))
+    add(s, row, mask, take)
     rid, j = row // sp.free, row % sp.free
     count = sp.draw_count[mask]
     for b in range(sp.bits):
         jc = np.where(b < j, b, b + 1)
-        pick = ~take & sp.mask_bits[b, mask]
+        pick = (take < 1) & sp.mask_bits[b, mask]
         r_c = (rid * sp.free + jc)[pick]
         m_c = sp.draw_mask[j[pick], jc[pick], mask[pick]]
-        nxt, done = end(r_c, m_c, keep[sp.row_state(r_c, m_c)])
-        src.append(s[pick][~done]), dst.append(nxt[~done]), prob.append(1.0 / count[pick][~done])
+        t = sp.row_state(r_c, m_c)
+        w = (1 - take[pick]) / count[pick]
+        discard = w * (1 - keep[t])
+        fin = ascending[r_c]
+        np.add.at(done, s[pick][fin], discard[fin])
+        nz = (discard > 0) & ~fin
+        src.append(s[pick][nz]), dst.append(t[nz]), prob.append(discard[nz])
+        add(s[pick], r_c, m_c, w * keep[t])
     src, dst, prob = (np.concatenate(a) for a in (src, dst, prob))
-    return sparse.csr_matrix((prob, (src, dst)), shape=(n, n))
+    return sparse.csr_matrix((prob, (src, dst)), shape=(n, n)), done
 
 
-def _evaluate_table(
-    sp: SolitaireSpace, table: np.ndarray, start: np.ndarray | None = None
+def _evaluate(
+    sp: SolitaireSpace,
+    probabilities: tuple[np.ndarray, ...],
+    start: np.ndarray | None = None,
+    turn_limit: int | None = None,
 ) -> tuple[np.ndarray, float]:
-    """The exact turn-start values of a policy table (``inf`` where Rack-O is not certain; NaN
-    where neither the deal nor ``start`` reaches) and its expected turns from the deal."""
-    p = transitions(sp, table)
+    """The exact turn-start values of a policy (``inf`` where Rack-O is not certain; NaN where
+    neither the deal nor ``start`` reaches) and its expected turns from the deal; with
+    ``turn_limit``, of ``min(turns, turn_limit)`` (the limit's sweeps of the chain)."""
+    p, done = transitions(sp, *probabilities)
     n = sp.num_states
     reach = _reachable(p, sp.deal_rows() if start is None else start)
+    if turn_limit is not None:
+        live = np.flatnonzero(reach)
+        sub, values = p[live][:, live].tocsr(), np.full(n, np.nan)
+        v = np.zeros(len(live))
+        for _ in range(turn_limit):
+            v = 1.0 + sub @ v
+        values[live] = v
+        return values, _deal_mean(sp, values)
     # States that never go Rack-O, then every state that can get to one of them: infinite.
-    finishes = np.asarray(p.sum(axis=1)).ravel() < 1.0 - 1e-12
-    stuck = reach & ~_reachable(p.T.tocsr(), np.flatnonzero(finishes & reach))
-    infinite = _reachable(p.T.tocsr(), np.flatnonzero(stuck)) & reach
+    back = p.T.tocsr()
+    stuck = reach & ~_reachable(back, np.flatnonzero((done > 0) & reach))
+    infinite = _reachable(back, np.flatnonzero(stuck)) & reach
     live = np.flatnonzero(reach & ~infinite)
     values = np.full(n, np.nan)
     values[infinite] = np.inf

@@ -29,6 +29,7 @@ reads ascending at the end of a turn (a rack dealt ascending still takes one tur
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -38,7 +39,7 @@ from gymnasium import spaces
 from racko_env.actions import DISCARD, DRAW_PILE, NUM_ACTIONS, TAKE_DISCARD, Phase, as_action_id
 from racko_env.config import DEFAULT_TURN_LIMIT, RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import action_mask, encode
+from racko_env.observation import action_mask, encode, layout_for
 from racko_env.solitaire_space import SolitaireSpace, check_size
 
 SOLITAIRE_DECK = 40  # the deck of solitaire when ``deck_size`` is not given: cards 1-40
@@ -86,7 +87,7 @@ class RackoSolitaireEnv(gymnasium.Env):
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._started:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError("the episode is over or has not started: call reset()")
         action = as_action_id(action)
         game = self.game
         if game.round_over:
@@ -149,6 +150,36 @@ def tabular_index(game: RackoGame, space: SolitaireSpace) -> int:
     if not draw:
         draw = set(range(1, space.deck_size + 1)) - set(rack) - {card}
     return space.index(phase, tuple(rack), card, frozenset(draw))
+
+
+def observation_index(observation: Any, rack_size: int, deck_size: int) -> int:
+    """The tabular state of one of the env's observations: the vector, or the dict bots get
+    (``{"observation": ..., "action_mask": ...}``), at a decision. What a table-driven bot
+    calls to look its action up (``racko new-bot NAME --solitaire``)."""
+    if isinstance(observation, Mapping):
+        observation = observation["observation"]
+    vec = np.asarray(observation, dtype=np.float64)
+    rules = RulesConfig(num_players=1, rack_size=rack_size, deck_size=deck_size)
+    lay = layout_for(rules)
+    if vec.shape != (lay.size,):
+        raise ValueError(
+            f"a solitaire observation with rack_size={rack_size}, deck_size={deck_size} has "
+            f"{lay.size} entries, got shape {vec.shape}"
+        )
+    phase = vec[lay.PHASE]
+    if phase.max() != 1.0:
+        raise ValueError("the observation asks for no decision (the round is over)")
+    phase = int(phase.argmax())
+
+    def card(x: float) -> int:
+        return int(round(x * deck_size))
+
+    rack = tuple(card(x) for x in vec[lay.RACK])
+    held = card(vec[lay.DISCARD_TOP] if phase == Phase.DRAW else vec[lay.HELD])
+    draw = {c + 1 for c in np.flatnonzero(vec[lay.UNSEEN][:deck_size])}
+    if not draw:  # emptied by this turn's draw: refilled at the end of the turn
+        draw = set(range(1, deck_size + 1)) - set(rack) - {held}
+    return solitaire_space(rack_size, deck_size).index(phase, rack, held, frozenset(draw))
 
 
 def state_game(space: SolitaireSpace, observation: int, from_discard: bool = False) -> RackoGame:

@@ -34,11 +34,14 @@ discard top ``outside[j]`` (refilled if it empties the pile).
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from itertools import permutations
 from math import perm
 
 import numpy as np
+
+from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
 
 PHASES = 3  # DRAW, KEEP_OR_DISCARD, PLACE: the decisions of a turn, as racko_env.actions.Phase
 MAX_STATES = 50_000_000  # per phase: past this the tables no longer fit a laptop's memory
@@ -110,6 +113,15 @@ class SolitaireSpace:
         self.place_next = self._place_table()
         self.draw_mask, self.mask_bits = self._mask_tables()
         self.draw_count = self.mask_bits.sum(axis=0)  # cards in the draw pile, per mask
+        # nth_bit[mask, u]: the u-th set bit of mask (the u-th smallest card of the draw pile)
+        self.nth_bit = np.zeros((self.masks, max(self.bits, 1)), dtype=np.int64)
+        for mask in range(self.masks):
+            on = [b for b in range(self.bits) if mask >> b & 1]
+            self.nth_bit[mask, : len(on)] = on
+        # legal[phase, action]: the full game's masks (a rack of k slots: actions 0..k-1)
+        self.legal = np.zeros((PHASES, NUM_ACTIONS), dtype=bool)
+        self.legal[0, [DRAW_PILE, TAKE_DISCARD]] = self.legal[1, [KEEP, DISCARD]] = True
+        self.legal[2, :k] = True
 
     # ------------------------------------------------------------------ tables
 
@@ -199,7 +211,61 @@ class SolitaireSpace:
         other card in the draw pile; each of them is equally likely."""
         return self.row_state(np.arange(self.num_rows), self.masks - 1)
 
-    def table_bytes(self, actions: int = 14, itemsize: int = 4) -> int:
+    def deal(self, rng: random.Random) -> int:
+        """A uniformly random deal's first observation (a DRAW state)."""
+        row = rng.randrange(self.num_rows)
+        return int(self.row_state(row, self.masks - 1))
+
+    def step(self, observation: int, action: int, rng: random.Random) -> tuple[int, bool, bool]:
+        """One decision played on the tables, as the rules engine plays it: the next
+        observation, whether the decision ended a turn and whether that turn went Rack-O (the
+        observation after Rack-O is the final rack's DRAW state). The action must be legal."""
+        n = self.num_states
+        phase, state = divmod(observation, n)
+        row, mask = divmod(state, self.masks - 1)
+        mask += 1
+        if phase == 0:
+            if action == TAKE_DISCARD:
+                return 2 * n + state, False, False
+            rid, j = divmod(row, self.free)
+            bits = [b for b in range(self.bits) if mask >> b & 1]
+            b = bits[rng.randrange(len(bits))]
+            jc = b if b < j else b + 1
+            new_mask = int(self.draw_mask[j, jc, mask])
+            return n + int(self.row_state(rid * self.free + jc, new_mask)), False, False
+        if phase == 1 and action == KEEP:
+            return 2 * n + state, False, False
+        if phase == 2:
+            row = int(self.place_next[row, action])
+            state = int(self.row_state(row, mask))
+        return state, True, bool(self.ascending[row // self.free])
+
+    def step_batch(
+        self, observations: np.ndarray, actions: np.ndarray, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``step`` for arrays of observations and legal actions (the drawn cards from ``rng``)."""
+        n = self.num_states
+        phase, state = np.divmod(np.asarray(observations, dtype=np.int64), n)
+        row, mask = np.divmod(state, self.masks - 1)
+        mask += 1
+        actions = np.asarray(actions, dtype=np.int64)
+        nxt, row_after = state.copy(), row.copy()
+        drawing = (phase == 0) & (actions == DRAW_PILE)
+        pick = self.nth_bit[mask, (rng.random(len(mask)) * self.draw_count[mask]).astype(np.int64)]
+        rid, j = np.divmod(row, self.free)
+        jc = np.where(pick < j, pick, pick + 1)
+        drawn = n + self.row_state(rid * self.free + jc, self.draw_mask[j, jc, mask])
+        nxt = np.where(drawing, drawn, nxt)
+        holding = ((phase == 0) & (actions == TAKE_DISCARD)) | ((phase == 1) & (actions == KEEP))
+        nxt = np.where(holding, 2 * n + state, nxt)
+        placing = phase == 2
+        row_after[placing] = self.place_next[row[placing], actions[placing]]
+        nxt[placing] = self.row_state(row_after[placing], mask[placing])
+        ended = placing | ((phase == 1) & (actions == DISCARD))
+        racko = ended & self.ascending[row_after // self.free]
+        return nxt, ended, racko
+
+    def table_bytes(self, actions: int = NUM_ACTIONS, itemsize: int = 4) -> int:
         """Bytes of a Q-table over every tabular observation (``actions`` float32 entries each)."""
         return self.num_observations * actions * itemsize
 

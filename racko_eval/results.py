@@ -323,7 +323,13 @@ def _figures(name: str, keys: Sequence[str], folder: str | Path | None) -> dict[
     missing = [k for k in keys if not isinstance(data["figures"].get(k), int | float)]
     if missing:
         raise ResultsError(f"results {name}: no number for {', '.join(missing)}")
-    return {**data["figures"], "cores": data["machine"]["cores"]}
+    return {**data["figures"], "machine": _machine_text(data["machine"])}
+
+
+def _machine_text(machine: Mapping[str, Any]) -> str:
+    """``2 cores`` and, where recorded, the load: a wall-clock figure measures the machine too."""
+    load = machine.get("load_average") or []
+    return f"{machine['cores']} cores" + (f" at load average {load[0]:.1f}" if load else "")
 
 
 def headline_lines(
@@ -336,13 +342,13 @@ def headline_lines(
     page = {name: f"{link_prefix}{stem}.md" for name, stem in HEADLINE_PAGES.items()}
     return [
         f"- **Time to `expert`'s level:** the main job reaches it in {f['minutes']:.1f} minutes "
-        f"({f['env_steps']:,} env steps) on {f['cores']} cores "
+        f"({f['env_steps']:,} env steps) on {f['machine']} "
         f"([training results]({page['time_to_expert']})).",
         f"- **The shipped bots:** `racko_2p` wins {_percent(b['racko_2p_vs_heuristic'])} of "
         f"duplicate rounds against `heuristic` and {_percent(b['racko_2p_vs_expert'])} against "
         f"`expert` ([bot strength]({page['shipped_bots']})).",
         f"- **Speed:** the AEC env plays {format_cell(s['racko_v1_steps_per_s'])} steps/s, "
-        f"{s['ratio_to_connect_four']:.1f}x PettingZoo's `connect_four_v3` "
+        f"{s['ratio_to_connect_four']:.1f}x PettingZoo's `connect_four_v3`, on {s['machine']} "
         f"([speed and scale]({page['env_speed']})).",
     ]
 

@@ -541,3 +541,40 @@ def test_stdout_shown_to_students_holds_no_seed(tmp_path, rubric_file, can_isola
     assert "| **total** |" in shown and "123456789012345" not in shown and "seed" not in shown
     autograde(root, rubric_file, isolate=can_isolate, secret=secret)  # instructors only
     assert "seed 123456789012345 (secret)" in capsys.readouterr().out
+
+
+# A trained model handed in as a folder: a package and its weights, loaded as data only.
+NETBOT = """from pathlib import Path
+
+import numpy as np
+
+_WEIGHTS = np.load(Path(__file__).with_name("weights.npz"), allow_pickle=False)
+
+
+def act(observation):
+    scores = observation["observation"] @ _WEIGHTS["w"] + _WEIGHTS["b"]
+    scores[~observation["action_mask"].astype(bool)] = -np.inf
+    return int(np.argmax(scores))
+"""
+
+
+def test_a_folder_submission_with_npz_weights_is_graded(tmp_path, rubric_file, can_isolate):
+    import numpy as np
+
+    from racko_env import racko_v1
+
+    env = racko_v1.raw_env()
+    env.reset(seed=0)
+    first = env.observe(env.agent_selection)
+    sizes = (first["observation"].shape[0], first["action_mask"].shape[0])
+    root = tmp_path / "autograder"
+    package = root / "submission" / "netbot"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(NETBOT)
+    rng = np.random.default_rng(0)
+    np.savez(package / "weights.npz", w=rng.normal(size=sizes), b=rng.normal(size=sizes[1]))
+    results = autograde(root, rubric_file, isolate=can_isolate)
+    model = valid(results)
+    points = {t.name: t.score for t in model.tests or []}
+    assert points["loads"] == 10 and points["legal moves"] == 20, results["output"]
+    assert results["extra_data"]["racko_grade"]["bot"] == "netbot:act"

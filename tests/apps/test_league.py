@@ -22,8 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 def rows(db: Path) -> dict[tuple[str, str], str]:
     with sqlite3.connect(db) as conn:
         return {
-            (a, b): t
-            for a, b, t in conn.execute("SELECT a_label, b_label, finished_at FROM pairings")
+            tuple(json.loads(labels)): t
+            for labels, t in conn.execute("SELECT labels, finished_at FROM played")
         }
 
 

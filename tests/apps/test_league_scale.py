@@ -104,11 +104,11 @@ def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
     add = league.Record.add
     calls = {"n": 0}
 
-    def killed_after_five(self, a, b, result):
+    def killed_after_five(self, bots, result):
         if calls["n"] == 5:
             raise KeyboardInterrupt  # as a kill mid-round: this pairing is lost, not recorded
         calls["n"] += 1
-        add(self, a, b, result)
+        add(self, bots, result)
 
     monkeypatch.setattr(league.Record, "add", killed_after_five)
     db = tmp_path / "cut.sqlite"

@@ -360,12 +360,12 @@ def test_hostile_bots_in_a_grade_forfeit_or_are_contained(arena, name, monkeypat
 
 
 def test_the_commands_refuse_without_bubblewrap_unless_told(tmp_path, monkeypatch, capsys):
-    from racko_apps import sandbox
+    from racko_apps import sandbox_bwrap
     from racko_apps.grade import main as grade_main
 
     (tmp_path / "decent.py").write_text(DECENT)
-    monkeypatch.setattr(sandbox, "_isolation_checked", None)
-    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    monkeypatch.setattr(sandbox_bwrap, "_isolation_checked", None)
+    monkeypatch.setattr(sandbox_bwrap.shutil, "which", lambda name: None)
     monkeypatch.chdir(tmp_path)
     assert grade_main(["decent:Bot", "--rubric", "quick"]) == 2
     err = capsys.readouterr().err

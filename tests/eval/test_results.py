@@ -100,7 +100,8 @@ def test_a_caption_names_command_commit_date_and_machine() -> None:
 
 
 def _headline_files(folder: Path) -> None:
-    _write(folder, "time_to_expert", figures={"minutes": 3.5, "env_steps": 294912})
+    machine = {"cores": 2, "load_average": [3.14, 2.0, 1.0]}
+    _write(folder, "time_to_expert", figures={"minutes": 3.5, "env_steps": 294912}, machine=machine)
     _write(
         folder,
         "shipped_bots",
@@ -123,6 +124,7 @@ def test_the_readme_block_is_regenerated_and_checked(tmp_path: Path) -> None:
     text = readme.read_text()
     assert "85.1%" in text and "49.1%" in text and "50,000 steps/s" in text and "12.0x" in text
     assert "(docs/results/training.md)" in text and text.endswith("\n\nmore\n")
+    assert "3.5 minutes (294,912 env steps) on 2 cores at load average 3.1 " in text
     assert not results.update_readme(readme, tmp_path, check=True)
 
 
