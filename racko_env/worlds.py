@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from racko_env.actions import Phase
-from racko_env.config import RulesConfig
+from racko_env.config import RulesConfig, require_rule_book_sizes
 from racko_env.engine import RackoGame
 from racko_env.observation import (
     DISCARD_TOP,
@@ -205,6 +205,7 @@ class _Seen:
         players = 1 + np.rint(obs[:, OPP_PRESENT].sum(axis=1)).astype(np.intp)
         if config is None:
             config = RulesConfig.from_dict({"num_players": int(players[0]), **rules_options})
+        require_rule_book_sizes(config, "racko_env.worlds", "the game and its observations")
         n_players, n = config.num_players, deck_size(config.num_players)
         bad = np.flatnonzero(players != n_players)
         if bad.size:
