@@ -17,10 +17,14 @@ from typing import Any
 from racko_apps.referee import is_bot_file_spec, is_python_spec
 from racko_apps.sandbox import DEFAULT_ALLOW, DEFAULT_ROUND_SECONDS, check_allow
 from racko_env.config import RulesConfig
-from racko_env.rules import MAX_PLAYERS, SOLITAIRE
+from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS, SOLITAIRE
+from racko_env.solitaire_space import check_size
 
 CHECKS = ("loads", "legal", "speed", "win_rate")
-SOLITAIRE_CHECKS = ("solitaire_policy", "solitaire_values")  # racko_apps.grade_solitaire
+# Solitaire's exact checks (racko_apps.grade_solitaire): the key of their thresholds' limits.
+SOLITAIRE_CHECKS = ("solitaire_policy", "solitaire_values")
+LIMIT_KEY = {"solitaire_policy": "gap_percent", "solitaire_values": "max_error"}
+DEFAULT_VALUES_FILE = "values.npy"
 # When students see a criterion on Gradescope (its test's "visibility"; racko_apps.gradescope).
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 # How a win_rate criterion turns a win rate into points: the highest threshold reached (steps),
@@ -141,8 +145,8 @@ def parse_rubric(data: Any, source: str, folder: str | None = None) -> Rubric:
         values[key] = _number(data[key], f"rubric {source}: {key}", kind, positive=key != "seed")
     if not SOLITAIRE <= values["players"] <= MAX_PLAYERS:
         raise RubricError(
-            f"rubric {source}: players must be from {SOLITAIRE} (solitaire) to {MAX_PLAYERS}, "
-            f"got {values['players']}"
+            f"rubric {source}: players must be from {MIN_PLAYERS} to {MAX_PLAYERS} (or "
+            f"{SOLITAIRE}: solitaire), got {values['players']}"
         )
     rules = data.get("rules") or {}
     if not isinstance(rules, dict):
@@ -168,9 +172,7 @@ def parse_rubric(data: Any, source: str, folder: str | None = None) -> Rubric:
         **values,
     )
     if rubric.players == SOLITAIRE:  # graded exactly: racko_apps.grade_solitaire
-        from racko_apps.grade_solitaire import check_rubric
-
-        check_rubric(rubric)
+        _check_solitaire(rubric)
     return rubric
 
 
@@ -206,9 +208,7 @@ def _criterion(raw: Any, where: str) -> Criterion:
             f"got {visibility!r}"
         )
     if check in SOLITAIRE_CHECKS:  # a value table's file is kept in ``opponent``
-        from racko_apps.grade_solitaire import parse_criterion
-
-        return parse_criterion(raw, where, name, visibility)
+        return _solitaire_criterion(raw, where, name, visibility)
     if check not in CHECKS:
         raise RubricError(
             f"{where} ({name}): check must be one of {', '.join(CHECKS)}, got {check!r}"
@@ -256,6 +256,54 @@ def _win_rate_criterion(raw: dict[str, Any], where: str, name: str, visibility: 
     parsed.sort()
     points = max(p for _, p in parsed)
     return Criterion(name, "win_rate", points, opponent, tuple(parsed), visibility, scoring)
+
+
+def _solitaire_criterion(raw: dict[str, Any], where: str, name: str, visibility: str) -> Criterion:
+    """A solitaire criterion from its YAML mapping; RubricError names the first problem."""
+    check = raw["check"]
+    allowed = {"name", "check", "thresholds", "visibility"} | (
+        {"file"} if check == "solitaire_values" else set()
+    )
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise RubricError(f"{where} ({name}): unknown key {unknown[0]!r} for a {check} check")
+    key = LIMIT_KEY[check]
+    steps = raw.get("thresholds")
+    if not isinstance(steps, list) or not steps:
+        raise RubricError(f"{where} ({name}): thresholds must be a non-empty list")
+    parsed = []
+    for i, step in enumerate(steps):
+        at = f"{where} ({name}): thresholds[{i}]"
+        if not isinstance(step, dict) or set(step) != {key, "points"}:
+            raise RubricError(f"{at} must be a mapping with exactly {key} and points")
+        values = [step[key], step["points"]]
+        if any(isinstance(v, bool) or not isinstance(v, int | float) or v < 0 for v in values):
+            raise RubricError(f"{at}: {key} and points must be numbers, not negative")
+        parsed.append((float(step[key]), float(step["points"])))
+    file = raw.get("file", DEFAULT_VALUES_FILE) if check == "solitaire_values" else None
+    if file is not None and (not isinstance(file, str) or not file.endswith(".npy")):
+        raise RubricError(f"{where} ({name}): file must be a .npy file name, got {file!r}")
+    points = max(p for _, p in parsed)
+    return Criterion(name, check, points, file, tuple(sorted(parsed)), visibility)
+
+
+def _check_solitaire(rubric: Rubric) -> None:
+    """A solitaire rubric has a size that solves and only checks that need no games."""
+    for crit in rubric.criteria:
+        if crit.check not in ("loads", *SOLITAIRE_CHECKS):
+            raise RubricError(
+                f"rubric {rubric.source}: {crit.name}: a solitaire rubric (players: 1) grades "
+                f"with loads, {', '.join(SOLITAIRE_CHECKS)}; {crit.check} plays games"
+            )
+    try:
+        check_size(*size(rubric))
+    except (TypeError, ValueError) as err:
+        raise RubricError(f"rubric {rubric.source}: rules: {err}") from None
+
+
+def size(rubric: Rubric) -> tuple[int, int]:
+    """A solitaire rubric's (rack_size, deck_size)."""
+    return rubric.rules.get("rack_size", 10), rubric.rules.get("deck_size", 0) or 40
 
 
 def shipped_rubrics() -> list[str]:

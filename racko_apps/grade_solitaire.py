@@ -15,7 +15,8 @@ solitaire agent against the exact optimum (``racko_env.solitaire``), with no gam
   P}``: the points of the highest threshold whose E the largest error does not exceed.
 - ``check: loads`` as in every rubric. Other checks play games and are not for solitaire.
 
-The format of the shipped rubric: ``racko_apps/rubrics/solitaire.yaml``; the starter:
+The rubric's solitaire criteria are parsed and checked in ``racko_apps.grade_rubric``. The
+format of the shipped rubric: ``racko_apps/rubrics/solitaire.yaml``; the starter:
 ``racko new-bot my_agent --solitaire``; the course: ``docs/coursework/ladder.md``.
 """
 
@@ -26,67 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from racko_apps.grade_rubric import SOLITAIRE_CHECKS, Criterion, Rubric, RubricError
+from racko_apps.grade_rubric import DEFAULT_VALUES_FILE, Criterion, Rubric, size
 from racko_env.config import DEFAULT_TURN_LIMIT
 
-LIMIT_KEY = {"solitaire_policy": "gap_percent", "solitaire_values": "max_error"}
-DEFAULT_VALUES_FILE = "values.npy"
 EXACT = 1e-9  # a gap or an error this small is none
-
-
-def is_solitaire(rubric: Rubric) -> bool:
-    """A rubric for solitaire: one player."""
-    return rubric.players == 1
-
-
-def parse_criterion(raw: dict[str, Any], where: str, name: str, visibility: str) -> Criterion:
-    """A solitaire criterion from its YAML mapping; RubricError names the first problem."""
-    check = raw["check"]
-    allowed = {"name", "check", "thresholds", "visibility"} | (
-        {"file"} if check == "solitaire_values" else set()
-    )
-    unknown = sorted(set(raw) - allowed)
-    if unknown:
-        raise RubricError(f"{where} ({name}): unknown key {unknown[0]!r} for a {check} check")
-    key = LIMIT_KEY[check]
-    steps = raw.get("thresholds")
-    if not isinstance(steps, list) or not steps:
-        raise RubricError(f"{where} ({name}): thresholds must be a non-empty list")
-    parsed = []
-    for i, step in enumerate(steps):
-        at = f"{where} ({name}): thresholds[{i}]"
-        if not isinstance(step, dict) or set(step) != {key, "points"}:
-            raise RubricError(f"{at} must be a mapping with exactly {key} and points")
-        values = [step[key], step["points"]]
-        if any(isinstance(v, bool) or not isinstance(v, int | float) or v < 0 for v in values):
-            raise RubricError(f"{at}: {key} and points must be numbers, not negative")
-        parsed.append((float(step[key]), float(step["points"])))
-    file = raw.get("file", DEFAULT_VALUES_FILE) if check == "solitaire_values" else None
-    if file is not None and (not isinstance(file, str) or not file.endswith(".npy")):
-        raise RubricError(f"{where} ({name}): file must be a .npy file name, got {file!r}")
-    points = max(p for _, p in parsed)
-    return Criterion(name, check, points, file, tuple(sorted(parsed)), visibility)
-
-
-def check_rubric(rubric: Rubric) -> None:
-    """A solitaire rubric has a size that solves and only checks that need no games."""
-    from racko_env.solitaire_space import check_size
-
-    for crit in rubric.criteria:
-        if crit.check not in ("loads", *SOLITAIRE_CHECKS):
-            raise RubricError(
-                f"rubric {rubric.source}: {crit.name}: a solitaire rubric (players: 1) grades "
-                f"with loads, {', '.join(SOLITAIRE_CHECKS)}; {crit.check} plays games"
-            )
-    try:
-        check_size(*size(rubric))
-    except (TypeError, ValueError) as err:
-        raise RubricError(f"rubric {rubric.source}: rules: {err}") from None
-
-
-def size(rubric: Rubric) -> tuple[int, int]:
-    """The rubric's (rack_size, deck_size)."""
-    return rubric.rules.get("rack_size", 10), rubric.rules.get("deck_size", 0) or 40
 
 
 def threshold_points(crit: Criterion, measured: float) -> float:
@@ -157,7 +101,6 @@ def grade_solitaire(
     from racko_apps.grade_report import Failures, build_report
     from racko_apps.sandbox import NOT_ISOLATED, SandboxedBot
 
-    check_rubric(rubric)
     failures = Failures()
     seated, load_error = seat_submission(spec, rubric, folder, "bwrap" if isolate else "none")
     if load_error:

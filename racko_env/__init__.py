@@ -6,7 +6,9 @@ environments need numpy, gymnasium and pettingzoo, and are registered on import:
 single-agent view, ``racko_env.gym_env``) and ``gymnasium.make_vec("racko/Racko-v1", num_envs=N,
 vectorization_mode="vector_entry_point")`` (the batched engine with its opponents inside,
 ``agents.vector_env.RackoVectorEnv``: named by a string, imported only when asked for, because its
-bots live in ``agents``, the layer above).
+bots live in ``agents``, the layer above). ``gymnasium.make("racko/RackoSolitaire-v0")`` is one
+player going for Rack-O in the fewest turns (``racko_env.solitaire_env``; small sizes solved
+exactly by ``racko_env.solitaire``).
 """
 
 from racko_env import rules

@@ -31,21 +31,10 @@ from scipy import sparse
 from scipy.sparse.linalg import spsolve
 
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
-from racko_env.solitaire_space import SolitaireSpace
+from racko_env.solitaire_space import SolitaireSpace, space
 
 TOLERANCE = 1e-12  # value iteration stops when no value moves by more than this
 MAX_ITERATIONS = 100_000
-_SPACES: dict[tuple[int, int], SolitaireSpace] = {}
-
-
-def space(rack_size: int, deck_size: int) -> SolitaireSpace:
-    """The (cached) state numbering of one size."""
-    key = (rack_size, deck_size)
-    if key not in _SPACES:
-        _SPACES[key] = SolitaireSpace(rack_size, deck_size)
-    return _SPACES[key]
-
-
 @dataclass
 class Solution:
     """Optimal play of one size: see the module docstring for what each array holds."""

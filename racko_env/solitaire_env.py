@@ -40,7 +40,7 @@ from racko_env.actions import DISCARD, DRAW_PILE, NUM_ACTIONS, TAKE_DISCARD, Pha
 from racko_env.config import DEFAULT_TURN_LIMIT, RulesConfig
 from racko_env.engine import RackoGame
 from racko_env.observation import action_mask, encode, layout_for
-from racko_env.solitaire_space import SolitaireSpace, check_size
+from racko_env.solitaire_space import SolitaireSpace, check_size, space
 
 SOLITAIRE_DECK = 40  # the deck of solitaire when ``deck_size`` is not given: cards 1-40
 
@@ -132,8 +132,6 @@ class RackoSolitaireEnv(gymnasium.Env):
 
 def solitaire_space(rack_size: int, deck_size: int) -> SolitaireSpace:
     """The (cached) state numbering of one size; shared with ``racko_env.solitaire``."""
-    from racko_env.solitaire import space
-
     check_size(rack_size, deck_size)
     return space(rack_size, deck_size)
 

@@ -270,6 +270,17 @@ class SolitaireSpace:
         return self.num_observations * actions * itemsize
 
 
+_SPACES: dict[tuple[int, int], SolitaireSpace] = {}
+
+
+def space(rack_size: int, deck_size: int) -> SolitaireSpace:
+    """The (cached) state numbering of one size."""
+    key = (rack_size, deck_size)
+    if key not in _SPACES:
+        _SPACES[key] = SolitaireSpace(rack_size, deck_size)
+    return _SPACES[key]
+
+
 def _bit(position: int, skipped: int) -> int:
     """The bit of the outside card at ``position`` in a mask that skips outside card ``skipped``."""
     return position if position < skipped else position - 1

@@ -27,7 +27,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from racko_env.actions import NUM_ACTIONS
 from racko_env.config import DEFAULT_TURN_LIMIT
-from racko_env.solitaire_space import SolitaireSpace, check_size
+from racko_env.solitaire_space import SolitaireSpace, check_size, space
 
 
 class SolitaireVectorEnv(VectorEnv):
@@ -51,8 +51,6 @@ class SolitaireVectorEnv(VectorEnv):
             )
         if unused:
             raise ValueError(f"unknown option(s) {sorted(unused)} for the solitaire vector env")
-        from racko_env.solitaire import space
-
         deck_size = deck_size or 40
         check_size(rack_size, deck_size)
         if isinstance(turn_limit, bool) or not isinstance(turn_limit, int) or turn_limit < 1:

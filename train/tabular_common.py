@@ -55,16 +55,18 @@ class TabularArgs:
     quiet: bool = False
 
 
-def parse_args(name: str, doc: str, argv: list[str] | None = None) -> TabularArgs:
-    """The dataclass's fields as flags, so the defaults live in one place."""
+def parse_args(name: str, doc: str, argv: list[str] | None = None, **defaults: Any) -> TabularArgs:
+    """The dataclass's fields as flags, so the defaults live in one place; ``defaults``: the
+    baseline's own (its tuned settings)."""
     parser = argparse.ArgumentParser(prog=f"python train/{name}.py", description=doc)
     for f in dataclasses.fields(TabularArgs):
         flag = "--" + f.name.replace("_", "-")
+        default = defaults.get(f.name, f.default)
         if f.type == "bool":
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
         else:
             kind = {"int": int, "float": float, "str": str}[f.type]
-            parser.add_argument(flag, type=kind, default=f.default)
+            parser.add_argument(flag, type=kind, default=default)
     args = TabularArgs(**vars(parser.parse_args(argv)))
     if not args.out:
         args.out = f"runs/{name}"

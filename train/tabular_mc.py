@@ -30,6 +30,17 @@ import racko_env  # noqa: F401  (registers racko/RackoSolitaire-v0)
 from train.tabular_common import TabularArgs, Tracker, epsilon, parse_args
 
 NAME = "tabular_mc"
+# Monte Carlo's own settings: its values are averages of whole games' returns, so early
+# exploration's bad games must fade (step size 1/visits**0.5), exploration starts high and ends
+# at none, and it needs twice the steps of the bootstrapping methods.
+DEFAULTS = {
+    "total_steps": 12_000_000,
+    "epsilon_start": 0.5,
+    "epsilon_end": 0.0,
+    "epsilon_fraction": 0.8,
+    "init_value": -1.0,
+    "step_power": 0.5,
+}
 
 
 def train(args: TabularArgs) -> dict:
@@ -108,7 +119,7 @@ def train(args: TabularArgs) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    train(parse_args(NAME, __doc__.split("\n")[0], argv))
+    train(parse_args(NAME, __doc__.split("\n")[0], argv, **DEFAULTS))
     return 0
 
 
