@@ -256,13 +256,6 @@ def test_the_map_check_sees_a_forbidden_import(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- no import cycles
 
-# Pairs being reworked by their owners right now (solitaire's solver and env, and its grader);
-# the lead removes an entry when its rework lands (a stale one fails the test).
-CYCLES_IN_PROGRESS = {
-    ("racko_apps.grade_rubric", "racko_apps.grade_solitaire"),
-    ("racko_env.solitaire", "racko_env.solitaire_env"),
-}
-
 
 def _module_imports(root: Path = ROOT) -> dict[str, set[str]]:
     """Each first-party module -> the first-party modules it imports (at any depth)."""
@@ -299,8 +292,7 @@ def test_no_two_modules_import_each_other() -> None:
     """A pair that imports each other is one concern split in two, or a shared part left inside
     one of them (``agents.expert_params`` is the expert's and the batched planner's)."""
     pairs = _mutual_pairs(_module_imports())
-    assert pairs - CYCLES_IN_PROGRESS == set()
-    assert CYCLES_IN_PROGRESS - pairs == set(), "a pair in progress is fixed: remove it"
+    assert pairs == set()
 
 
 def test_the_cycle_check_sees_a_pair(tmp_path: Path) -> None:
