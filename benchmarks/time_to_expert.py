@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     from sb3_contrib import MaskablePPO
 
-    from benchmarks import command_line, learning_curves
+    from benchmarks import command_line, learning_curves, shown
     from train import ppo
     from train.sb3.evaluation import EvalHistory
     from train.sb3.feature_cache import FeatureCache
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     wall_split = {part: round(watch.seconds.get(part, 0.0), 2) for part in parts}
     cpu_split = {part: round(watch.cpu_seconds.get(part, 0.0), 2) for part in parts}
     result = {
-        "config": args.config,
+        "config": shown(args.config),
         "wall_minutes": round(wall / 60, 2),
         "cpu_minutes": round(cpu / 60, 2),
         "env_steps": steps,
