@@ -1,6 +1,6 @@
 """The structured policy's features as an observation: a Gymnasium and a PettingZoo wrapper.
 
-On the raw observation (``racko_env.observation``, 270 floats) a generic learner has to discover
+On the raw observation (``racko_env.observation``, ``OBS_SIZE`` floats) a generic learner has to discover
 for itself what decides a Rack-O move: where a card fits between its neighbours, and how much
 closer it brings the rack to an ascending one given the cards that may still come. The features
 of ``agents.features`` compute exactly that (per slot: the card, its neighbours, the planner's
@@ -82,7 +82,7 @@ __all__ = [
 
 # Each statistic's bounds, (low, high) with "N" for the deck size's terms, and its meaning.
 # ``tests/agents/test_feature_obs.py`` checks that every name of agents.features has an entry.
-_SAVE = f"plan cost of the rack as it is minus plan cost with the card here, clipped to +-{SAVING_SCALE:g}, / {SAVING_SCALE:g}"
+_CLIP = f"clipped to +-{SAVING_SCALE:g}, / {SAVING_SCALE:g}"  # how a linear saving is scaled
 SLOT_MEANINGS: dict[str, tuple[str, str, str]] = {
     "card": ("0", "1", "the slot's card / N"),
     "may_come_below": ("0", "N/10", "cards below the slot's card that may still come (unseen or in the discard pile) / 10"),
@@ -94,9 +94,9 @@ SLOT_MEANINGS: dict[str, tuple[str, str, str]] = {
     "card_minus_slot": ("-1", "1", "(decision card - slot's card) / N; 0 without a decision card"),
     "card_fits": ("0", "1", "1 if the decision card lies between the slot's neighbours"),
     "has_card": ("0", "1", "1 if there is a decision card (same in every slot)"),
-    "cost": ("0", "L", "log(1 + plan cost) of the rack with the decision card put here; the plan cost is `expert`'s planner's cost of the cheapest ascending completion, capped at 1000 (no completion)"),
+    "cost": ("0", "L", "log(1 + plan cost) of the rack with the decision card put here; the plan cost is `expert`'s planner's cost of the cheapest ascending completion, capped at " + f"{NO_PLAN:g} (no completion)"),
     "saving_log": ("-L", "L", "signed log(1 + |saving|), saving = plan cost of the rack as it is minus plan cost with the decision card here"),
-    "saving_lin": ("-1", "1", "the same saving, clipped to +-10, / 10"),
+    "saving_lin": ("-1", "1", f"the same saving, {_CLIP}"),
     "is_best": ("0", "1", "1 if no other slot gives a lower plan cost for the decision card"),
     "no_plan": ("0", "1", "1 if the rack with the decision card here has no ascending completion"),
     "home": ("-1", "1", "(home slot of the slot's card - slot) / 10; card c's home slot is (c - 1) * 10 / N"),
@@ -111,11 +111,11 @@ GLOBAL_MEANINGS: dict[str, tuple[str, str, str]] = {
     "no_plan": ("0", "1", "1 if the rack as it is has no ascending completion"),
     "best_cost": ("0", "L", "log(1 + plan cost) with the decision card in its best slot (0 without a card)"),
     "best_saving_log": ("-L", "L", "signed log(1 + |saving|) of the decision card in its best slot"),
-    "best_saving_lin": ("-1", "1", "that saving, clipped to +-10, / 10"),
+    "best_saving_lin": ("-1", "1", f"that saving, {_CLIP}"),
     "draw_gain_log": ("0", "L", "log(1 + expected saving) of a blind draw put in its best slot (drawing only, else 0)"),
-    "draw_gain_lin": ("0", "1", "that expected saving, clipped to 10, / 10"),
+    "draw_gain_lin": ("0", "1", f"that expected saving, {_CLIP}"),
     "take_adv_log": ("-L", "L", "signed log(1 + |advantage|) of taking the discard top over a blind draw: its best saving minus the draw's expected saving (drawing only, else 0)"),
-    "take_adv_lin": ("-1", "1", "that advantage, clipped to +-10, / 10"),
+    "take_adv_lin": ("-1", "1", f"that advantage, {_CLIP}"),
     "may_come": ("0", "1", "cards that may still come (unseen or in the discard pile) / N"),
     "unseen": ("0", "1", "unseen cards / N"),
     "ascending_pairs": ("0", "1", "neighbouring slots in ascending order / 9"),
@@ -137,7 +137,7 @@ OPP_MEANINGS: dict[str, tuple[str, str, str]] = {
 @dataclass(frozen=True)
 class Column:
     """One column of the feature vector: its index, name, bounds (``low``/``high`` for the
-    deck size asked for; ``bounds`` written with N, L = ln(1001)) and meaning."""
+    deck size asked for; ``bounds`` written with N, L = ln(1 + NO_PLAN)) and meaning."""
 
     index: int
     name: str
@@ -229,7 +229,7 @@ def _row(*cells: str) -> str:
 
 def markdown_table() -> str:
     """The columns as the docs show them: a slot block's columns once (slot s's block starts at
-    column s * SLOT_FEATURES), then the global ones; bounds with N the deck size, L = ln(1001)."""
+    column s * SLOT_FEATURES), then the global ones; bounds with N the deck size, L = ln(1 + NO_PLAN)."""
     rows = ["| column | name | range | meaning |", "|---|---|---|---|"]
     cols = columns()
     for c in cols[:SLOT_FEATURES]:

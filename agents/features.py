@@ -316,6 +316,24 @@ def _opp_facts(x, c, n, out, at):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _draw_gain(
+    x, n, known, base, vals, prefix, table, fwd, bwd, skip, tmp, scratch
+):  # pragma: no cover
+    """The expected saving of a blind draw: every card the pile may give, put where it helps most."""
+    total, count = 0.0, 0.0
+    for c in range(1, n + 1):
+        if known > 0:
+            w = 1.0 if c == known else 0.0
+        else:
+            w = float(x[_UNSEEN0 + c - 1])
+        if w > 0:
+            _place_card(c, vals, prefix, table, fwd, bwd, skip, tmp, scratch)
+            total += w * (base - min(tmp.min(), base))
+            count += w
+    return total / max(count, 1.0)
+
+
+@njit(cache=True, nogil=True)
 def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compiled
     """``rack_features`` row by row (the numbers of ``train.network.features.RackFeatures``)."""
     m = RACK_SIZE + 2
@@ -355,18 +373,8 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
             here[s] = min(here[s], NO_PLAN)
             best_here = min(best_here, here[s])
         gain = 0.0
-        if drawing:  # a blind draw: every card the pile may give, put where it helps most
-            total, count = 0.0, 0.0
-            for c in range(1, n + 1):
-                if known > 0:
-                    w = 1.0 if c == known else 0.0
-                else:
-                    w = float(x[_UNSEEN0 + c - 1])
-                if w > 0:
-                    _place_card(c, vals, prefix, table, fwd, bwd, skip, tmp, scratch)
-                    total += w * (base - min(tmp.min(), base))
-                    count += w
-            gain = total / max(count, 1.0)
+        if drawing:
+            gain = _draw_gain(x, n, known, base, vals, prefix, table, fwd, bwd, skip, tmp, scratch)
         # ---- per slot
         for s in range(RACK_SIZE):
             v, prev, nxt = vals[s + 1], vals[s], vals[s + 2]

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def command_line(module: str, argv: list[str] | None) -> str:
@@ -19,3 +22,10 @@ def command_line(module: str, argv: list[str] | None) -> str:
             del args[i : i + 2]
         args = [a for a in args if not a.startswith(flag + "=")]
     return shlex.join(["python", "-m", f"benchmarks.{module}", *args])
+
+
+def shown(path: str | Path) -> str:
+    """A path as a results file shows it: relative to the repository when inside it, so a file
+    does not carry the measuring machine's folders."""
+    resolved = Path(path).resolve()
+    return str(resolved.relative_to(REPO)) if resolved.is_relative_to(REPO) else str(path)

@@ -63,7 +63,7 @@ NO_CLOCK = 1e6  # seconds: a clock per pairing no pairing reaches
 def one_league(folder: Path, args: argparse.Namespace, pairing_seconds: float | None) -> dict:
     """Run a league in ``folder``; its report and wall time."""
     from racko_apps.league import run_league
-    from racko_apps.sandbox import Limits
+    from racko_apps.sandbox import ALLOW_ALL, Limits
 
     began = time.perf_counter()
     report = run_league(
@@ -71,6 +71,7 @@ def one_league(folder: Path, args: argparse.Namespace, pairing_seconds: float | 
         rounds=args.rounds,
         seed=0,
         limits=Limits(move_seconds=5.0),  # racko league's own default
+        allow=ALLOW_ALL,  # the generated bots wrap expert
         max_pairings=args.max_pairings,
         workers=args.workers,
         pairing_seconds=pairing_seconds,

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks import shown
+
 
 def _cell(row: dict[str, Any], key: str) -> str | None:
     if key not in row:
@@ -36,7 +38,7 @@ def curve_table(run: Path, history: list[dict[str, Any]]) -> dict[str, Any]:
         for row in history
     ]
     return {
-        "title": f"Learning curve of {run}",
+        "title": f"Learning curve of {shown(run)}",
         "columns": columns,
         "rows": rows,
         "note": "the learner's win rate (95% CI) in duplicate rounds at each evaluation; the last "

@@ -1,7 +1,7 @@
 """The shipped bots' strength: ``agents/pretrained/racko_{2,3,4}p.onnx`` against ``heuristic`` and
 ``expert`` in duplicate rounds with 95% Wilson intervals; writes ``docs/results/shipped_bots.json``.
 
-    python -m benchmarks.shipped_bots                        # 2,000 deals a table, 2-4 players
+    python -m benchmarks.shipped_bots                        # 2-4 players, DEALS deals each
     python -m benchmarks.shipped_bots --players 2 --rounds 200   # a quicker look
 
 Two players: the bot against each baseline on its own, every deal in both seatings. Three and
@@ -19,6 +19,9 @@ import time
 from typing import Any
 
 BASELINES = ("heuristic", "expert")
+# Deals a table by player count: each deal is played in every seating (2 with two players, 6 with
+# three, 36 with four), so every count gets thousands of seated rounds.
+DEALS = {2: 2000, 3: 500, 4: 50}
 
 
 def bot_path(players: int) -> str:
@@ -61,7 +64,7 @@ def _rate(entry: dict[str, Any]) -> str:
     return f"{100 * entry['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
 
 
-def results_tables(rows: list[dict[str, Any]], deals: int) -> list[dict[str, Any]]:
+def results_tables(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     columns = ["bot", "players", "against", "rounds", "bot's win rate (95% CI)", "others"]
     body = []
     for row in rows:
@@ -73,7 +76,8 @@ def results_tables(rows: list[dict[str, Any]], deals: int) -> list[dict[str, Any
             [bot, row["players"], row["against"], row["rounds"], _rate(row["rates"][bot]), others]
         )
     note = (
-        f"{deals:,} duplicate deals a table, each in every seating, on the batched engine; "
+        "Duplicate deals, each in every seating (rounds counts the seated rounds), on the "
+        "batched engine; "
         "a win shared by a tie counts as a share; chance is 1 in the number of players."
     )
     return [
@@ -103,14 +107,16 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
-    parser.add_argument("--rounds", type=int, default=2000, help="deals a table (default 2000)")
+    parser.add_argument(
+        "--rounds", type=int, help=f"deals a table (default by player count: {DEALS})"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--results-dir", metavar="DIR", help="default docs/results")
     args = parser.parse_args(argv)
-    if args.rounds < 1:
+    if args.rounds is not None and args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
-    rows = [row for n in args.players for row in measure(n, args.rounds, args.seed)]
-    tables = results_tables(rows, args.rounds)
+    rows = [row for n in args.players for row in measure(n, args.rounds or DEALS[n], args.seed)]
+    tables = results_tables(rows)
     print(markdown_table(tables[0]))
     path = write_results(
         "shipped_bots",

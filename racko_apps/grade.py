@@ -11,9 +11,9 @@ decision type (draw, keep-or-discard, place; positions come from seeded games of
 bots); it thinks within the time limit on those positions; and it wins duplicate rounds against
 each opponent the rubric names. Points per criterion come from the rubric (racko_apps/rubrics/,
 format in docs/coursework/grade.md). A ``module:Class`` bot runs sandboxed in its own process,
-isolated under bubblewrap unless ``--no-isolation`` (``racko_apps.sandbox``): a crash, a hang, a
-flood of output, an attack on the grader or an illegal action forfeits the round and becomes a
-line of the report. Without ``--seed`` or ``--secret`` a run is practice, on the rubric's public
+isolated under bubblewrap or ``--isolation user|none|auto`` (``racko_apps.sandbox``), seeing
+only the toolkit modules its rubric allows: a crash, a hang, a flood of output, an attack on the
+grader or an illegal action forfeits the round and becomes a line of the report. Without ``--seed`` or ``--secret`` a run is practice, on the rubric's public
 seed, and says so; a graded run deals from the teacher's secret (racko_apps.grade_secret).
 Needs no torch.
 
@@ -33,9 +33,10 @@ from racko_apps.grade_report import format_report
 from racko_apps.grade_rubric import RubricError, load_rubric, parse_rubric
 from racko_apps.grade_run import grade
 from racko_apps.grade_secret import SecretError, read_secret
-from racko_apps.sandbox import IsolationUnavailableError
+from racko_apps.sandbox import ISOLATIONS, IsolationUnavailableError
 from racko_env.files import write_text_atomic
 
+ISOLATION_CHOICES = (*ISOLATIONS, "auto")
 __all__ = ["build_parser", "format_report", "grade", "load_rubric", "main", "parse_rubric"]
 
 
@@ -73,10 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="also write Gradescope's results.json, which holds no seed (racko_apps.gradescope)",
     )
-    parser.add_argument(
+    isolation = parser.add_mutually_exclusive_group()
+    isolation.add_argument(
+        "--isolation",
+        choices=ISOLATION_CHOICES,
+        default="bwrap",
+        help="how a sandboxed bot runs: bwrap (default), user (a user of its own with resource "
+        "limits, as root; weaker, and the report says so), none, or auto (the strongest here)",
+    )
+    isolation.add_argument(
         "--no-isolation",
-        action="store_true",
-        help="run a Python bot without bubblewrap (only for bots you trust; the report says so)",
+        dest="isolation",
+        action="store_const",
+        const="none",
+        help="--isolation none: only for bots you trust (the report says so)",
     )
     return parser
 
@@ -96,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             rubric,
             seed=seed,
             folder=Path.cwd(),
-            isolate=not args.no_isolation,
+            isolation=args.isolation,
             record_dir=args.record,
             seed_source=source,
         )

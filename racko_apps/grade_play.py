@@ -17,7 +17,7 @@ from agents.base import Bot
 from racko_apps.grade_report import Failures
 from racko_apps.grade_rubric import Criterion, Rubric
 from racko_apps.referee import Strikes, play_match, seat_bot
-from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+from racko_apps.sandbox import ALLOW_ALL, BotFailureError, Limits, SandboxedBot
 from racko_eval.records import safe_name
 
 
@@ -31,10 +31,10 @@ def rubric_limits(rubric: Rubric) -> Limits:
 
 
 def seat_submission(
-    spec: str, rubric: Rubric, folder: str | Path, isolate: bool
+    spec: str, rubric: Rubric, folder: str | Path, isolation: str
 ) -> tuple[str | Bot | None, str]:
-    """The submission seated (a started sandbox, or a built-in's name), or None and the
-    one-line reason it does not load."""
+    """The submission seated (a started sandbox under ``isolation``, or a built-in's name), or
+    None and the one-line reason it does not load."""
     try:
         seated = seat_bot(
             spec,
@@ -42,7 +42,9 @@ def seat_submission(
             rubric.rules,
             folder=folder,
             limits=rubric_limits(rubric),
-            isolate=isolate,
+            isolate=isolation != "none",
+            isolation=isolation,
+            allow=rubric.allow,
         )
     except BotFailureError as err:
         return None, err.reason
@@ -60,8 +62,9 @@ def bot_object(seated: str | Bot, rubric: Rubric) -> Bot:
     return seated
 
 
-def seat_opponent(crit: Criterion, rubric: Rubric, isolate: bool) -> str | Bot:
-    """A criterion's opponent: its files are the staff's, found in the rubric's folder."""
+def seat_opponent(crit: Criterion, rubric: Rubric, isolation: str) -> str | Bot:
+    """A criterion's opponent: its files are the staff's, found in the rubric's folder, and may
+    import the whole toolkit."""
     assert crit.opponent is not None
     return seat_bot(
         crit.opponent,
@@ -69,7 +72,9 @@ def seat_opponent(crit: Criterion, rubric: Rubric, isolate: bool) -> str | Bot:
         rubric.rules,
         folder=rubric.folder or ".",
         limits=rubric_limits(rubric),
-        isolate=isolate,
+        isolate=isolation != "none",
+        isolation=isolation,
+        allow=ALLOW_ALL,
     )
 
 
@@ -82,13 +87,13 @@ def play_criterion(
     strikes: Strikes,
     failures: Failures,
     *,
-    isolate: bool = True,
+    isolation: str = "bwrap",
     record_dir: Path | None = None,
 ) -> dict[str, Any]:
     """Play ``crit``'s duplicate match and measure the submission's result in it."""
     assert crit.opponent is not None
     opp_label = crit.opponent if crit.opponent != spec else f"{crit.opponent}#2"
-    opponent = seat_opponent(crit, rubric, isolate)
+    opponent = seat_opponent(crit, rubric, isolation)
     try:
         match = play_match(
             [seated, opponent],

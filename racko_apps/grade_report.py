@@ -92,19 +92,23 @@ def build_report(
     rows: list[dict[str, Any]],
     failures: Failures,
     forfeits: int,
+    isolation: str = "bwrap",
     warning: str | None = None,
 ) -> dict[str, Any]:
-    """The teacher's report (a JSON-ready dict); ``report["total"]`` is the points earned."""
+    """The teacher's report (a JSON-ready dict); ``report["total"]`` is the points earned. A
+    weaker isolation than bubblewrap heads it (``isolated`` False and its ``warning``)."""
     total = sum(r["points"] for r in rows)
     return {
         **({} if warning is None else {"isolated": False, "warning": warning}),
         "schema": SCHEMA,
+        "isolation": isolation,
         "bot": spec,
         "rubric": rubric.source,
         "seed": seed,
         "seed_source": seed_source,
         "players": rubric.players,
         "rules": rubric.rules,
+        "allow": list(rubric.allow),
         "criteria": rows,
         "total": round(total, 6),
         "max_total": round(rubric.max_points, 6),

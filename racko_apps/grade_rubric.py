@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from racko_apps.referee import is_bot_file_spec, is_python_spec
-from racko_apps.sandbox import DEFAULT_ROUND_SECONDS
+from racko_apps.sandbox import DEFAULT_ALLOW, DEFAULT_ROUND_SECONDS, check_allow
 from racko_env.config import RulesConfig
 from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS, SOLITAIRE
 from racko_env.solitaire_space import check_size
@@ -63,8 +63,8 @@ class Rubric:
     rules: dict[str, Any]
     criteria: tuple[Criterion, ...] = field(default_factory=tuple)
     round_seconds: float = DEFAULT_ROUND_SECONDS  # a sandboxed bot's clock per round
-    # toolkit modules a submission may import (racko_apps.sandbox's patterns); None: its default
-    allow: tuple[str, ...] | None = None
+    # toolkit modules a submission may import (racko_apps.sandbox's patterns)
+    allow: tuple[str, ...] = DEFAULT_ALLOW
     # the folder a staff opponent's file is found in (the rubric file's; None: the current one)
     folder: str | None = None
 
@@ -176,15 +176,19 @@ def parse_rubric(data: Any, source: str, folder: str | None = None) -> Rubric:
     return rubric
 
 
-def _allow(raw: Any, source: str) -> tuple[str, ...] | None:
-    """The ``allow:`` list: module patterns (``agents.obs``, ``agents.*``, ``*``)."""
+def _allow(raw: Any, source: str) -> tuple[str, ...]:
+    """The ``allow:`` list: module patterns (``agents.obs``, ``agents.*``, ``*``); without one,
+    the sandbox's default (no shipped bot, no ``expert``)."""
     if raw is None:
-        return None
-    if not isinstance(raw, list) or not all(isinstance(m, str) and m.strip() for m in raw):
+        return DEFAULT_ALLOW
+    if not isinstance(raw, list):
         raise RubricError(
             f"rubric {source}: allow must be a list of module patterns such as agents.obs"
         )
-    return tuple(m.strip() for m in raw)
+    try:
+        return check_allow(raw)
+    except ValueError as err:
+        raise RubricError(f"rubric {source}: {err}") from None
 
 
 def _criterion(raw: Any, where: str) -> Criterion:

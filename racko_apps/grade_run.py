@@ -21,12 +21,24 @@ from racko_apps.grade_rubric import Rubric
 from racko_apps.grade_scoring import score
 from racko_apps.referee import Strikes, is_sandboxed_spec
 from racko_apps.sandbox import (
-    NOT_ISOLATED,
+    NO_ISOLATION_WARNING,
     PLANNER_MODULES,
     SandboxedBot,
-    check_isolation,
+    choose_isolation,
     warm_planner,
 )
+
+
+def pick_isolation(spec: str, rubric: Rubric, requested: str) -> tuple[str, str | None]:
+    """The isolation the grade's sandboxed bots run under and the warning its report states:
+    ``requested`` (``auto``: the strongest that works here, racko_apps.sandbox.choose_isolation),
+    checked only when a bot of the grade runs sandboxed (IsolationUnavailableError, one line)."""
+    if requested == "none":
+        return "none", NO_ISOLATION_WARNING
+    seats = [spec, *(c.opponent for c in rubric.criteria if c.opponent)]
+    if not any(is_sandboxed_spec(s) for s in seats):
+        return ("bwrap" if requested == "auto" else requested), None
+    return choose_isolation(None if requested == "auto" else requested)
 
 
 def grade(
@@ -37,6 +49,7 @@ def grade(
     isolate: bool = True,
     record_dir: Path | None = None,
     *,
+    isolation: str | None = None,
     seed_source: str | None = None,
     compare: bool = True,
 ) -> dict[str, Any]:
@@ -45,24 +58,27 @@ def grade(
 
     ``seed``: the deals and positions (default: the rubric's public one, a practice run);
     ``seed_source`` says where it came from (``racko_apps.grade_report.SEED_SOURCES``).
-    ``isolate``: a Python bot runs under bubblewrap (racko_apps.sandbox); IsolationUnavailableError
-    when it cannot. Without it the report says so at its top (``isolated``, ``warning``).
+    ``isolation``: how sandboxed bots run, one of racko_apps.sandbox.ISOLATIONS or ``auto``
+    (default: ``bwrap`` with ``isolate``, else ``none``); IsolationUnavailableError when it
+    cannot. Anything weaker than bubblewrap is said at the report's top (``warning``).
     ``record_dir``: a record of every game, one folder per criterion; each criterion's row links
     its forfeits and lost rounds to theirs (``records``; docs/records.md).
     ``compare``: add the agreement with the shipped bots (``agreement``)."""
-    if isolate and is_sandboxed_spec(spec):
-        check_isolation()
+    requested = isolation or ("bwrap" if isolate else "none")
+    isolation, warning = pick_isolation(spec, rubric, requested)
     if seed is None:
         seed, seed_source = rubric.seed, "rubric"
     if rubric.players == 1:  # solitaire: graded exactly, no games
         from racko_apps.grade_solitaire import grade_solitaire
 
-        return grade_solitaire(spec, rubric, seed, seed_source or "flag", folder, isolate)
+        return grade_solitaire(
+            spec, rubric, seed, seed_source or "flag", folder, isolation != "none"
+        )
     strikes = Strikes(rubric.max_forfeits)
     failures = Failures()
     measured: dict[str, Any] = {}
     shown: dict[str, Any] = {}
-    seated, load_error = seat_submission(spec, rubric, folder, isolate)
+    seated, load_error = seat_submission(spec, rubric, folder, isolation)
     if load_error:
         failures.add(f"{spec} does not load: {load_error}")
     try:
@@ -85,7 +101,7 @@ def grade(
                         seed,
                         strikes,
                         failures,
-                        isolate=isolate,
+                        isolation=isolation,
                         record_dir=record_dir,
                     )
                 if isinstance(seated, SandboxedBot):  # nothing it started outlives its games
@@ -102,6 +118,7 @@ def grade(
         rows,
         failures,
         strikes.count,
-        warning=None if isolate else NOT_ISOLATED,
+        isolation,
+        warning,
     )
     return {**report, **shown}

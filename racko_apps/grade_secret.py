@@ -51,5 +51,15 @@ def graded_seed(path: str | Path | None) -> tuple[int, str]:
     """The seed of a graded run and its source: the secret in ``path`` when the file exists,
     else fresh entropy (kept only in the teacher's report)."""
     if path is not None and Path(path).exists():
+        _owner_only(Path(path))
         return read_secret(path), "secret"
     return new_secret(), "entropy"
+
+
+def _owner_only(path: Path) -> None:
+    """Close the secret to other users before any bot runs (an unzip may not keep its mode, and
+    a bot isolated as a user of its own can read what other users may read)."""
+    try:
+        path.chmod(SECRET_MODE)
+    except OSError:
+        pass  # a read-only kit: its own mode is what the zip gave it

@@ -102,7 +102,7 @@ def grade_solitaire(
     from racko_apps.sandbox import NOT_ISOLATED, SandboxedBot
 
     failures = Failures()
-    seated, load_error = seat_submission(spec, rubric, folder, isolate)
+    seated, load_error = seat_submission(spec, rubric, folder, "bwrap" if isolate else "none")
     if load_error:
         failures.add(f"{spec} does not load: {load_error}")
     rows = []

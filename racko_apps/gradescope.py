@@ -41,13 +41,15 @@ from racko_apps.grade_run import grade
 from racko_apps.grade_secret import SECRET_FILE, SecretError, graded_seed
 from racko_apps.gradescope_schema import Results
 from racko_apps.referee import is_python_spec
-from racko_apps.sandbox import IsolationUnavailableError
+from racko_apps.sandbox import ISOLATIONS, IsolationUnavailableError, choose_isolation
 from racko_apps.submissions import scan
 from racko_env.files import write_text_atomic
 
 ROOT = "/autograder"  # Gradescope's folder (source/, submission/, results/)
 # stdout visibilities under which only instructors see the autograder's stdout
 INSTRUCTORS_ONLY = (None, "hidden")
+# how the autograder isolates bots: auto (the strongest that works here, but never none unasked)
+ISOLATION_CHOICES = ("auto", *ISOLATIONS)
 MAX_FAILURE_LINES = 30  # failures listed in the output students see (the rest are counted)
 WHAT_TO_SUBMIT = (
     "submit one NAME.py defining class Bot or a function act(observation), a folder NAME/ "
@@ -237,11 +239,25 @@ def _print_report(report: dict[str, Any], stdout_visibility: str | None) -> None
         print(format_report(student_view(report)))
 
 
+def autograder_isolation(requested: str) -> str:
+    """The isolation a graded run uses: ``auto`` is bubblewrap where it works, else a user of its
+    own (as root, the case in Gradescope's containers), never none unless asked for by name."""
+    if requested != "auto":
+        return requested
+    isolation, _ = choose_isolation(None)
+    if isolation == "none":
+        raise IsolationUnavailableError(
+            "neither bubblewrap (it needs namespaces) nor a user of its own (it needs root) can "
+            "run here"
+        )
+    return isolation
+
+
 def autograde(
     root: Path,
     rubric_path: str | Path,
     *,
-    isolate: bool = True,
+    isolation: str = "auto",
     stdout_visibility: str | None = None,
     secret: str | Path | None = None,
 ) -> dict[str, Any]:
@@ -256,7 +272,8 @@ def autograde(
         seed, source = graded_seed(secret)
         spec, folder = find_submission(root / "submission")
         _readable(spec, folder)
-        report = grade(spec, rubric, seed, folder=folder, isolate=isolate, seed_source=source)
+        chosen = autograder_isolation(isolation)
+        report = grade(spec, rubric, seed, folder=folder, isolation=chosen, seed_source=source)
         _print_report(report, stdout_visibility)
         results = results_from_report(report, rubric, seconds=time.monotonic() - start, **shown)
     except (RubricError, SubmissionError, SecretError) as err:
@@ -265,7 +282,7 @@ def autograde(
     except IsolationUnavailableError as err:
         reason = (
             f"the autograder cannot isolate the bot: {err}; instructor: see "
-            "docs/coursework/gradescope.md for racko gradescope-kit --no-isolation"
+            "docs/coursework/gradescope.md for racko gradescope-kit --isolation"
         )
         print(reason)
         results = failed_results(reason, rubric, seconds=time.monotonic() - start, **shown)
@@ -292,14 +309,18 @@ def autograde_main(argv: list[str] | None = None) -> int:
         type=Path,
         help=f"the kit's secret seed (default ROOT/source/{SECRET_FILE}; fresh entropy without)",
     )
-    parser.add_argument("--no-isolation", action="store_true", help="grade without bubblewrap")
+    isolation = parser.add_mutually_exclusive_group()
+    isolation.add_argument("--isolation", choices=ISOLATION_CHOICES, default="auto")
+    isolation.add_argument(
+        "--no-isolation", dest="isolation", action="store_const", const="none", help="none"
+    )
     parser.add_argument("--stdout-visibility", choices=VISIBILITIES)
     args = parser.parse_args(argv)
     rubric = args.rubric or args.root / "source" / "rubric.yaml"
     results = autograde(
         args.root,
         rubric,
-        isolate=not args.no_isolation,
+        isolation=args.isolation,
         stdout_visibility=args.stdout_visibility,
         secret=args.secret or args.root / "source" / SECRET_FILE,
     )

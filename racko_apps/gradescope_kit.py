@@ -42,7 +42,7 @@ from racko_apps.grade_secret import (
     read_secret,
     secret_text,
 )
-from racko_apps.gradescope import ROOT
+from racko_apps.gradescope import ISOLATION_CHOICES, ROOT
 from racko_env.files import write_bytes_atomic
 
 EXTRA = "eval"  # the pyproject extra setup.sh installs (pydantic included)
@@ -205,15 +205,18 @@ def write_kit(
     out: Path,
     *,
     wheel: Path | None = None,
-    isolate: bool = True,
+    isolation: str = "auto",
     stdout_visibility: str | None = None,
     new_secret: bool = False,
 ) -> Path:
     """Write the kit's files into ``out`` and all of them zipped as ``out/autograder.zip``;
     return the zip's path. ``wheel``: ship this racko wheel (default: build the running one's).
+    ``isolation``: how the autograder runs bots (``racko_apps.gradescope.autograder_isolation``).
     Everything is checked (the rubric, its staff files, the wheel) before anything is written."""
     text, _ = rubric_text(rubric)
     load_rubric(rubric)
+    if isolation not in ISOLATION_CHOICES:
+        raise KitError(f"isolation must be one of {', '.join(ISOLATION_CHOICES)}")
     if stdout_visibility is not None and stdout_visibility not in VISIBILITIES:
         raise KitError(f"stdout visibility must be one of {', '.join(VISIBILITIES)}")
     staff = staff_files(rubric)
@@ -221,7 +224,7 @@ def write_kit(
     with tempfile.TemporaryDirectory() as tmp:
         wheel = _checked_wheel(wheel) if wheel is not None else build_wheel(Path(tmp))
         install = f"{ROOT}/source/{wheel.name}[{EXTRA}]"
-        flags = ("" if isolate else " --no-isolation") + (
+        flags = f" --isolation {isolation}" + (
             f" --stdout-visibility {stdout_visibility}" if stdout_visibility else ""
         )
         files: dict[str, bytes] = {
@@ -265,11 +268,21 @@ def kit_main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"draw a new secret seed even if DIR/{SECRET_FILE} holds one (a regrade)",
     )
-    parser.add_argument(
+    isolation = parser.add_mutually_exclusive_group()
+    isolation.add_argument(
+        "--isolation",
+        choices=ISOLATION_CHOICES,
+        default="auto",
+        help="how the autograder runs bots: auto (default: bubblewrap where Gradescope's "
+        "container allows namespaces, else a user of its own with resource limits), bwrap, "
+        "user, or none (docs/coursework/isolation.md)",
+    )
+    isolation.add_argument(
         "--no-isolation",
-        action="store_true",
-        help="grade without bubblewrap, where Gradescope's container forbids namespaces: a "
-        "submission could then forge its own results (docs/coursework/isolation.md)",
+        dest="isolation",
+        action="store_const",
+        const="none",
+        help="--isolation none: a submission could then forge its own results",
     )
     parser.add_argument(
         "--stdout-visibility",
@@ -284,7 +297,7 @@ def kit_main(argv: list[str] | None = None) -> int:
             args.rubric,
             args.out,
             wheel=args.wheel,
-            isolate=not args.no_isolation,
+            isolation=args.isolation,
             stdout_visibility=args.stdout_visibility,
             new_secret=args.new_secret,
         )

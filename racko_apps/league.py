@@ -42,7 +42,9 @@ from racko_apps.league_run import (
     run_league,
 )
 from racko_apps.sandbox import (
+    DEFAULT_ALLOW,
     DEFAULT_ROUND_SECONDS,
+    ISOLATIONS,
     NOT_ISOLATED,
     IsolationUnavailableError,
     Limits,
@@ -131,6 +133,21 @@ def _parser() -> argparse.ArgumentParser:
         "--no-isolation",
         action="store_true",
         help="run sandboxed bots without bubblewrap (only bots you trust; every report says so)",
+    )
+    parser.add_argument(
+        "--isolation",
+        choices=("auto", *ISOLATIONS),
+        help="how sandboxed bots run: bwrap (bubblewrap, the default), user (a user of their own "
+        "with resource limits; root needed), none, or auto (the strongest that works here); "
+        "anything weaker than bwrap is stated at the top of every report",
+    )
+    parser.add_argument(
+        "--allow",
+        nargs="+",
+        metavar="MODULE",
+        help="the toolkit modules a submission may import (patterns such as 'agents.obs' or "
+        "'racko_env'; '*': all, the shipped bots and expert included); default: "
+        + ", ".join(DEFAULT_ALLOW),
     )
     return parser
 
@@ -233,6 +250,8 @@ def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         parser.error("--target must be positive")
     if not 0 <= args.budget < float("inf"):
         parser.error("--budget must be a number of minutes >= 0 (0: no budget)")
+    if args.no_isolation and args.isolation is not None:
+        parser.error("give --no-isolation or --isolation, not both")
     if args.pairing_seconds is not None and not 0 < args.pairing_seconds < float("inf"):
         parser.error("--pairing-seconds must be a positive number of seconds")
 
@@ -266,6 +285,8 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         budget_minutes=args.budget,
         pairing_seconds=args.pairing_seconds,
         players=args.players,
+        isolation=args.isolation,
+        allow=None if args.allow is None else tuple(args.allow),
         rules=rules_options(args),
         export=None
         if args.gradescope_export is None

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from racko_apps.league_clock import ClockedStrikes, clocks_for, on_clock, one_line_per_clock
 from racko_apps.referee import MatchResult, play_match, sandbox_for
-from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot, jit_cache
+from racko_apps.sandbox import DEFAULT_ALLOW, BotFailureError, Limits, SandboxedBot, jit_cache
 
 T = TypeVar("T")
 
@@ -63,11 +63,12 @@ class PairingJob:
     seed: int
     limits: Limits
     max_forfeits: int
-    isolate: bool
+    isolation: str  # racko_apps.sandbox.ISOLATIONS
     record_dir: Path | None = None  # game records (--record), written where the pairing plays
     tables: int = 1  # rounds played side by side (racko_apps.lockstep)
     pairing_seconds: float | None = None  # each sandboxed bot's clock for the pairing
     rules: dict[str, Any] = field(default_factory=dict)  # rules options (RulesConfig's)
+    allow: tuple[str, ...] = DEFAULT_ALLOW  # the toolkit modules a submission may import
 
 
 @dataclass(frozen=True)
@@ -77,18 +78,20 @@ class LoadJob:
     index: int
     bot: Contestant
     limits: Limits
-    isolate: bool
+    isolation: str
     players: int = 2
     rules: dict[str, Any] = field(default_factory=dict)
+    allow: tuple[str, ...] = DEFAULT_ALLOW
 
 
 def _seat(
     c: Contestant,
     scratch: Path,
     limits: Limits,
-    isolate: bool,
+    isolation: str,
     players: int = 2,
     rules: dict[str, Any] | None = None,
+    allow: tuple[str, ...] = DEFAULT_ALLOW,
 ) -> str | SandboxedBot:
     """What plays ``c`` here: a built-in's name, or its sandbox (not started yet)."""
     if c.kind == "builtin":
@@ -110,7 +113,9 @@ def _seat(
         folder=folder,
         label=c.label,
         limits=limits,
-        isolate=isolate,
+        isolate=isolation != "none",
+        isolation=isolation,
+        allow=allow,
     )
 
 
@@ -119,12 +124,13 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
     its sandboxes to their end. Never raises for a bot's misbehaviour (a bot that does not even
     start forfeits its rounds)."""
     began = time.monotonic()
-    if job.isolate and any(c.kind == "python" for c in job.bots):
+    if job.isolation != "none" and any(c.kind == "python" for c in job.bots):
         jit_cache()  # the compiled planner, once per process (a Ray worker's; a local one inherits)
     with tempfile.TemporaryDirectory(prefix="racko-pairing-") as scratch:
         players = len(job.bots)
         seated = [
-            _seat(c, Path(scratch), job.limits, job.isolate, players, job.rules) for c in job.bots
+            _seat(c, Path(scratch), job.limits, job.isolation, players, job.rules, job.allow)
+            for c in job.bots
         ]
         clocks = clocks_for(seated, job.pairing_seconds)
         for bot, clock in zip(seated, clocks, strict=True):
@@ -155,7 +161,9 @@ def try_load(job: LoadJob) -> tuple[int, str | None]:
     reason it does not (a built-in is loaded in-process)."""
     with tempfile.TemporaryDirectory(prefix="racko-load-") as scratch:
         try:
-            bot = _seat(job.bot, Path(scratch), job.limits, job.isolate, job.players, job.rules)
+            bot = _seat(
+                job.bot, Path(scratch), job.limits, job.isolation, job.players, job.rules, job.allow
+            )
             if isinstance(bot, SandboxedBot):
                 bot.warm = False  # no move is played: the planner is not needed
                 try:

@@ -20,7 +20,7 @@ from typing import Any
 from racko_apps.league_pool import Contestant, LocalPool, PairingJob, RayPool, play_pairing
 from racko_apps.league_record import Keys, Record, rate, round_ranks
 from racko_apps.league_schedule import all_pairs, how_sure, plan_round, unsettled
-from racko_apps.sandbox import Limits
+from racko_apps.sandbox import DEFAULT_ALLOW, Limits
 from racko_apps.submissions import Entry
 from racko_eval.records import safe_name
 
@@ -50,15 +50,17 @@ class Plan:
 class Play:
     """How each pairing is played: its limits (a move, a round, memory), each sandboxed bot's
     clock for the pairing (racko_apps.league_clock), the forfeits after which a bot is out,
-    isolation, the rounds played side by side, and where game records go (None: nowhere)."""
+    isolation (racko_apps.sandbox.ISOLATIONS), the rounds played side by side, where game records
+    go (None: nowhere), and the toolkit modules a submission may import."""
 
     limits: Limits
     rules: dict[str, Any]
     pairing_seconds: float | None
     max_forfeits: int
-    isolate: bool
+    isolation: str
     tables: int
     record_dir: Path | None
+    allow: tuple[str, ...] = DEFAULT_ALLOW
 
 
 def _bar(total: int, desc: str, show: bool) -> Any:
@@ -115,7 +117,8 @@ class Pairer:
             "limits": play.limits,
             "rules": play.rules,
             "max_forfeits": play.max_forfeits,
-            "isolate": play.isolate,
+            "isolation": play.isolation,
+            "allow": play.allow,
             "tables": play.tables,
             "pairing_seconds": play.pairing_seconds,
         }

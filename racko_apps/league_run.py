@@ -21,7 +21,16 @@ from racko_apps.league_pool import Contestant, LoadJob, LocalPool, RayPool, try_
 from racko_apps.league_record import Record, recorded_settings, standings
 from racko_apps.league_report import write_grades, write_reports
 from racko_apps.league_rounds import Pairer, Plan, Play, adaptive, clock, round_robin
-from racko_apps.sandbox import NOT_ISOLATED, Limits, check_isolation, jit_cache
+from racko_apps.sandbox import (
+    DEFAULT_ALLOW,
+    ISOLATIONS,
+    NOT_ISOLATED,
+    Limits,
+    check_allow,
+    check_isolation,
+    choose_isolation,
+    jit_cache,
+)
 from racko_apps.submissions import Entry, Exported, league_entries
 from racko_env.config import RulesConfig
 
@@ -103,14 +112,28 @@ def _check(folder: Path, schedule: str, tables: Any, budget_minutes: Any) -> Non
         raise ValueError(f"unknown schedule {schedule!r}; choose from {', '.join(SCHEDULES)}")
 
 
-def _needs(entries: list[Entry], isolate: bool) -> None:
-    """What the bots need, checked before anything is played."""
-    if isolate and any(e.kind != "builtin" for e in entries):
-        check_isolation()
-    if isolate and any(e.kind == "python" for e in entries):
+def _needs(entries: list[Entry], isolate: bool, isolation: str | None) -> tuple[str, str | None]:
+    """What the bots need, checked before anything is played: the isolation they run under
+    (``isolation``, or bubblewrap with ``isolate`` and none without; ``auto``: the strongest
+    that works here, racko_apps.sandbox.choose_isolation) and the warning every report states
+    (None under bubblewrap)."""
+    sandboxed = any(e.kind != "builtin" for e in entries)
+    if isolation is None:
+        isolation = "bwrap" if isolate else "none"
+        warning = None if isolate else NOT_ISOLATED
+        if isolate and sandboxed:
+            check_isolation()
+    elif isolation not in ("auto", *ISOLATIONS):
+        raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)} or auto")
+    elif sandboxed:
+        isolation, warning = choose_isolation(isolation)
+    else:  # only built-in bots: nothing runs in a sandbox
+        isolation, warning = "none", None
+    if isolation != "none" and any(e.kind == "python" for e in entries):
         jit_cache()  # the compiled planner, once here for every worker's sandboxes (sandbox.py)
     if any(e.kind == "onnx" for e in entries):
         require("onnxruntime", "bots", "playing an exported .onnx bot")
+    return isolation, warning
 
 
 def _load(
@@ -125,7 +148,7 @@ def _load(
     constructed), and a line for each that does not."""
     known = record.loaded()
     checks = [
-        LoadJob(i, contestants[e.key], play.limits, play.isolate, players, play.rules)
+        LoadJob(i, contestants[e.key], play.limits, play.isolation, players, play.rules, play.allow)
         for i, e in enumerate(entries)
         if e.key not in known
     ]
@@ -176,6 +199,8 @@ def _config(
         "round_seconds": play.limits.round_seconds,
         "pairing_seconds": play.pairing_seconds,
         "tables": play.tables,
+        "isolation": play.isolation,
+        "allow": list(play.allow),
     }
 
 
@@ -234,6 +259,8 @@ def run_league(
     export: list[Exported] | None = None,
     players: int = 2,
     rules: dict[str, Any] | None = None,
+    isolation: str | None = None,
+    allow: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """Play the pairings the schedule asks for that are not in the record yet, then write
     league.md/.json/.html to ``out``.
@@ -256,21 +283,24 @@ def run_league(
     (racko_apps.submissions.read_gradescope_export) play instead of the folder's bots, each
     under its alias, and ``grades.csv`` is written beside the report. ``players``: 2, 3 or 4 bots
     a pairing (a table of one bot per seat, every seating of each deal), rated with OpenSkill's
-    multiplayer ratings; ``rules``: rules options (racko_env.config.RulesConfig)."""
+    multiplayer ratings; ``rules``: rules options (racko_env.config.RulesConfig).
+    ``isolation`` (racko_apps.sandbox.ISOLATIONS or ``auto``) overrides ``isolate``; a weaker
+    one than bubblewrap is stated at the top of every report. ``allow``: the toolkit modules a
+    submission may import (default racko_apps.sandbox.DEFAULT_ALLOW; ``("*",)``: all)."""
     _check(folder, schedule, tables, budget_minutes)
     db = db or folder / "league.sqlite"
     seed, secret = choose_seed(seed, db)
     started = clock()
     deadline = started + 60.0 * budget_minutes if budget_minutes else float("inf")
     entries, skipped = _entries(folder, list(baselines or []), export)
-    _needs(entries, isolate)
+    chosen, warning = _needs(entries, isolate, isolation)
     rules = _rules(players, rules)
     plan = Plan(schedule, rounds, seed, target, max_pairings, budget_minutes, players)
     if pairing_seconds is None:  # the default: per round each bot plays in a pairing
         pairing_seconds = DEFAULT_SECONDS_PER_ROUND * rounds * math.factorial(players)
-    play = Play(
-        limits or Limits(), rules, pairing_seconds, max_forfeits, isolate, tables, record_dir
-    )
+    allowed = check_allow(DEFAULT_ALLOW if allow is None else allow)
+    limits = limits or Limits()
+    play = Play(limits, rules, pairing_seconds, max_forfeits, chosen, tables, record_dir, allowed)
     settings = {"players": players, "rounds": rounds, "seed": seed}
     record = Record(db, {**settings, **({"rules": rules} if rules else {})})
     pool: LocalPool | RayPool | None = None
@@ -280,7 +310,7 @@ def run_league(
             pool, record, entries, folder, plan, play, (log, progress), (started, deadline)
         )
         report = {
-            **({} if isolate else {"isolated": False, "warning": NOT_ISOLATED}),
+            **({} if warning is None else {"isolated": chosen != "none", "warning": warning}),
             "schema": SCHEMA,
             "config": {
                 **_config(plan, play, folder, record, sure is not None),

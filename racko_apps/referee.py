@@ -69,10 +69,13 @@ def sandbox_for(
     limits: Limits | None = None,
     isolate: bool = False,
     allow: Sequence[str] = DEFAULT_ALLOW,
+    isolation: str | None = None,
 ) -> SandboxedBot:
     """A sandbox (not started) for a ``module:Class`` in ``folder`` or a bot file (a path,
     relative to ``folder``): the child loads the file and runs its graph, under the same move
-    limit, clock and memory limit as Python code, showing it only the file and its manifest."""
+    limit, clock and memory limit as Python code, showing it only the file and its manifest.
+    ``isolation``: the backend (racko_apps.sandbox.ISOLATIONS); None: bubblewrap with
+    ``isolate``, else none."""
     if not is_bot_file_spec(spec):
         return SandboxedBot(
             spec,
@@ -82,6 +85,7 @@ def sandbox_for(
             limits=limits,
             isolate=isolate,
             allow=allow,
+            isolation=isolation,
             **rules,
         )
     require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint, here
@@ -98,6 +102,7 @@ def sandbox_for(
         isolate=isolate,
         exposed=exposed,
         allow=allow,
+        isolation=isolation,
         **rules,
     )
 
@@ -112,9 +117,11 @@ def seat_bot(
     limits: Limits | None = None,
     isolate: bool = False,
     allow: Sequence[str] = DEFAULT_ALLOW,
+    isolation: str | None = None,
 ) -> str | Bot:
     """What to seat for ``spec``: a started sandbox for Python code and bot files (under
-    bubblewrap with ``isolate``; ``sandbox_for``), the spec itself otherwise (built-in and shipped
+    bubblewrap with ``isolate``, or under ``isolation``, one of ``racko_apps.sandbox.ISOLATIONS``;
+    ``sandbox_for``), the spec itself otherwise (built-in and shipped
     bots are the toolkit's own code and play in-process).
 
     Raises BotFailureError when a sandboxed bot cannot start, ValueError / FileNotFoundError /
@@ -131,6 +138,7 @@ def seat_bot(
             limits=limits,
             isolate=isolate,
             allow=allow,
+            isolation=isolation,
         )
         bot.start()
         return bot

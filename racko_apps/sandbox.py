@@ -20,13 +20,21 @@ is ``racko_apps.sandbox_child``. The child:
 Any way the bot breaks raises ``BotFailureError`` with a one-line reason; the child is then killed
 and a fresh one is started on the next request, so one bad round does not spoil the next.
 
-With ``isolate=True`` (what ``racko grade`` and ``racko league`` use unless told
-``--no-isolation``) the child runs under bubblewrap (``racko_apps.sandbox_bwrap``). Between its
-requests every process in its sandbox is stopped (SIGSTOP), so nothing it leaves running takes CPU
-from the other bot's turn (``racko_apps.sandbox_proc``); ``end_game`` kills what it started
-between games while the bot plays on. Without ``isolate`` the child runs with the user's own file
-and network permissions: a guard against mistakes, not against malice. docs/coursework.md says
-what is and is not isolated.
+The child runs under one of ``ISOLATIONS`` (``isolation=``; ``choose_isolation`` picks the
+strongest that works here and the warning its reports state): ``bwrap`` (bubblewrap,
+``racko_apps.sandbox_bwrap``: its own namespaces, its own files only, no network), ``user`` (a
+user of its own with resource limits, ``racko_apps.sandbox_user``: weaker, for containers without
+namespaces) or ``none`` (the caller's own permissions: a guard against mistakes, not against
+malice). ``isolate=True`` is ``isolation="bwrap"``. Between its requests every process of an
+isolated bot is stopped (SIGSTOP), so nothing it leaves running takes CPU from the other bot's
+turn (``racko_apps.sandbox_proc``); ``end_game`` kills what it started between games while the
+bot plays on.
+
+Whatever the isolation, the child sees only the toolkit modules ``allow`` names (a staged copy,
+``racko_apps.sandbox_toolkit``): by default not the shipped trained bots, ``expert``, ``search``
+or the planner. A submission is a module, a package with its data files or an exported bot file,
+within ``MAX_SUBMISSION_MB`` (``racko_apps.sandbox_submission``). docs/coursework/isolation.md and
+docs/coursework/submissions.md say what is and is not isolated.
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ it is touched:
   labelled ``NAME``;
 * a folder ``NAME/`` holding a package (``NAME/__init__.py`` defining ``Bot`` or ``act``) with its
   own modules and data files (weights as ``.npz``, ``.npy``, ``.onnx``, ``.json``), at most
-  ``MAX_SUBMISSION_MB`` in all, labelled ``NAME``: a trained model with its weights.
+  ``racko_apps.sandbox.MAX_SUBMISSION_MB`` in all, labelled ``NAME``: a trained model with
+  its weights.
 
 NAME is a Python identifier not starting with ``test_`` or ``_`` (an ``.onnx`` file's stem may be
 any name of the safe alphabet). Sources are parsed, never imported, here: the bot itself runs in
@@ -31,11 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agents import BUILTIN_BOTS
+from racko_apps.sandbox import oversize
 
 SAFE = re.compile(r"[A-Za-z0-9_.-]+")
 MAX_LABEL = 64  # characters of a label: a table's column stays readable
-MAX_SUBMISSION_MB = 50  # a folder submission's files together (the sandbox's cap)
-DATA_SUFFIXES = (".npz", ".npy", ".onnx", ".json")
 
 
 @dataclass(frozen=True)
@@ -84,9 +84,10 @@ def _digest(*paths: Path) -> str:
 
 
 def _folder_digest(folder: Path) -> str:
-    """A hash of a folder's files, their relative paths included (a renamed file is a change)."""
+    """A hash of a folder's files, their relative paths included (a renamed file is a change;
+    links are not followed, as the sandbox does not)."""
     h = hashlib.sha256()
-    for p in sorted(q for q in folder.rglob("*") if q.is_file()):
+    for p in sorted(q for q in folder.rglob("*") if q.is_file() and not q.is_symlink()):
         h.update(str(p.relative_to(folder)).encode() + b"\0")
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
@@ -146,9 +147,9 @@ def _package(path: Path) -> tuple[Entry | None, str | None]:
     attribute = _attribute(init)
     if not attribute:
         return None, f"{name}/: its __init__.py defines no top-level class Bot nor function act"
-    size = sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-    if size > MAX_SUBMISSION_MB * 1024 * 1024:
-        return None, f"{name}/: {size / 2**20:.0f} MB of files, over the cap of {MAX_SUBMISSION_MB}"
+    too_big = oversize([path])
+    if too_big:
+        return None, f"{name}/: {too_big}"
     key = f"{name}@{_folder_digest(path)}"
     return Entry(name, f"{name}:{attribute}", key, "python", path), None
 

@@ -50,7 +50,7 @@ import numpy as np
 from gymnasium import spaces
 
 from racko_env.actions import NUM_ACTIONS, as_action_id
-from racko_env.learner_games import LearnerGames, OpponentSpec, resolve_batch
+from racko_env.learner_games import LearnerGames, OpponentSpec, pool_weights, resolve_batch
 from racko_env.observation import OBS_VERSION, layout_for, obs_size
 from racko_env.opponents import BotBatch
 from racko_env.render import render_table
@@ -275,19 +275,10 @@ class RackoGymEnv(gymnasium.Env):
 
 
 def _checked_pool(opponents: Sequence[Any], weights: Sequence[float] | None) -> list[float]:
-    """The pool's weights (default: equal), after checking the pool and the weights."""
-    if isinstance(opponents, str | bytes) or len(opponents) == 0:
+    """The pool's weights (default: equal): a list of opponents, not one name."""
+    if isinstance(opponents, str | bytes):
         raise ValueError(f"opponents must be a non-empty list of bot specs, got {opponents!r}")
-    if weights is None:
-        weights = [1.0] * len(opponents)
-    if len(weights) != len(opponents):
-        raise ValueError(
-            f"opponent_weights has {len(weights)} entries for {len(opponents)} opponents"
-        )
-    w = np.asarray(weights, dtype=np.float64)
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise ValueError(f"opponent_weights must be >= 0 with a positive sum, got {weights!r}")
-    return w.tolist()
+    return pool_weights(len(opponents), weights).tolist()
 
 
 def make_env(**kwargs: Any) -> RackoGymEnv:

@@ -148,21 +148,7 @@ class LearnerGames:
         non-negative sampling weights (default: equal), one per policy.
         """
         policies = list(policies)
-        if not policies:
-            raise ValueError("the opponent pool needs at least one policy")
-        if weights is None:
-            w = np.ones(len(policies))
-        else:
-            w = np.asarray(list(weights), dtype=np.float64)
-            if w.shape != (len(policies),):
-                raise ValueError(
-                    f"need one weight per opponent policy: {len(policies)} policies, "
-                    f"{w.size} weights"
-                )
-            if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
-                raise ValueError(
-                    f"opponent weights must be >= 0 with a positive sum, got {w.tolist()}"
-                )
+        w = pool_weights(len(policies), weights)
         keys = []
         for spec in policies:
             child = int(self._seq.spawn(1)[0].generate_state(1)[0])
@@ -489,14 +475,26 @@ def opponent_mix(
     if isinstance(opponents, str) or not isinstance(opponents, Sequence):
         opponents = [opponents]
     specs = list(opponents)
-    if weights is None:
-        return specs, [1.0] * len(specs)
-    weights = [float(w) for w in weights]
-    if len(weights) != len(specs):
+    return specs, pool_weights(len(specs), weights).tolist()
+
+
+def pool_weights(count: int, weights: Sequence[float] | None) -> np.ndarray:
+    """The sampling weights of ``count`` opponents (default: equal), checked; one-line errors."""
+    if count == 0:
         raise ValueError(
-            f"need one weight per opponent policy: {len(specs)} policies, {len(weights)} weights"
+            "opponents must be a non-empty list of bot specs: the pool needs at least one policy"
         )
-    return specs, weights
+    if weights is None:
+        return np.ones(count)
+    w = np.asarray(list(weights), dtype=np.float64)
+    if w.shape != (count,):
+        raise ValueError(
+            f"need one weight per opponent policy: opponent_weights has {w.size} entries for "
+            f"{count} opponents"
+        )
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"opponent_weights must be >= 0 with a positive sum, got {w.tolist()}")
+    return w
 
 
 def state_kind(policy: Any) -> str | None:

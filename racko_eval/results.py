@@ -349,7 +349,7 @@ def headline_lines(
         f"`expert` ([bot strength]({page['shipped_bots']})).",
         f"- **Speed:** the AEC env plays {format_cell(s['racko_v1_steps_per_s'])} steps/s, "
         f"{s['ratio_to_connect_four']:.1f}x PettingZoo's `connect_four_v3`, on {s['machine']} "
-        f"([speed and scale]({page['env_speed']})).",
+        f"([speed]({page['env_speed']})).",
     ]
 
 

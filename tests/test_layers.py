@@ -256,13 +256,6 @@ def test_the_map_check_sees_a_forbidden_import(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------------------- no import cycles
 
-# Pairs whose split is in progress elsewhere (the course tools are reworked with the classroom's
-# modules); the lead removes an entry when its split lands.
-CYCLES_IN_PROGRESS = {
-    ("racko_apps.grade", "racko_apps.gradescope"),
-    ("racko_apps.lockstep", "racko_apps.referee"),
-}
-
 
 def _module_imports(root: Path = ROOT) -> dict[str, set[str]]:
     """Each first-party module -> the first-party modules it imports (at any depth)."""
@@ -298,7 +291,8 @@ def _mutual_pairs(edges: dict[str, set[str]]) -> set[tuple[str, str]]:
 def test_no_two_modules_import_each_other() -> None:
     """A pair that imports each other is one concern split in two, or a shared part left inside
     one of them (``agents.expert_params`` is the expert's and the batched planner's)."""
-    assert _mutual_pairs(_module_imports()) - CYCLES_IN_PROGRESS == set()
+    pairs = _mutual_pairs(_module_imports())
+    assert pairs == set()
 
 
 def test_the_cycle_check_sees_a_pair(tmp_path: Path) -> None:

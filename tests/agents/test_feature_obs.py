@@ -118,7 +118,7 @@ def test_aec_wrapper_keeps_mask_and_passes_api_test() -> None:
 
 def test_refusals_name_the_problem() -> None:
     with pytest.raises(ValueError, match="layout version 2"):
-        FeatureObservation(gymnasium.make("racko/Racko-v0"))
+        FeatureObservation(gymnasium.make("racko/Racko-v1", observation_version=1))
     with pytest.raises(ValueError, match="rack_size=5"):
         num_cards_of({"num_players": 2, "rack_size": 5})
     with pytest.raises(ValueError, match="layout version 2"):

@@ -73,6 +73,16 @@ def test_expert_goes_racko_in_tiny_solitaire(deck: int) -> None:
     assert max(turns) < 60
 
 
+def test_expert_exact_turns_are_finite_on_the_smallest_solitaire() -> None:
+    """With 5 cards, a rack's replaced cards must come back for any plan to be finite: counted
+    as cards that may come, expert goes Rack-O from every deal (exactly, by the solver)."""
+    from racko_env import solitaire
+
+    bot = agents.load("expert", 1, rack_size=3, deck_size=5)
+    turns = solitaire.evaluate(bot, 3, 5)
+    assert np.isfinite(turns) and turns >= solitaire.solve(3, 5).expected_turns - 1e-9
+
+
 def test_expert_beats_heuristic_in_solitaire_turns() -> None:
     cfg = dict(num_players=1, rack_size=5, deck_size=12)
     assert np.mean(_play(cfg, "expert", 30)) < np.mean(_play(cfg, "heuristic", 30))

@@ -14,6 +14,7 @@ from racko_apps.grade_report import format_report, student_view
 from racko_apps.grade_rubric import Criterion, RubricError, load_rubric, parse_rubric
 from racko_apps.grade_run import grade
 from racko_apps.grade_scoring import win_rate_points
+from racko_apps.sandbox import DEFAULT_ALLOW
 from racko_env.actions import Phase
 
 # docs/coursework.md, "Points on the quick rubric": total points at seed 0.
@@ -117,7 +118,7 @@ GOOD = {
     ("change", "message"),
     [
         ({"rounds": 0}, "rounds must be positive"),
-        ({"players": 7}, "players must be from 2 to 4"),
+        ({"players": 7}, r"players must be from 1 \(solitaire\) to 4"),
         ({"colour": "red"}, "unknown key 'colour'"),
         ({"allow": "agents.obs"}, "allow must be a list of module patterns"),
         ({"rules": {"turn_limit": -3}}, "rules:"),
@@ -271,3 +272,33 @@ def test_a_staff_python_opponent_plays_sandboxed_from_the_rubrics_folder(
     (row,) = report["criteria"]
     assert row["opponent"] == "staffbot:Bot" and row["rounds"] == 10 and not report["failures"]
     assert row["points"] == pytest.approx(10 * row["win_rate"])
+
+
+def test_a_submission_that_wraps_a_shipped_bot_does_not_load_by_default(tmp_path, can_isolate):
+    (tmp_path / "wrapper.py").write_text(WRAPPER)
+    report = grade("wrapper:act", load_rubric("quick"), folder=tmp_path, isolate=can_isolate)
+    assert report["total"] == 0 and report["allow"] == list(DEFAULT_ALLOW)
+    (line,) = report["failures"]
+    assert line.startswith("wrapper:act does not load: ") and "allow" in line, line
+    assert "racko_2p" in line and "\n" not in line
+
+
+def test_the_user_isolation_is_stated_or_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    from racko_apps.new_bot import write_bot
+    from racko_apps.sandbox import USER_WARNING, IsolationUnavailableError, choose_isolation
+
+    write_bot("mine", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["mine:Bot", "--rubric", "quick", "--isolation", "user", "--json", "g.json"]
+    try:
+        choose_isolation("user")
+    except IsolationUnavailableError as err:  # not root, or a Python other users cannot run
+        assert main(args) == 2
+        printed = capsys.readouterr().err
+        assert printed.count("\n") == 1 and str(err) in printed
+        return
+    assert main(args) == 0
+    assert capsys.readouterr().out.startswith(f"**{USER_WARNING}**")
+    report = json.loads((tmp_path / "g.json").read_text())
+    assert report["isolation"] == "user" and report["warning"] == USER_WARNING
+    assert report["total"] == 65

@@ -97,6 +97,11 @@ def valid(results: dict) -> Results:
     return model
 
 
+def isolation_for(can_isolate: bool) -> str:
+    """The isolation a test's autograder asks for: the strongest here, or none."""
+    return "auto" if can_isolate else "none"
+
+
 def fake_wheel(tmp_path: Path) -> Path:
     """A file named like racko's wheel, for the kit's logic (the trial runs import the checkout);
     the real wheel has its own test."""
@@ -124,7 +129,10 @@ def unpack(archive: Path, root: Path) -> None:
 def gradescope_folder(tmp_path: Path, rubric_file: Path, isolate: bool) -> Path:
     """tmp_path/autograder as Gradescope lays it out, from a kit of the rubric."""
     root = tmp_path / "autograder"
-    archive = write_kit(rubric_file, tmp_path / "kit", isolate=isolate, wheel=fake_wheel(tmp_path))
+    isolation = "auto" if isolate else "none"
+    archive = write_kit(
+        rubric_file, tmp_path / "kit", isolation=isolation, wheel=fake_wheel(tmp_path)
+    )
     unpack(archive, root)
     return root
 
@@ -212,12 +220,12 @@ def test_an_unisolated_kit_says_so_in_run_autograder(tmp_path, rubric_file):
     write_kit(
         rubric_file,
         tmp_path / "kit",
-        isolate=False,
+        isolation="none",
         stdout_visibility="visible",
         wheel=fake_wheel(tmp_path),
     )
     script = (tmp_path / "kit" / "run_autograder").read_text()
-    assert "--no-isolation --stdout-visibility visible" in script
+    assert "--isolation none --stdout-visibility visible" in script
 
 
 def test_the_kit_holds_its_files_at_the_zip_root(tmp_path, rubric_file, capsys):
@@ -294,12 +302,12 @@ def test_no_bot_or_two_bots_are_reasons_not_crashes(tmp_path, rubric_file):
     root = tmp_path / "autograder"
     (root / "submission").mkdir(parents=True)
     (root / "submission" / "notes.py").write_text("x = 1\n")
-    results = autograde(root, rubric_file, isolate=False)
+    results = autograde(root, rubric_file, isolation="none")
     assert valid(results).score == 0
     assert "no bot in the submission (notes.py: defines no top-level class Bot" in results["output"]
     write_bot("one", root / "submission")
     write_bot("two", root / "submission", kind="function")
-    results = autograde(root, rubric_file, isolate=False)
+    results = autograde(root, rubric_file, isolation="none")
     assert "holds 2 bots (one, two)" in results["output"] and valid(results).score == 0
     assert json.loads((root / "results" / "results.json").read_text()) == results
 
@@ -316,11 +324,11 @@ def test_the_graders_own_failures_still_write_results(tmp_path, rubric_file, mon
     (root / "submission").mkdir(parents=True)
     write_bot("mine", root / "submission")
 
-    def no_bwrap() -> None:
+    def no_bwrap(requested: str | None) -> None:
         raise IsolationUnavailableError("bubblewrap is not installed")
 
-    monkeypatch.setattr("racko_apps.grade_run.check_isolation", no_bwrap)
-    results = autograde(root, rubric_file, isolate=True)
+    monkeypatch.setattr("racko_apps.grade_run.choose_isolation", no_bwrap)
+    results = autograde(root, rubric_file, isolation="bwrap")
     assert valid(results).score == 0
     assert results["output"].startswith("the autograder cannot isolate the bot: bubblewrap")
     assert all(t["output"].startswith("not graded: ") for t in results["tests"])
@@ -329,12 +337,12 @@ def test_the_graders_own_failures_still_write_results(tmp_path, rubric_file, mon
         raise RuntimeError("a bug in the grader")
 
     monkeypatch.setattr(gradescope, "grade", bug)
-    results = autograde(root, rubric_file, isolate=False)
+    results = autograde(root, rubric_file, isolation="none")
     assert valid(results).score == 0
     assert results["output"] == "the autograder failed: RuntimeError: a bug in the grader"
     broken_rubric = tmp_path / "broken.yaml"
     broken_rubric.write_text("players: [\n")
-    results = autograde(root, broken_rubric, isolate=False)
+    results = autograde(root, broken_rubric, isolation="none")
     assert Results.model_validate(results).score == 0 and "not valid YAML" in results["output"]
 
 
@@ -536,11 +544,21 @@ def test_stdout_shown_to_students_holds_no_seed(tmp_path, rubric_file, can_isola
     write_bot("mine", root / "submission")
     secret = tmp_path / SECRET_FILE
     secret.write_text('{"seed": 123456789012345}\n')
-    autograde(root, rubric_file, isolate=can_isolate, secret=secret, stdout_visibility="visible")
+    secret.chmod(0o644)  # an unzip that did not keep the kit's mode
+    autograde(
+        root,
+        rubric_file,
+        isolation=isolation_for(can_isolate),
+        secret=secret,
+        stdout_visibility="visible",
+    )
     shown = capsys.readouterr().out
     assert "| **total** |" in shown and "123456789012345" not in shown and "seed" not in shown
-    autograde(root, rubric_file, isolate=can_isolate, secret=secret)  # instructors only
+    autograde(
+        root, rubric_file, isolation=isolation_for(can_isolate), secret=secret
+    )  # instructors only
     assert "seed 123456789012345 (secret)" in capsys.readouterr().out
+    assert secret.stat().st_mode & 0o777 == 0o600  # closed to the bots' users
 
 
 # A trained model handed in as a folder: a package and its weights, loaded as data only.
@@ -573,7 +591,7 @@ def test_a_folder_submission_with_npz_weights_is_graded(tmp_path, rubric_file, c
     (package / "__init__.py").write_text(NETBOT)
     rng = np.random.default_rng(0)
     np.savez(package / "weights.npz", w=rng.normal(size=sizes), b=rng.normal(size=sizes[1]))
-    results = autograde(root, rubric_file, isolate=can_isolate)
+    results = autograde(root, rubric_file, isolation=isolation_for(can_isolate))
     model = valid(results)
     points = {t.name: t.score for t in model.tests or []}
     assert points["loads"] == 10 and points["legal moves"] == 20, results["output"]

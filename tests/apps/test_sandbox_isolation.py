@@ -69,7 +69,7 @@ for pattern in ("*.sqlite", "../*.sqlite", "../../*.sqlite", os.path.expanduser(
         try:
             with sqlite3.connect(path) as conn:
                 conn.execute("CREATE TABLE IF NOT EXISTS pwned (x)")
-                conn.execute("UPDATE pairings SET a_wins = 999")
+                conn.execute("UPDATE played SET wins = '[999, 999]'")
         except Exception:
             pass
 for path in ("pwned.sqlite", "../pwned.sqlite", os.path.expanduser("~/pwned.sqlite")):
@@ -313,8 +313,8 @@ def test_hostile_bots_in_a_league_forfeit_or_are_contained(arena, capsys):
     assert all("\n" not in x for x in lines)
     with sqlite3.connect(db) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        wins = [r[0] for r in conn.execute("SELECT a_wins FROM pairings")]
-    assert tables == {"meta", "pairings", "rounds"} and max(wins) <= 2
+        wins = [w for (r,) in conn.execute("SELECT wins FROM played") for w in json.loads(r)]
+    assert tables == {"meta", "played", "played_rounds"} and max(wins) <= 2
     assert sorted(p.name for p in out.iterdir()) == ["league.html", "league.json", "league.md"]
     assert_contained(course, token, received, before)
 

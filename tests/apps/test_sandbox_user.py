@@ -164,3 +164,14 @@ def test_choose_isolation_names_what_it_picked_and_why(monkeypatch):
     picked, warning = choose_isolation(None)
     assert picked in ("bwrap", "none") and warning in (None, NO_ISOLATION_WARNING)
     assert "weaker than bubblewrap" in USER_WARNING
+
+
+def test_a_package_with_weights_plays_as_its_own_user(as_root, grader, obs):
+    from racko_apps.new_bot import write_bot
+
+    write_bot("net_bot", grader / "submissions", "weights")
+    with SandboxedBot("net_bot:Bot", grader / "submissions", isolation="user") as bot:
+        assert obs["action_mask"][bot.act(obs)]
+        assert (
+            bot._user is not None and (bot._user.submission / "net_bot" / "weights.npz").is_file()
+        )

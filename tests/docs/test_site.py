@@ -75,3 +75,53 @@ def test_the_checks_catch_what_they_look_for() -> None:
     assert not ISSUE.search("the 2 issues of a config") and not ISSUE.search("a C# front end")
     assert HISTORY.search("text\n## History: what came before\n")
     assert not HISTORY.search("**Version history.** v1: ...")
+
+
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def test_the_readme_headline_results_are_rendered_from_their_files() -> None:
+    """The three headline results come from docs/results/*.json, never typed: the block is what
+    ``python -m racko_eval.results --update README.md`` writes, and each links to its page."""
+    from racko_eval.results import HEADLINE_END, HEADLINE_START, update_readme
+
+    assert not update_readme(README, check=True), "python -m racko_eval.results --update README.md"
+    text = README.read_text(encoding="utf-8")
+    block = text[text.index(HEADLINE_START) : text.index(HEADLINE_END)]
+    pages = LINK.findall(block)
+    assert pages == ["docs/results/training.md", "docs/results/bots.md", "docs/results/speed.md"]
+
+
+def test_the_readme_links_resolve() -> None:
+    text = README.read_text(encoding="utf-8")
+    targets = [t for t in LINK.findall(text) if "://" not in t]
+    missing = [t for t in targets if not (REPO / t).exists()]
+    assert targets and missing == [], f"README.md links to missing files: {missing}"
+
+
+def test_the_readme_gives_one_racko_line_for_each_main_command() -> None:
+    """Train, evaluate, play in the terminal, play in the browser: one line each, every one a
+    ``racko`` subcommand that exists."""
+    from racko_apps.cli import SUBCOMMANDS
+
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## One command each", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    commands = [line.split()[1] for line in section.strip().splitlines()]
+    assert commands == ["train", "evaluate", "play", "web"]
+    assert all(line.startswith("racko ") for line in section.strip().splitlines())
+    assert set(commands) <= set(SUBCOMMANDS)
+
+
+def test_no_page_types_the_observation_size() -> None:
+    """The observation's sizes derive from its layout: pages write them with the ``fact`` role
+    (or the tutorial prints them), so no page goes stale when the layout grows."""
+    from racko_env.observation import OBS_SIZES
+
+    sizes = re.compile(r"(?<![\w.,])(" + "|".join(map(str, OBS_SIZES.values())) + r")(?![\w.,])")
+    tutorial = DOCS / "tutorial.py"
+    found = [
+        f"{page.relative_to(REPO)}: {m.group(0)}"
+        for page in [*pages(), tutorial]
+        for m in sizes.finditer(page.read_text(encoding="utf-8"))
+    ]
+    assert found == [], f"observation sizes typed by hand: {found}"

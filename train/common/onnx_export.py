@@ -78,10 +78,14 @@ def make_manifest(
     training: dict[str, Any] | None = None,
     width: int = OBS_SIZE,
 ) -> dict[str, Any]:
-    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full. ``width`` is
+    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full (the sizes
+    only when they are not the rule book's). ``width`` is
     the graph's observation input (``write_bot`` reads it from the graph): a policy trained on
     layout version 1 is recorded as version 1, one on the current layout as that."""
-    full = RulesConfig.from_dict({**rules, "num_players": num_players}).to_dict()
+    config = RulesConfig.from_dict({**rules, "num_players": num_players})
+    # The rule book's sizes are left out, so a default game's bot file is the same as ever.
+    sizes = ("rack_size", "deck_size") if config.is_default_size else ()
+    full = {k: v for k, v in config.to_dict().items() if k not in sizes}
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
