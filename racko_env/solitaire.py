@@ -35,6 +35,8 @@ from racko_env.solitaire_space import SolitaireSpace, space
 
 TOLERANCE = 1e-12  # value iteration stops when no value moves by more than this
 MAX_ITERATIONS = 100_000
+
+
 @dataclass
 class Solution:
     """Optimal play of one size: see the module docstring for what each array holds."""
