@@ -138,7 +138,7 @@ print(f"saved {OUT / 'q_learning_curve.png'}")
 # ## Next
 #
 # - Hand in an agent: `racko new-bot my_agent --solitaire`, save your greedy table as
-#   `my_agent_policy.npy` and your values as `values.npy`, then
+#   `my_agent/policy.npy` and your values as `my_agent/values.npy`, then
 #   `racko grade my_agent:Bot --rubric solitaire`.
 # - SARSA and Monte Carlo control: `train/tabular_sarsa.py`, `train/tabular_mc.py`.
 # - The course's next steps: the Coursework page *A course in steps*.

@@ -9,7 +9,7 @@ solitaire agent against the exact optimum (``racko_env.solitaire``), with no gam
   highest threshold whose G the gap to the optimum does not exceed (``gap_percent: 0`` is the
   optimum itself, up to 1e-9).
 - ``check: solitaire_values`` scores a value table: the file ``file`` (default ``values.npy``)
-  in the submission's folder, a float array of one value per tabular observation: the expected
+  in the submission's package folder (``my_agent/values.npy``) or beside it, a float array of one value per tabular observation: the expected
   turns still to play under optimal play, the current turn included (the optimal return's
   negative). Read with numpy, never unpickled. Its ``thresholds`` are ``{max_error: E, points:
   P}``: the points of the highest threshold whose E the largest error does not exceed.
@@ -58,12 +58,16 @@ def policy_row(crit: Criterion, bot: Any, rubric: Rubric) -> dict[str, Any]:
     }
 
 
-def values_row(crit: Criterion, folder: str | Path, rubric: Rubric) -> dict[str, Any]:
-    """A solitaire_values criterion's row: the table's largest error against the optimum."""
+def values_row(crit: Criterion, folder: str | Path, rubric: Rubric, spec: str) -> dict[str, Any]:
+    """A solitaire_values criterion's row: the table's largest error against the optimum. The
+    file is looked for in the submission's package folder, then beside it."""
     from racko_env.solitaire import solve
 
     k, n = size(rubric)
-    path = Path(folder) / (crit.opponent or DEFAULT_VALUES_FILE)
+    name = crit.opponent or DEFAULT_VALUES_FILE
+    path = Path(folder) / spec.partition(":")[0] / name
+    if not path.is_file():
+        path = Path(folder) / name
     if not path.is_file():
         return {"points": 0.0, "result": f"no value table: {path.name} is not in the submission"}
     optimal = solve(k, n).values
@@ -114,7 +118,7 @@ def grade_solitaire(
                 loaded = seated is not None
                 row.update(points=crit.points if loaded else 0.0, result=load_error or "loads")
             elif crit.check == "solitaire_values":
-                row.update(values_row(crit, folder, rubric))
+                row.update(values_row(crit, folder, rubric, spec))
             elif seated is None:
                 row.update(points=0.0, result="not graded: the bot did not load")
             else:

@@ -1,10 +1,13 @@
-"""The solitaire starter: ``racko new-bot my_agent --solitaire`` writes ``my_agent.py``, a legal,
-suboptimal tabular agent for the ``solitaire`` rubric, and ``test_my_agent.py``.
+"""The solitaire starter: ``racko new-bot my_agent --solitaire`` writes the package
+``my_agent/__init__.py``, a legal, suboptimal tabular agent for the ``solitaire`` rubric, and
+``test_my_agent.py``.
 
 The agent turns each observation into its tabular state (``racko_env.solitaire_env.
-observation_index``) and plays the action a policy table holds there: ``my_agent_policy.npy``
-beside it when the student has saved one (one action id per tabular observation, e.g. the greedy
-policy of a Q-table), else a simple rule to improve on.
+observation_index``) and plays the action a policy table holds there: ``my_agent/policy.npy``
+when the student has saved one (one action id per tabular observation, e.g. the greedy policy of
+a Q-table), else a simple rule to improve on. A package, because a sandboxed submission sees
+only its own folder (docs/coursework/submissions.md); the value table the rubric grades goes
+beside it, ``my_agent/values.npy``.
 """
 
 from __future__ import annotations
@@ -14,19 +17,19 @@ from pathlib import Path
 from racko_env.files import write_text_atomic
 
 AGENT_TEMPLATE = '''"""{name}: a tabular agent for solitaire Rack-O (3 slots, cards 1-8). Started by
-`racko new-bot {name} --solitaire`: make it optimal.
+`racko new-bot {name} --solitaire`: make it optimal. Hand in this folder, {name}/.
 
 Graded exactly with `racko grade {name}:Bot --rubric solitaire`: the policy by its exact
-expected turns against the optimum, and `values.npy` (expected turns per tabular observation,
-the optimal return's negative) by its largest error. See docs/coursework/ladder.md.
+expected turns against the optimum, and {name}/values.npy (expected turns per tabular
+observation, the optimal return's negative) by its largest error. See docs/coursework/ladder.md.
 
 How it plays: the observation becomes the number of its tabular state (the states a player can
 tell apart: rack, discard top or held card, the draw pile's cards), and the agent plays what its
-policy table holds there. Save a table of one action id per state as {name}_policy.npy, e.g.
+policy table holds there. Save a table of one action id per state as {name}/policy.npy, e.g.
 after Q-learning on gymnasium.make("racko/RackoSolitaire-v0", rack_size=3, deck_size=8,
 tabular=True):
 
-    np.save("{name}_policy.npy", np.where(legal, q, -np.inf).argmax(axis=1))
+    np.save("{name}/policy.npy", np.where(legal, q, -np.inf).argmax(axis=1))
 
 Without that file it plays a simple rule: each slot wants a card near its share of the deck.
 """
@@ -42,7 +45,7 @@ import numpy as np
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
 from racko_env.solitaire_env import observation_index, solitaire_space
 
-TABLE = Path(__file__).with_name("{name}_policy.npy")
+TABLE = Path(__file__).with_name("policy.npy")
 
 
 class Bot:
@@ -115,12 +118,13 @@ def test_exact_expected_turns_against_the_optimum() -> None:
 
 
 def write_solitaire_bot(name: str, folder: Path) -> tuple[Path, Path]:
-    """Write ``NAME.py`` (the solitaire starter) and ``test_NAME.py`` into ``folder``;
-    ValueError if either exists (``racko_apps.new_bot`` checks the name first)."""
-    bot_path, test_path = folder / f"{name}.py", folder / f"test_{name}.py"
-    for path in (bot_path, test_path):
+    """Write ``NAME/__init__.py`` (the solitaire starter) and ``test_NAME.py`` into ``folder``;
+    ValueError if any exists (``racko_apps.new_bot`` checks the name first)."""
+    bot_path, test_path = folder / name / "__init__.py", folder / f"test_{name}.py"
+    for path in (folder / name, folder / f"{name}.py", test_path):
         if path.exists():
             raise ValueError(f"{path} already exists; not overwriting it")
+    bot_path.parent.mkdir()
     write_text_atomic(bot_path, AGENT_TEMPLATE.format(name=name))
     write_text_atomic(test_path, TEST_TEMPLATE.format(name=name))
     return bot_path, test_path

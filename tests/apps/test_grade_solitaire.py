@@ -53,15 +53,15 @@ def _small_rubric():
 
 def _submission(folder: Path, table: np.ndarray | None, values: np.ndarray | None) -> str:
     write_solitaire_bot("agent", folder)
-    text = (folder / "agent.py").read_text()
+    text = (folder / "agent" / "__init__.py").read_text()
     text = text.replace(
         "rack_size: int = 3, deck_size: int = 8", "rack_size: int = 3, deck_size: int = 6"
     )
-    (folder / "agent.py").write_text(text)
+    (folder / "agent" / "__init__.py").write_text(text)
     if table is not None:
-        np.save(folder / "agent_policy.npy", table)
+        np.save(folder / "agent" / "policy.npy", table)
     if values is not None:
-        np.save(folder / "values.npy", values)
+        np.save(folder / "agent" / "values.npy", values)
     return "agent:Bot"
 
 
