@@ -4,6 +4,11 @@ writes ``docs/results/solitaire_ladder.json``.
 
     python -m benchmarks.solitaire_ladder                 # the whole ladder (about 15 min)
     python -m benchmarks.solitaire_ladder --quick         # the solves only, and k=3/N=8's baselines
+    python -m benchmarks.solitaire_ladder --full-size     # k=10, N=40 played: solitaire_full_size.json
+
+Full-size solitaire has no exact solve: ``--full-size`` plays ``heuristic`` and ``expert`` on the
+same 1,000 deals and writes their mean turns with 95% intervals, the yardstick of the course's
+step 2 (function approximation).
 
 The baselines run with their own defaults on k=3, N=8 (to convergence: the 2% target) and for
 ``--budget`` seconds of learning on k=4, N=10 (2 minutes by default), each evaluated exactly
@@ -93,12 +98,59 @@ def baseline_rows(quick: bool, budget: float, out: Path) -> list[list[Any]]:
     return rows
 
 
+def full_size(rounds: int) -> Path:
+    """Mean turns of the baselines on full-size solitaire (k=10, N=40), the same deals each."""
+    import math
+
+    import numpy as np
+
+    import agents
+    from racko_env.solitaire_env import RackoSolitaireEnv
+    from racko_eval.results import write_results
+
+    rows = []
+    for name in ("heuristic", "expert"):
+        bot, env, turns = agents.load(name, num_players=1), RackoSolitaireEnv(), []
+        for deal in range(rounds):
+            obs, info = env.reset(seed=deal)
+            bot.reset()
+            done = False
+            while not done:
+                action = bot.act({"observation": obs, "action_mask": info["action_mask"]})
+                obs, _, terminated, truncated, info = env.step(action)
+                done = terminated or truncated
+            turns.append(env.game.turn)
+        mean = float(np.mean(turns))
+        half = 1.96 * float(np.std(turns, ddof=1)) / math.sqrt(rounds)
+        rows.append([name, rounds, round(mean, 3), round(mean - half, 3), round(mean + half, 3)])
+        print(rows[-1], flush=True)
+    return write_results(
+        "solitaire_full_size",
+        command="python -m benchmarks.solitaire_ladder --full-size",
+        figures={f"{r[0]}_mean_turns": r[2] for r in rows},
+        tables=[
+            {
+                "title": "Full-size solitaire (k=10, N=40), played",
+                "columns": ["bot", "rounds", "mean turns", "95% low", "95% high"],
+                "rows": rows,
+                "note": "the same deals for each bot (env seeds 0..rounds-1); rounds cut at "
+                "400 turns",
+            }
+        ],
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.solitaire_ladder")
+    parser.add_argument("--full-size", action="store_true", help="play k=10, N=40 instead")
+    parser.add_argument("--rounds", type=int, default=1000, help="deals for --full-size")
     parser.add_argument("--quick", action="store_true", help="skip k=4/N=10's baselines")
     parser.add_argument("--budget", type=float, default=120.0, help="seconds on k=4, N=10")
     parser.add_argument("--out", type=Path, default=Path("runs/solitaire_ladder"))
     args = parser.parse_args(argv)
+    if args.full_size:
+        print(f"wrote {full_size(args.rounds)}")
+        return 0
     sizes, figures = [], {}
     for k, n in LADDER:
         row, solution = solve_row(k, n)
