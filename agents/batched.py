@@ -17,9 +17,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from agents.obs import Cards, cards
+from agents.expert_params import QUANTUM, ExpertParams, gap_factor
+from agents.obs import Cards, cards, rules_config
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
-from racko_env.observation import OBS_SIZES, PHASE, UNSEEN
+from racko_env.config import RulesConfig
+from racko_env.observation import DEFAULT, OBS_SIZES, layout_for
 from racko_env.opponents import BotBatch
 
 
@@ -32,13 +34,17 @@ class BatchPolicy(Protocol):
         ...
 
 
-def check_batch(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Shapes checked, masks as bool; a row without a legal action is an error (never guessed)."""
+def check_batch(
+    obs: np.ndarray, masks: np.ndarray, config: RulesConfig | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Shapes checked (the widths of ``config``'s layout, default the rule book's), masks as
+    bool; a row without a legal action is an error (never guessed)."""
     obs = np.asarray(obs)
     masks = np.asarray(masks).astype(bool, copy=False)
     # Any layout version's rows: these bots read version 1's fields, a prefix of every version.
-    if obs.ndim != 2 or obs.shape[1] not in OBS_SIZES.values():
-        widths = " or ".join(f"(B, {w})" for w in OBS_SIZES.values())
+    sizes = OBS_SIZES if config is None else layout_for(config).sizes
+    if obs.ndim != 2 or obs.shape[1] not in sizes.values():
+        widths = " or ".join(f"(B, {w})" for w in sizes.values())
         raise ValueError(f"obs must have shape {widths}, got {obs.shape}")
     if masks.shape != (obs.shape[0], NUM_ACTIONS):
         raise ValueError(
@@ -60,13 +66,14 @@ class BatchRandom:
 
     def __init__(self, num_players: int = 2, seed: int | None = None, **rules_options: Any) -> None:
         self.num_players = num_players
+        self.config = rules_config(num_players, rules_options)  # None: the rule book's sizes
         self.rng = np.random.default_rng(seed)
 
     def seed(self, seed: int | None) -> None:
         self.rng = np.random.default_rng(seed)
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        _, masks = check_batch(obs, masks)
+        _, masks = check_batch(obs, masks, self.config)
         # The legal action with the largest uniform key: uniform among the legal ones.
         keys = self.rng.random(masks.shape)
         keys[~masks] = -1.0
@@ -76,7 +83,7 @@ class BatchRandom:
 class BatchHeuristic:
     """The ``heuristic`` bot (slot zones) for a batch: the same decision on the same observation.
 
-    Card c belongs in zone slot floor((c-1) * 10 / N). Draw phase: take the discard if it fills its
+    Card c belongs in zone slot floor((c-1) * k / N) (k the rack's slots). Draw phase: take the discard if it fills its
     zone slot and that slot holds a card of another zone, else draw. Keep a drawn card on the same
     test, else discard it. Place a card in its zone slot.
     """
@@ -85,11 +92,13 @@ class BatchHeuristic:
 
     def __init__(self, num_players: int = 2, **rules_options: Any) -> None:
         self.num_players = num_players  # the player count is read from each observation anyway
+        self.config = rules_config(num_players, rules_options)  # None: the rule book's sizes
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs, masks = check_batch(obs, masks)
+        obs, masks = check_batch(obs, masks, self.config)
         rows = np.arange(len(obs))
-        seen = cards(obs)
+        seen = cards(obs, self.config)
+        k = seen.rack.shape[1]
         if (seen.phase < 0).any():
             bad = np.flatnonzero(seen.phase < 0).tolist()
             raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
@@ -102,16 +111,16 @@ class BatchHeuristic:
         )
 
         def zone(c: np.ndarray) -> np.ndarray:
-            return (c - 1) * 10 // n
+            return (c - 1) * k // n
 
         def improves(c: np.ndarray) -> np.ndarray:
-            slot = np.minimum(np.maximum(zone(c), 0), 9)  # no held card (0) -> slot 0, unused
+            slot = np.minimum(np.maximum(zone(c), 0), k - 1)  # no held card (0) -> slot 0, unused
             return zone(rack[rows, slot]) != slot
 
         take = (top > 0) & masks[:, TAKE_DISCARD] & improves(top)
         draw_choice = np.where(take, TAKE_DISCARD, DRAW_PILE)
         keep_choice = np.where(improves(held), KEEP, DISCARD)
-        place_choice = np.minimum(np.maximum(zone(held), 0), 9)
+        place_choice = np.minimum(np.maximum(zone(held), 0), k - 1)
         return np.choose(phase, [draw_choice, keep_choice, place_choice])
 
 
@@ -121,20 +130,20 @@ class BatchExpert:
     The same plan costs as ``ExpertBot``, from the compiled planner every batched consumer shares
     (``agents.features.Planner``: the forward/backward dynamic programme over the slots, then
     every candidate card in every slot) with the same float64 operations in the same order, so
-    equal costs break ties the same way. ``params``: an ``agents.expert.ExpertParams``.
+    equal costs break ties the same way. ``params``: an ``agents.expert_params.ExpertParams``.
     """
 
     name = "expert"
 
     def __init__(self, num_players: int = 2, params: Any = None, **rules_options: Any) -> None:
-        from agents.expert import ExpertParams
 
         self.num_players = num_players
         self.params = params or ExpertParams()
+        self.config = rules_config(num_players, rules_options)  # None: the rule book's sizes
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs, masks = check_batch(obs, masks)
-        seen = cards(obs)
+        obs, masks = check_batch(obs, masks, self.config)
+        seen = cards(obs, self.config)
         if (seen.phase < 0).any():
             bad = np.flatnonzero(seen.phase < 0).tolist()
             raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
@@ -142,15 +151,15 @@ class BatchExpert:
         out = np.empty(len(obs), dtype=np.intp)
         for n in np.unique(decks):
             r = np.flatnonzero(decks == n)
-            out[r] = ExpertPlan(obs[r].astype(np.float64), masks[r], int(n), self.params).act()
+            vec = obs[r].astype(np.float64)
+            out[r] = ExpertPlan(vec, masks[r], int(n), self.params, config=self.config).act()
         return out
 
 
 def expert_plan_costs(obs: np.ndarray, num_cards: int, params: Any = None) -> np.ndarray:
     """``expert``'s plan cost of each row's rack as it stands (its estimate of the draws the seat
     still needs to go Rack-O, from that seat's own observation), float64 [B]; ``params``: an
-    ``agents.expert.ExpertParams`` (default: the expert's own). The search bot's leaf value reads it."""
-    from agents.expert import ExpertParams
+    ``agents.expert_params.ExpertParams`` (default: the expert's own). The search bot's leaf value reads it."""
 
     vec = np.asarray(obs, dtype=np.float64)
     ones = np.ones((len(vec), NUM_ACTIONS), dtype=bool)
@@ -160,12 +169,24 @@ def expert_plan_costs(obs: np.ndarray, num_cards: int, params: Any = None) -> np
 class ExpertPlan:
     """``expert``'s plan for rows that share the deck size ``n``, at any batch size (one decision
     of ``ExpertBot`` or thousands of ``BatchExpert``): the planner is ``agents.features.Planner``
-    (the one compiled planner) with ``expert``'s quantized costs."""
+    (the one compiled planner) with ``expert``'s quantized costs.
+
+    In a game of other sizes (``config``, see ``agents.obs.rules_config``) a small deck cycles
+    fast: the cards the plan replaces in its own rack come back through the discard pile, so
+    they count among the cards that may still come (in the rule book's game they do not). That
+    also keeps a plan (keep nothing, fill every slot) within reach of every rack of a tiny deck,
+    where no plan would be finite otherwise."""
 
     def __init__(
-        self, vec: np.ndarray, masks: np.ndarray, n: int, params: Any, seen: Cards | None = None
+        self,
+        vec: np.ndarray,
+        masks: np.ndarray,
+        n: int,
+        params: Any,
+        seen: Cards | None = None,
+        config: RulesConfig | None = None,
     ) -> None:
-        """``seen``: ``cards(vec)``, where the caller has decoded it already."""
+        """``seen``: ``cards(vec, config)``, where the caller has decoded it already."""
         from agents.features import Planner, racks_with_sentinels
 
         self.p = params
@@ -174,13 +195,15 @@ class ExpertPlan:
         r = len(vec)
         rows = np.arange(r)
 
-        seen = cards(vec) if seen is None else seen
+        lay = DEFAULT if config is None else layout_for(config)
+        seen = cards(vec, config) if seen is None else seen
         self.rack, self.held = seen.rack, seen.held
         self.top, self.draw_top = seen.discard_top, seen.draw_top
-        self.phase = vec[:, PHASE].argmax(axis=1)
-        self.unseen = vec[:, UNSEEN][:, :n] > 0.5  # column c - 1 is card c
+        self.phase = vec[:, lay.PHASE].argmax(axis=1)
+        self.unseen = vec[:, lay.UNSEEN][:, :n] > 0.5  # column c - 1 is card c
         blocked = np.zeros((r, n + 2), dtype=bool)
-        blocked[rows[:, None], self.rack] = True
+        if config is None:  # the rule book's game: the own rack's cards do not come back
+            blocked[rows[:, None], self.rack] = True
         blocked[rows[:, None], seen.opp_slots] = True  # 0 (unknown) -> column 0
         blocked[rows, self.held] = True
         prefix = np.zeros((r, n + 2), dtype=np.intp)
@@ -281,18 +304,26 @@ def load_batch(
         return spec
     if isinstance(spec, str) and spec == "random":
         _validate(num_players, rules_options)
-        return BatchRandom(num_players, seed=seed)
+        return BatchRandom(num_players, seed=seed, **rules_options)
     if isinstance(spec, str) and spec == "heuristic":
         _validate(num_players, rules_options)
-        return BatchHeuristic(num_players)
+        return BatchHeuristic(num_players, **rules_options)
     if isinstance(spec, str) and spec == "expert":
         _validate(num_players, rules_options)
-        return BatchExpert(num_players)
+        return BatchExpert(num_players, **rules_options)
     import agents
 
     bot = agents.load(spec, num_players, seed=seed, **rules_options)
     # a bot that decides for batches itself (an ONNX bot: one run of its graph per batch)
     return bot if callable(getattr(bot, "act_batch", None)) else BotBatch(bot)
+
+
+def group_features(obs: np.ndarray, num_cards: int) -> np.ndarray:
+    """The structured policy's flat features of observations (``agents.features``, the compiled
+    kernel, imported here when first needed: plain envs do not load numba)."""
+    from agents.features import flat_features, rack_features
+
+    return flat_features(*rack_features(obs, num_cards))
 
 
 _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}
@@ -302,7 +333,6 @@ def _expert_costs(n: int, params: Any) -> np.ndarray:
     """cost[t, k, g]: expected draws to fill g slots from k candidates when t cards may come,
     rounded to multiples of 1 / ``QUANTUM``, so that sums of them are exact in any order and equal
     plans tie exactly, whatever the order of the sums (computed once per deck size and params)."""
-    from agents.expert import QUANTUM, gap_factor
 
     key = (n, params)
     if key not in _EXPERT_COSTS:

@@ -19,45 +19,17 @@ readable one-loop-per-step statement of the programme is the tests' reference
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from agents.base import Bot
-from agents.obs import cards, split
+from agents.expert_params import INF, ExpertParams
+from agents.obs import cards, rules_config, split
 from racko_env.actions import DISCARD, KEEP, TAKE_DISCARD, Phase
 
 if TYPE_CHECKING:
     from agents.batched import ExpertPlan
-
-INF = float("inf")
-QUANTUM = 1024.0  # plan costs are multiples of 1 / QUANTUM (agents.batched._expert_costs)
-
-
-@dataclass(frozen=True)
-class ExpertParams:
-    """Tuning knobs (found by tournament against ``heuristic``; see docs/agents.md).
-
-    gap_power: how steeply a gap's cost grows with the number of slots g in it (g ** gap_power).
-    width_power: how steeply a gap's cost grows as its window of candidate cards narrows.
-    spread: an extra factor (1 + spread * (H_g - 1)) for multi-slot gaps (H_g the harmonic
-      number); the first tuning used it with gap_power 1; 0 (off) by default.
-    take_margin: turns the discard must save beyond a blind draw's expected saving to be taken.
-    keep_margin: turns a drawn card must save to be kept.
-    """
-
-    gap_power: float = 2.0
-    width_power: float = 1.1
-    spread: float = 0.0
-    take_margin: float = 0.0
-    keep_margin: float = 1e-9
-
-
-def gap_factor(g: int, params: ExpertParams) -> float:
-    """Cost of a gap of g >= 1 slots per unit of (U / k) ** width_power (shared with agents.batched)."""
-    harmonic = sum(1.0 / i for i in range(1, g + 1))
-    return g**params.gap_power * (1 + params.spread * (harmonic - 1))
 
 
 class ExpertBot(Bot):
@@ -70,16 +42,18 @@ class ExpertBot(Bot):
     ) -> None:
         self.num_players = num_players
         self.params = params or ExpertParams()
+        self.config = rules_config(num_players, rules_options)  # None: the rule book's sizes
 
     def _plan(self, observation: Mapping[str, Any]) -> ExpertPlan:
         from agents.batched import ExpertPlan
 
-        vec, mask = split(observation)
+        vec, mask = split(observation, self.config)
         if not mask.any():
             raise ValueError("no legal action: the seat is not on turn (all-zero action mask)")
-        seen = cards(vec[None])
+        seen = cards(vec[None], self.config)
         n = int(seen.num_cards[0])
-        return ExpertPlan(vec[None], mask[None].astype(bool), n, self.params, seen)
+        masks = mask[None].astype(bool)
+        return ExpertPlan(vec[None], masks, n, self.params, seen, self.config)
 
     def _choose(self, observation: Mapping[str, Any]) -> tuple[int, str]:
         plan = self._plan(observation)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from racko_env.config import SMALL_GAME_BOTS, RulesConfig, require_rule_book_sizes
 from racko_env.observation import (
     DISCARD_TOP,
     DRAW_SIZE,
@@ -214,7 +215,8 @@ def exact_costs(n: int, plan: tuple[float, float] = EXPERT_PLAN) -> np.ndarray:
 class Planner:
     """Plan tables of R racks (all rows at once; ``tests/agents/reference_expert.py`` is the loop-per-step reference).
 
-    ``vals`` int (R, 12): the rack with its sentinels 0 and N + 1; ``prefix`` int (R, N + 2):
+    ``vals`` int (R, k + 2): the rack (k = 10 slots by the rule book) with its sentinels 0 and
+    N + 1; ``prefix`` int (R, N + 2):
     ``prefix[v]`` cards of value <= v that may still come (``prefix[N + 1] == prefix[N]``);
     ``cost`` float64 (T, N + 1, 11) and ``table`` int (R,): row r's gap of g slots with k
     candidate cards costs ``cost[table[r], k, g]`` (inf where no plan fills it; a plan with an
@@ -232,9 +234,10 @@ class Planner:
         self.prefix = np.ascontiguousarray(prefix, dtype=np.int64)
         self.cost = np.ascontiguousarray(cost, dtype=np.float64)
         self.table = np.ascontiguousarray(table, dtype=np.int64)
-        self.fwd = np.empty((r, _M))
-        self.bwd = np.empty((r, _M))
-        self.skip = np.empty((r, RACK_SIZE))
+        m = self.vals.shape[1]  # the rack's slots and two sentinels (_M for 10-slot racks)
+        self.fwd = np.empty((r, m))
+        self.bwd = np.empty((r, m))
+        self.skip = np.empty((r, m - 2))
         _plan_rows(*self._tables())
         self.base = self.fwd[:, -1]
 
@@ -252,7 +255,7 @@ class Planner:
             or cards.max(initial=0) > self.n
         ):
             raise ValueError(f"cards must be ints 0..{self.n}, one row per planned rack")
-        out = np.empty((*cards.shape, RACK_SIZE))
+        out = np.empty((*cards.shape, self.vals.shape[1] - 2))
         _placements(*self._tables(), rows, cards, out)
         return out
 
@@ -313,6 +316,24 @@ def _opp_facts(x, c, n, out, at):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _draw_gain(
+    x, n, known, base, vals, prefix, table, fwd, bwd, skip, tmp, scratch
+):  # pragma: no cover
+    """The expected saving of a blind draw: every card the pile may give, put where it helps most."""
+    total, count = 0.0, 0.0
+    for c in range(1, n + 1):
+        if known > 0:
+            w = 1.0 if c == known else 0.0
+        else:
+            w = float(x[_UNSEEN0 + c - 1])
+        if w > 0:
+            _place_card(c, vals, prefix, table, fwd, bwd, skip, tmp, scratch)
+            total += w * (base - min(tmp.min(), base))
+            count += w
+    return total / max(count, 1.0)
+
+
+@njit(cache=True, nogil=True)
 def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compiled
     """``rack_features`` row by row (the numbers of ``train.network.features.RackFeatures``)."""
     m = RACK_SIZE + 2
@@ -352,18 +373,8 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
             here[s] = min(here[s], NO_PLAN)
             best_here = min(best_here, here[s])
         gain = 0.0
-        if drawing:  # a blind draw: every card the pile may give, put where it helps most
-            total, count = 0.0, 0.0
-            for c in range(1, n + 1):
-                if known > 0:
-                    w = 1.0 if c == known else 0.0
-                else:
-                    w = float(x[_UNSEEN0 + c - 1])
-                if w > 0:
-                    _place_card(c, vals, prefix, table, fwd, bwd, skip, tmp, scratch)
-                    total += w * (base - min(tmp.min(), base))
-                    count += w
-            gain = total / max(count, 1.0)
+        if drawing:
+            gain = _draw_gain(x, n, known, base, vals, prefix, table, fwd, bwd, skip, tmp, scratch)
         # ---- per slot
         for s in range(RACK_SIZE):
             v, prev, nxt = vals[s + 1], vals[s], vals[s + 2]
@@ -418,10 +429,18 @@ def _features(obs, n, cost, glob_obs, slots, glob):  # pragma: no cover - compil
 
 
 def racks_with_sentinels(rack: np.ndarray, num_cards: int) -> np.ndarray:
-    """int (R, 10) -> (R, 12) with 0 before and N + 1 after."""
-    vals = np.empty((len(rack), _M), dtype=np.int64)
+    """int (R, k) -> (R, k + 2) with 0 before and N + 1 after (k = 10 by the rule book)."""
+    vals = np.empty((len(rack), np.shape(rack)[1] + 2), dtype=np.int64)
     vals[:, 0], vals[:, 1:-1], vals[:, -1] = 0, rack, num_cards + 1
     return vals
+
+
+def check_rules(config: RulesConfig) -> None:
+    """Refuse, in one line naming the option, a game of other sizes (``rack_size``, ``deck_size``,
+    solitaire): the features are laid out for the rule book's 10 slots and decks."""
+    require_rule_book_sizes(
+        config, "the structured policy's features (agents.features)", SMALL_GAME_BOTS
+    )
 
 
 def rack_features(obs: np.ndarray, num_cards: int) -> tuple[np.ndarray, np.ndarray]:

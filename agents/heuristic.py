@@ -1,6 +1,7 @@
 """``heuristic``: the classic slot-zone strategy.
 
-The deck 1..N is cut into 10 equal zones and card c belongs in slot floor((c-1)*10/N). Zones are
+The deck 1..N is cut into k equal zones (k the rack's slots, 10 by the rule book) and card c
+belongs in slot floor((c-1)*k/N). Zones are
 ordered, so a rack with every slot holding a card of its own zone is ascending: Rack-O. The bot
 takes the discard, or keeps a drawn card, only when it fills its zone slot where the card now there
 is outside its zone.
@@ -12,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.base import Bot, describe_action
-from agents.obs import View, decode, zone_range
+from agents.obs import View, decode, rules_config, zone_range
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
 
 
@@ -23,6 +24,7 @@ class HeuristicBot(Bot):
 
     def __init__(self, num_players: int = 2, **rules_options: Any) -> None:
         self.num_players = num_players
+        self.config = rules_config(num_players, rules_options)  # None: the rule book's sizes
 
     def _improves(self, view: View, card: int) -> bool:
         """The card fills its zone slot, which holds a card from another zone now."""
@@ -51,11 +53,11 @@ class HeuristicBot(Bot):
 
     def _why(self, view: View, card: int) -> str:
         slot = view.zone(card)
-        lo, hi = zone_range(slot, view.num_cards)
+        lo, hi = zone_range(slot, view.num_cards, len(view.rack))
         return f"it goes into slot {slot + 1} (zone {lo}-{hi}) in place of the {view.rack[slot]}"
 
     def act(self, observation: Mapping[str, Any]) -> int:
-        return self._choose(decode(observation))[0]
+        return self._choose(decode(observation, self.config))[0]
 
     def explain(self, observation: Mapping[str, Any]) -> str:
-        return self._choose(decode(observation))[1]
+        return self._choose(decode(observation, self.config))[1]

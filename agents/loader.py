@@ -14,7 +14,7 @@ from typing import Any
 from agents.base import Bot
 from agents.function_bot import FunctionBot, is_act_function
 from racko_env.config import RulesConfig
-from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS
+from racko_env.rules import MAX_PLAYERS, SOLITAIRE
 
 
 def _lazy(path: str) -> Callable[..., Bot]:
@@ -72,11 +72,11 @@ def load(
     """
     if isinstance(num_players, bool) or not isinstance(num_players, int):
         raise ValueError(
-            f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players!r}"
+            f"num_players must be an int from {SOLITAIRE} to {MAX_PLAYERS}, got {num_players!r}"
         )
-    if not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+    if not SOLITAIRE <= num_players <= MAX_PLAYERS:
         raise ValueError(
-            f"num_players must be from {MIN_PLAYERS} to {MAX_PLAYERS}, got {num_players}"
+            f"num_players must be from {SOLITAIRE} to {MAX_PLAYERS}, got {num_players}"
         )
     RulesConfig.from_dict({"num_players": num_players, **rules_options})  # names bad options
     if _is_bot(spec):

@@ -177,11 +177,15 @@ def check_manifest(
             f"{source}: trained for {manifest.get('num_players')!r} players, "
             f"asked to play with {num_players}"
         )
-    wanted = RulesConfig.from_dict({"num_players": num_players, **rules_options}).to_dict()
+
+    def options(config: RulesConfig) -> dict[str, Any]:  # deck_size 0 is the players' default
+        return {**config.to_dict(), "deck_size": config.num_cards}
+
+    wanted = options(RulesConfig.from_dict({"num_players": num_players, **rules_options}))
     try:
-        trained = RulesConfig.from_dict(
-            {"num_players": num_players, **manifest.get("rules", {})}
-        ).to_dict()
+        trained = options(
+            RulesConfig.from_dict({"num_players": num_players, **manifest.get("rules", {})})
+        )
     except (TypeError, ValueError) as exc:
         raise BotFileError(f"{source}: the manifest's rules are invalid: {exc}") from None
     diff = {k: (trained[k], wanted[k]) for k in wanted if trained[k] != wanted[k]}

@@ -38,7 +38,7 @@ import numpy as np
 from agents.base import Bot, describe_action
 from agents.batched import check_batch, load_batch
 from racko_env.actions import NUM_ACTIONS
-from racko_env.config import RulesConfig
+from racko_env.config import SMALL_GAME_BOTS, RulesConfig, require_rule_book_sizes
 from racko_env.observation import HELD, PHASE
 from racko_env.rules import deck_size
 from racko_env.vector.encode import Encoder
@@ -76,7 +76,7 @@ class _CommonChance:
         self.world_of = world_of  # [rows]
         self.game: VectorGame | None = None
 
-    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
+    def first_dealers(self, games: np.ndarray, num_players: int, num_cards: int = 0) -> np.ndarray:
         return np.zeros(len(games), dtype=np.intp)
 
     def deck_orders(self, games: np.ndarray, num_cards: int) -> np.ndarray:
@@ -161,6 +161,7 @@ class SearchBot(Bot):
         if blueprint in ("search",) or str(blueprint).startswith("search:"):
             raise ValueError("search option blueprint cannot be the search bot itself")
         self.config = RulesConfig.from_dict({"num_players": num_players, **rules_options})
+        require_rule_book_sizes(self.config, "search (its world sampler)", SMALL_GAME_BOTS)
         self.num_players = num_players
         self.blueprint_spec = blueprint
         self.blueprint = load_batch(blueprint, num_players, seed=seed, **rules_options)

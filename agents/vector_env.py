@@ -12,8 +12,9 @@ never imports ``agents``)::
     obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample(
         mask=tuple(info["action_mask"].astype("int8"))))   # or a masked policy
 
-Each of the ``num_envs`` games is one learner seat's view (``agents.learner_games.LearnerGames``,
-the core it shares with the SB3 ``VecEnv`` ``train.sb3.vec_env.RackoVecEnv``): the other seats
+Each of the ``num_envs`` games is one learner seat's view (``racko_env.learner_games.LearnerGames``,
+the core it shares with the SB3 ``VecEnv`` ``train.sb3.vec_env.RackoVecEnv``, with this layer's
+vectorized bots, ``agents.batched.load_batch``): the other seats
 are played inside the env, all games at once, by opponents drawn per episode and seat from the
 weighted ``opponents`` mix:
 
@@ -24,9 +25,8 @@ weighted ``opponents`` mix:
   weight is shared out over them. Until then the other entries are sampled alone.
 
 Spaces: ``single_observation_space`` is the observation of layout ``observation_version``
-(``racko_env.observation``: default the current one; ``racko/Racko-v1`` passes 2, 270 floats,
-``racko/Racko-v0`` passes 1, its first 177), with ``features=True`` followed by the structured
-policy's 291 features of the (current-layout) observation
+(``racko_env.observation``: default the current one, which ``racko/Racko-v1`` passes), with
+``features=True`` followed by the structured policy's 291 features of the (current-layout) observation
 (``agents.features.rack_features`` flattened, computed once per observation by the compiled
 kernel, as ``train.sb3.feature_cache`` appends them); ``single_action_space`` is ``Discrete(14)``.
 
@@ -56,11 +56,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from agents.learner_games import LearnerGames
+from agents.batched import group_features, load_batch
 from racko_env.actions import NUM_ACTIONS
-from racko_env.learner_games import OpponentSpec, opponent_mix
-from racko_env.observation import OBS_SIZE, OBS_VERSION, obs_size
-from racko_env.rules import deck_size
+from racko_env.learner_games import LearnerGames, OpponentSpec, opponent_mix
+from racko_env.observation import OBS_SIZE, OBS_VERSION, layout_for, obs_size
 
 SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
 
@@ -71,7 +70,7 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
     ``opponents``: a spec, a list of specs (``opponent_weights`` their weights, default equal) or a
     mapping spec -> weight, where the spec ``"self"`` is the share of ``set_self_play`` snapshots.
     ``features``: append the structured policy's features to each observation.
-    ``reward``, ``episode`` and the rules options (``turn_limit=...``) are those of ``racko_v0``.
+    ``reward``, ``episode`` and the rules options (``turn_limit=...``) are those of ``racko_v1``.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
@@ -114,15 +113,21 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
             reward,
             episode,
             [w for _, w in self._mix],
+            load_policy=load_batch,
+            feature_fn=group_features,
             **rules_options,
         )
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self.autoreset_mode = mode
         self.features = bool(features)
-        self.num_cards = deck_size(num_players)
+        config = self.games.config
+        self.num_cards = config.num_cards
+        self._width = layout_for(config).sizes[observation_version]  # the game's own layout
         width = self._width
         if self.features:  # imported here: the kernel loads numba, which plain envs do not need
-            from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
+            from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, check_rules
+
+            check_rules(config)  # one line naming a size the features do not describe
 
             width += RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
         low = 0.0 if not self.features else -np.inf
@@ -224,9 +229,7 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         shown = np.array(obs[:, : self._width], dtype=np.float32)
         if not self.features:
             return shown
-        from agents.features import flat_features, rack_features
-
-        features = flat_features(*rack_features(np.asarray(obs[:, :OBS_SIZE]), self.num_cards))
+        features = group_features(np.asarray(obs[:, :OBS_SIZE]), self.num_cards)
         return np.concatenate([shown, features], axis=1)
 
     def _info(self) -> dict[str, Any]:

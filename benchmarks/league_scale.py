@@ -3,7 +3,7 @@
     python -m benchmarks.league_scale /tmp/class --bots 200        # writes the bots, runs it
     python -m benchmarks.league_scale /tmp/class --bots 40 --rounds 20   # options of the league
     python -m benchmarks.league_scale /tmp/class --bots 200 --write-only
-    racko league /tmp/class                                        # the same league by hand
+    racko league /tmp/class --allow '*'                            # the same league by hand
 
 Submission ``s_NNN.py`` is the expert bot that plays a random legal move with probability
 ``NNN / (N - 1)`` (``s_000`` is the expert itself, the last one plays at random), each a file
@@ -85,7 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     from racko_apps.league import main as league_main
 
     start, cpu0 = time.perf_counter(), os.times()
-    code = league_main([str(args.folder), *args.league_args])
+    allow = [] if "--allow" in args.league_args else ["--allow", "*"]  # the bots wrap expert
+    code = league_main([str(args.folder), *allow, *args.league_args])
     seconds, cpu1 = time.perf_counter() - start, os.times()
     # CPU of the league and of the processes it reaped (its workers, bwrap's outer processes).
     # Not of what ran inside an isolated sandbox: those processes end with their PID namespace

@@ -158,18 +158,26 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "wall_seconds": wall_split,
         "cpu_seconds": cpu_split,
     }
+    _print_summary(result, wall, cpu, lead_cpu=args.cpu)
+    write_time_to_expert(result, command_line("time_to_expert", argv), args.results_dir)
+    learning_curves.write_curves([out], command_line("time_to_expert", argv), args.results_dir)
+    return result
+
+
+def _print_summary(result: dict[str, Any], wall: float, cpu: float, lead_cpu: bool) -> None:
+    """The run's figures for the terminal (the results file holds them as data)."""
     print(
-        f"\n{args.config}: {wall / 60:.1f} min wall, {steps:,} env steps "
+        f"\n{result['config']}: {wall / 60:.1f} min wall, {result['env_steps']:,} env steps "
         f"({result['ppo_steps_per_s']:,} env steps/s in PPO)"
     )
     print(f"{'vs expert':>10} {'minutes':>8} {'env steps':>11}")
-    for rate, hit in reached.items():
+    for rate, hit in result["reached_vs_expert"].items():
         if hit is None:
             print(f"{rate:>10} {'never':>8} {'-':>11}")
         else:
             print(f"{rate:>10} {hit['minutes']:>8.1f} {hit['env_steps']:>11,}")
-    if final:
-        f = final[-1]
+    if result["final"]:
+        f = result["final"]
         print(
             "final: "
             + ", ".join(
@@ -179,17 +187,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             )
             + f" ({f['rounds']:,} duplicate rounds)"
         )
-    for clock in ("cpu", "wall") if args.cpu else ("wall", "cpu"):
-        split = cpu_split if clock == "cpu" else wall_split
+    for clock in ("cpu", "wall") if lead_cpu else ("wall", "cpu"):
+        split = result["cpu_seconds"] if clock == "cpu" else result["wall_seconds"]
         print(
             f"{clock} seconds: "
             + ", ".join(f"{k} {v:.0f}" for k, v in split.items())
             + " (features, opponents and snapshots are part of rollout; "
             + f"{wall if clock == 'wall' else cpu:.0f} s {clock} in all)"
         )
-    write_time_to_expert(result, command_line("time_to_expert", argv), args.results_dir)
-    learning_curves.write_curves([out], command_line("time_to_expert", argv), args.results_dir)
-    return result
 
 
 def results_tables(result: dict[str, Any]) -> list[dict[str, Any]]:

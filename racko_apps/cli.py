@@ -23,7 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "export": ("train.export:main", "export a train/ppo.py run folder as a bot file"),
     "grade": ("racko_apps.grade:main", "grade a bot against a rubric (legal, fast, wins)"),
     "gradescope-kit": (
-        "racko_apps.gradescope:kit_main",
+        "racko_apps.gradescope_kit:kit_main",
         "write a Gradescope autograder for a rubric (autograder.zip)",
     ),
     "league": ("racko_apps.league:main", "round-robin league of the bots in a folder, rated"),

@@ -25,14 +25,14 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from racko_apps.referee import MatchResult, Strikes, play_match, sandbox_for
-from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot, jit_cache
+from racko_apps.league_clock import ClockedStrikes, clocks_for, on_clock, one_line_per_clock
+from racko_apps.referee import MatchResult, play_match, sandbox_for
+from racko_apps.sandbox import DEFAULT_ALLOW, BotFailureError, Limits, SandboxedBot, jit_cache
 
-PLAYERS = 2
 T = TypeVar("T")
 
 
@@ -54,18 +54,21 @@ class Contestant:
 
 @dataclass(frozen=True)
 class PairingJob:
-    """One pairing to play: ``deals`` duplicate deals (each in both seatings) of seed ``seed``."""
+    """One pairing to play: ``deals`` duplicate deals (each in every seating) of seed ``seed``,
+    between two bots (or, in a league of more players, a table of one bot per seat)."""
 
     index: int
-    a: Contestant
-    b: Contestant
+    bots: tuple[Contestant, ...]
     deals: int
     seed: int
     limits: Limits
     max_forfeits: int
-    isolate: bool
+    isolation: str  # racko_apps.sandbox.ISOLATIONS
     record_dir: Path | None = None  # game records (--record), written where the pairing plays
     tables: int = 1  # rounds played side by side (racko_apps.lockstep)
+    pairing_seconds: float | None = None  # each sandboxed bot's clock for the pairing
+    rules: dict[str, Any] = field(default_factory=dict)  # rules options (RulesConfig's)
+    allow: tuple[str, ...] = DEFAULT_ALLOW  # the toolkit modules a submission may import
 
 
 @dataclass(frozen=True)
@@ -75,10 +78,22 @@ class LoadJob:
     index: int
     bot: Contestant
     limits: Limits
-    isolate: bool
+    isolation: str
+    players: int = 2
+    rules: dict[str, Any] = field(default_factory=dict)
+    allow: tuple[str, ...] = DEFAULT_ALLOW
 
 
-def _seat(c: Contestant, scratch: Path, limits: Limits, isolate: bool) -> str | SandboxedBot:
+def _seat(
+    c: Contestant,
+    scratch: Path,
+    limits: Limits,
+    isolation: str,
+    players: int = 2,
+    rules: dict[str, Any] | None = None,
+    allow: tuple[str, ...] = DEFAULT_ALLOW,
+) -> str | SandboxedBot:
+    """What plays ``c`` here: a built-in's name, or its sandbox (not started yet)."""
     if c.kind == "builtin":
         return c.spec
     folder = Path(c.folder)
@@ -88,36 +103,57 @@ def _seat(c: Contestant, scratch: Path, limits: Limits, isolate: bool) -> str | 
         folder = scratch / c.label
         folder.mkdir()
         for name, blob in zip(c.files, c.blobs, strict=True):
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)  # a package's files
             (folder / name).write_bytes(ray.get(blob))
     spec = c.files[0] if c.kind == "onnx" else c.spec
     return sandbox_for(
-        spec, PLAYERS, {}, folder=folder, label=c.label, limits=limits, isolate=isolate
+        spec,
+        players,
+        dict(rules or {}),
+        folder=folder,
+        label=c.label,
+        limits=limits,
+        isolate=isolation != "none",
+        isolation=isolation,
+        allow=allow,
     )
 
 
-def play_pairing(job: PairingJob) -> tuple[int, MatchResult]:
-    """Play one pairing here; ``(job.index, result)``. Never raises for a bot's misbehaviour
-    (a bot that does not even start forfeits its rounds)."""
-    if job.isolate and "python" in (job.a.kind, job.b.kind):
+def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
+    """Play one pairing here; ``(job.index, result, seconds)``, its wall time from the start of
+    its sandboxes to their end. Never raises for a bot's misbehaviour (a bot that does not even
+    start forfeits its rounds)."""
+    began = time.monotonic()
+    if job.isolation != "none" and any(c.kind == "python" for c in job.bots):
         jit_cache()  # the compiled planner, once per process (a Ray worker's; a local one inherits)
     with tempfile.TemporaryDirectory(prefix="racko-pairing-") as scratch:
-        seated = [_seat(c, Path(scratch), job.limits, job.isolate) for c in (job.a, job.b)]
+        players = len(job.bots)
+        seated = [
+            _seat(c, Path(scratch), job.limits, job.isolation, players, job.rules, job.allow)
+            for c in job.bots
+        ]
+        clocks = clocks_for(seated, job.pairing_seconds)
+        for bot, clock in zip(seated, clocks, strict=True):
+            if clock is not None and isinstance(bot, SandboxedBot):
+                on_clock(bot, clock)
         try:
             result = play_match(
                 seated,
-                [job.a.label, job.b.label],
-                num_players=PLAYERS,
+                [c.label for c in job.bots],
+                num_players=players,
+                rules=job.rules,
                 deals=job.deals,
                 seed=job.seed,
-                strikes=[Strikes(job.max_forfeits), Strikes(job.max_forfeits)],
+                strikes=[ClockedStrikes(job.max_forfeits, clock=c) for c in clocks],
                 record_dir=job.record_dir,
                 tables=job.tables,
             )
+            result = one_line_per_clock(result, clocks)
         finally:
             for bot in seated:
                 if isinstance(bot, SandboxedBot):
                     bot.close()
-    return job.index, result
+    return job.index, result, round(time.monotonic() - began, 3)
 
 
 def try_load(job: LoadJob) -> tuple[int, str | None]:
@@ -125,7 +161,9 @@ def try_load(job: LoadJob) -> tuple[int, str | None]:
     reason it does not (a built-in is loaded in-process)."""
     with tempfile.TemporaryDirectory(prefix="racko-load-") as scratch:
         try:
-            bot = _seat(job.bot, Path(scratch), job.limits, job.isolate)
+            bot = _seat(
+                job.bot, Path(scratch), job.limits, job.isolation, job.players, job.rules, job.allow
+            )
             if isinstance(bot, SandboxedBot):
                 bot.warm = False  # no move is played: the planner is not needed
                 try:
@@ -135,7 +173,7 @@ def try_load(job: LoadJob) -> tuple[int, str | None]:
             else:
                 import agents
 
-                agents.load(bot, PLAYERS)
+                agents.load(bot, job.players, **job.rules)
         except BotFailureError as err:
             return job.index, err.reason
         except (ValueError, TypeError, FileNotFoundError, ImportError) as err:

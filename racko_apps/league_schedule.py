@@ -19,6 +19,7 @@ the first round, where all ratings are equal, pairs bots at random but reproduci
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -55,8 +56,10 @@ def plan_round(
     seekers: Sequence[Rated],
     played: set[frozenset[str]],
     seed: int = 0,
-) -> list[tuple[str, str]]:
+    players: int = 2,
+) -> list[tuple[str, ...]]:
     """One pairing round: pairs of keys (each pair in label order), every bot in at most one.
+    With ``players`` > 2 a pairing is a table of that many bots (``plan_tables``).
 
     ``seekers`` (in the order they choose: the widest interval first, ``unsettled``) each get a
     pairing if they can: with the nearest bot of ``bots`` in rating order (mu, best first) that
@@ -64,10 +67,12 @@ def plan_round(
     that is free this round. Searching outward from the seeker's place, of two candidates at the
     same distance in rank the closer in mu is taken.
     """
+    if players > 2:
+        return plan_tables(bots, seekers, played, seed, players)
     order = sorted(bots, key=lambda b: (-b.mu, _tiebreak(seed, b.label)))
     place = {b.key: i for i, b in enumerate(order)}
     busy: set[str] = set()
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, ...]] = []
     for bot in seekers:
         if bot.key in busy:
             continue
@@ -89,15 +94,45 @@ def plan_round(
     return sorted(pairs, key=lambda p: place[p[0]])
 
 
+def plan_tables(
+    bots: Sequence[Rated],
+    seekers: Sequence[Rated],
+    played: set[frozenset[str]],
+    seed: int,
+    players: int,
+) -> list[tuple[str, ...]]:
+    """``plan_round`` for tables of ``players`` bots: each seeker, widest first, sits with the
+    ``players - 1`` free bots nearest to it in rating order (by distance in rank, then in mu)
+    whose table is not on record yet; each table's keys in label order."""
+    order = sorted(bots, key=lambda b: (-b.mu, _tiebreak(seed, b.label)))
+    place = {b.key: i for i, b in enumerate(order)}
+    busy: set[str] = set()
+    tables: list[tuple[str, ...]] = []
+    for bot in seekers:
+        if bot.key in busy:
+            continue
+        i = place[bot.key]
+        free = [c for c in order if c.key not in busy and c.key != bot.key]
+        free.sort(key=lambda c: (abs(place[c.key] - i), abs(c.mu - bot.mu), c.label))
+        nearest = free[: players + 3]  # a few more than needed: a table on record is skipped
+        for others in itertools.combinations(nearest, players - 1):
+            table = (bot, *others)
+            if frozenset(b.key for b in table) not in played:
+                busy |= {b.key for b in table}
+                tables.append(tuple(b.key for b in sorted(table, key=lambda b: b.label)))
+                break
+    return sorted(tables, key=lambda t: min(place[k] for k in t))
+
+
 def all_pairs(
-    keys_in_label_order: Sequence[str], played: set[frozenset[str]]
-) -> list[tuple[str, str]]:
-    """The round robin: every pair not played yet, in label order."""
+    keys_in_label_order: Sequence[str], played: set[frozenset[str]], players: int = 2
+) -> list[tuple[str, ...]]:
+    """The round robin: every pair (every table of ``players`` bots) not played yet, in label
+    order."""
     return [
-        (a, b)
-        for i, a in enumerate(keys_in_label_order)
-        for b in keys_in_label_order[i + 1 :]
-        if frozenset((a, b)) not in played
+        table
+        for table in itertools.combinations(keys_in_label_order, players)
+        if frozenset(table) not in played
     ]
 
 

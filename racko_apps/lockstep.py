@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agents.base import Bot
+from racko_apps.referee_book import Book, Job
 from racko_apps.sandbox import BotFailureError, SandboxedBot, act_request
 from racko_eval import BotError, DealPlayer, GameRecorder, IllegalActionError, TableSetup
 from racko_eval.tournament import Ask
 
 if TYPE_CHECKING:
     from collections.abc import Generator
-
-    from racko_apps.referee import Job, _Book
 
 
 class TableBot(Bot):
@@ -76,9 +75,11 @@ class _Round:
     ask: Ask | None = None  # the move it waits for, from a sandboxed bot
 
 
-def play_lockstep(setup: TableSetup, jobs: list[Job], book: _Book, tables: int) -> None:
-    """Play ``jobs`` (the match's rounds) ``tables`` at a time into ``book`` (module docstring).
-    Each bot sits at most once per seating."""
+def _seat_tables(
+    setup: TableSetup, tables: int
+) -> tuple[dict[int, SandboxedBot], list[DealPlayer]]:
+    """Start each sandboxed bot with a bot object per table, and a player per table (as many
+    tables as every sandbox could build under its memory limit)."""
     sandboxes = {i: b for i, b in enumerate(setup.bots) if isinstance(b, SandboxedBot)}
     for bot in sandboxes.values():
         if bot.tables < tables:  # a bot object per table, built when its sandbox starts
@@ -97,6 +98,14 @@ def play_lockstep(setup: TableSetup, jobs: list[Job], book: _Book, tables: int) 
         ]
         table = TableSetup(seated, setup.labels, setup.num_players, "round", setup.rules)
         players.append(DealPlayer(table))
+    return sandboxes, players
+
+
+def play_lockstep(setup: TableSetup, jobs: list[Job], book: Book, tables: int) -> None:
+    """Play ``jobs`` (the match's rounds) ``tables`` at a time into ``book`` (module docstring).
+    Each bot sits at most once per seating."""
+    sandboxes, players = _seat_tables(setup, tables)
+    tables = len(players)
     queue = deque(enumerate(jobs))
     live: dict[int, _Round] = {}
 

@@ -3,11 +3,14 @@
     racko new-bot my_bot            # in the current folder
     racko new-bot my_bot --dir bots
     racko new-bot my_bot --function     # the bot as one function act(observation) -> int
+    racko new-bot my_bot --weights      # a folder my_bot/: a numpy network and its weights.npz
 
 The bot plays at once: ``racko play --bots my_bot:Bot``, ``racko grade my_bot:Bot``,
 ``agents.load("my_bot:Bot")`` (run from the folder holding ``my_bot.py``; ``agents.load`` looks
 for a module that is not otherwise importable in the current folder); written ``--function``, it
-is ``my_bot:act`` everywhere (agents.function_bot). Existing files are never overwritten.
+is ``my_bot:act`` everywhere (agents.function_bot); written ``--weights``, it is the package
+``my_bot/`` (racko_apps.new_bot_weights), ``my_bot:Bot`` everywhere. Existing files are never
+overwritten.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import keyword
 import sys
 from pathlib import Path
 
-from racko_env.files import write_text_atomic
+from racko_apps.new_bot_weights import WEIGHTS_FILE, WEIGHTS_TEMPLATE, starter_weights
+from racko_env.files import write_bytes_atomic, write_text_atomic
 
 GUIDE = """What the bot sees. ``act(observation)`` gets exactly what its seat may know, the env's dict
 ``{"observation": 270 floats, "action_mask": 14 ints}`` (layout version 2 of
@@ -233,6 +237,11 @@ def test_loads_by_name() -> None:
 KINDS = {
     "class": (BOT_TEMPLATE, "Bot", "assert isinstance(agents.load(SPEC, num_players=2), Bot)"),
     "function": (FUNCTION_TEMPLATE, "act", "assert agents.load(SPEC, num_players=2).func is act"),
+    "weights": (
+        WEIGHTS_TEMPLATE,
+        "Bot",
+        "assert isinstance(agents.load(SPEC, num_players=2), Bot)",
+    ),
 }
 
 
@@ -248,22 +257,28 @@ def check_name(name: str) -> str | None:
 
 
 def write_bot(name: str, folder: Path, kind: str = "class") -> tuple[Path, Path]:
-    """Write ``NAME.py`` (a ``class Bot``, or with ``kind="function"`` a function ``act``) and
-    ``test_NAME.py`` into ``folder``; ValueError if either exists or the name is unusable,
-    FileNotFoundError if the folder does not exist."""
+    """Write ``NAME.py`` (a ``class Bot``, or with ``kind="function"`` a function ``act``), or
+    with ``kind="weights"`` the package ``NAME/`` (``__init__.py`` and ``weights.npz``), and
+    ``test_NAME.py`` into ``folder``; the bot's file and the test's. ValueError if any exists or
+    the name is unusable, FileNotFoundError if the folder does not exist."""
     template, attr, loads_check = KINDS[kind]
     if not name.isidentifier() or keyword.iskeyword(name):
         raise ValueError(check_name(name))
     if not folder.is_dir():
         raise FileNotFoundError(f"folder {str(folder)!r} does not exist")
-    bot_path, test_path = folder / f"{name}.py", folder / f"test_{name}.py"
-    for path in (bot_path, test_path):
+    test_path = folder / f"test_{name}.py"
+    bot_path = folder / name / "__init__.py" if kind == "weights" else folder / f"{name}.py"
+    for path in (folder / f"{name}.py", folder / name, test_path):
         if path.exists():
             raise ValueError(f"{path} already exists; not overwriting it")
     problem = check_name(name)
     if problem:
         raise ValueError(problem)
     fields = {"name": name, "guide": GUIDE, "attr": attr, "loads_check": loads_check}
+    if kind == "weights":
+        bot_path.parent.mkdir()
+        write_bytes_atomic(bot_path.parent / WEIGHTS_FILE, starter_weights())
+        fields["weights"] = WEIGHTS_FILE
     for path, text in ((bot_path, template), (test_path, TEST_TEMPLATE)):
         write_text_atomic(path, text.format(**fields))
     return bot_path, test_path
@@ -282,17 +297,46 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="write the bot as one function act(observation) -> int (Kaggle's style), not a class",
     )
+    parser.add_argument(
+        "--weights",
+        action="store_true",
+        help="write the bot as a folder NAME/ that plays a small numpy network from its weights "
+        "file NAME/weights.npz (save your trained network's weights there)",
+    )
+    parser.add_argument(
+        "--solitaire",
+        action="store_true",
+        help="write a tabular agent for solitaire (racko_apps.solitaire_starter), graded exactly",
+    )
     args = parser.parse_args(argv)
-    kind = "function" if args.function else "class"
+    chosen = [flag for flag in ("function", "weights", "solitaire") if getattr(args, flag)]
+    if len(chosen) > 1:
+        print(
+            f"racko new-bot: error: --{chosen[0]} and --{chosen[1]} do not go together",
+            file=sys.stderr,
+        )
+        return 2
+    kind = "function" if args.function else "weights" if args.weights else "class"
     try:
-        bot_path, test_path = write_bot(args.name, args.dir, kind)
+        if args.solitaire:
+            from racko_apps.solitaire_starter import write_solitaire_bot
+
+            if check_name(args.name) or not args.dir.is_dir():
+                raise ValueError(
+                    check_name(args.name) or f"folder {str(args.dir)!r} does not exist"
+                )
+            bot_path, test_path = write_solitaire_bot(args.name, args.dir)
+        else:
+            bot_path, test_path = write_bot(args.name, args.dir, kind)
     except (ValueError, FileNotFoundError) as err:
         print(f"racko new-bot: error: {err}", file=sys.stderr)
         return 2
-    print(f"wrote {bot_path} and {test_path}. From {args.dir.resolve()}, try:")
+    wrote = bot_path.parent if kind == "weights" else bot_path
+    print(f"wrote {wrote} and {test_path}. From {args.dir.resolve()}, try:")
     spec = f"{args.name}:{KINDS[kind][1]}"
-    print(f"  racko play --bots {spec}")
-    print(f"  racko grade {spec} --rubric quick")
+    if not args.solitaire:
+        print(f"  racko play --bots {spec}")
+    print(f"  racko grade {spec} --rubric {'solitaire' if args.solitaire else 'quick'}")
     print(f"  python -m pytest {test_path.name}")
     return 0
 

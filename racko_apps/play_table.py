@@ -309,7 +309,7 @@ class Table:
         """Every seat's rack as far as the viewer may see it; the last move's slot underlined."""
         table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
         table.add_column("slot")
-        for label in SLOT_LABELS:
+        for label in SLOT_LABELS[: game.rack_size]:
             table.add_column(str(label), justify="right")
         if round_points:
             table.add_column("round", justify="right")

@@ -229,10 +229,11 @@ def explain_score(rack: Sequence[int], went_racko: bool, config: RulesConfig) ->
     never disagree with the points the engine gave.
     """
     total = hand_score(rack, went_racko, config.bonus)
+    k = len(rack)
     if went_racko:
         lines = [
-            f"Rack-O: all {RACK_SIZE} cards ascending: {RACK_SIZE} x {CARD_POINTS} = "
-            f"{RACK_SIZE * CARD_POINTS}, plus the Rack-O bonus of {RACKO_BONUS}"
+            f"Rack-O: all {k} cards ascending: {k} x {CARD_POINTS} = "
+            f"{k * CARD_POINTS}, plus the Rack-O bonus of {RACKO_BONUS}"
         ]
         if config.bonus:
             run = run_cards(rack)
@@ -251,14 +252,14 @@ def explain_score(rack: Sequence[int], went_racko: bool, config: RulesConfig) ->
         return lines
     n = ascending_prefix(rack)
     cards = ", ".join(str(c) for c in rack[:n])
-    if n == RACK_SIZE:
+    if n == k:
         why = "not a Rack-O"
         if config.min_run:
             why = (
                 f"no Rack-O: it needs a run of {config.min_run} consecutive numbers and the "
                 f"longest is {longest_run(rack)}"
             )
-        first = f"all {RACK_SIZE} cards ascending ({why}): {n} x {CARD_POINTS} = {total}"
+        first = f"all {k} cards ascending ({why}): {n} x {CARD_POINTS} = {total}"
     else:
         first = (
             f"ascending from slot 5: {cards} ({n} card{'s' if n != 1 else ''}); the {rack[n]} "

@@ -18,26 +18,22 @@ each lost round to a game the student can step through (``racko replay``, or the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agents.base import Bot
 from agents.extras import require
 from agents.loader import BOT_FILE_SUFFIXES, is_builtin_spec
-from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+from racko_apps.referee_book import Book, Job, MatchResult, Strikes, reason
+from racko_apps.sandbox import DEFAULT_ALLOW, BotFailureError, Limits, SandboxedBot
 from racko_eval import (
-    WIN_POINTS,
     BotError,
     DealPlayer,
-    GameRecorder,
     IllegalActionError,
     TableSetup,
     deal_seeds,
-    seat_labels,
     seatings,
     tables_for,
-    write_record,
 )
 
 
@@ -72,13 +68,25 @@ def sandbox_for(
     label: str | None = None,
     limits: Limits | None = None,
     isolate: bool = False,
+    allow: Sequence[str] = DEFAULT_ALLOW,
+    isolation: str | None = None,
 ) -> SandboxedBot:
     """A sandbox (not started) for a ``module:Class`` in ``folder`` or a bot file (a path,
     relative to ``folder``): the child loads the file and runs its graph, under the same move
-    limit, clock and memory limit as Python code, showing it only the file and its manifest."""
+    limit, clock and memory limit as Python code, showing it only the file and its manifest.
+    ``isolation``: the backend (racko_apps.sandbox.ISOLATIONS); None: bubblewrap with
+    ``isolate``, else none."""
     if not is_bot_file_spec(spec):
         return SandboxedBot(
-            spec, folder, num_players, label=label or spec, limits=limits, isolate=isolate, **rules
+            spec,
+            folder,
+            num_players,
+            label=label or spec,
+            limits=limits,
+            isolate=isolate,
+            allow=allow,
+            isolation=isolation,
+            **rules,
         )
     require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint, here
     path = (Path(folder) / spec).resolve()
@@ -93,6 +101,8 @@ def sandbox_for(
         limits=limits,
         isolate=isolate,
         exposed=exposed,
+        allow=allow,
+        isolation=isolation,
         **rules,
     )
 
@@ -106,9 +116,12 @@ def seat_bot(
     label: str | None = None,
     limits: Limits | None = None,
     isolate: bool = False,
+    allow: Sequence[str] = DEFAULT_ALLOW,
+    isolation: str | None = None,
 ) -> str | Bot:
     """What to seat for ``spec``: a started sandbox for Python code and bot files (under
-    bubblewrap with ``isolate``; ``sandbox_for``), the spec itself otherwise (built-in and shipped
+    bubblewrap with ``isolate``, or under ``isolation``, one of ``racko_apps.sandbox.ISOLATIONS``;
+    ``sandbox_for``), the spec itself otherwise (built-in and shipped
     bots are the toolkit's own code and play in-process).
 
     Raises BotFailureError when a sandboxed bot cannot start, ValueError / FileNotFoundError /
@@ -117,7 +130,15 @@ def seat_bot(
     """
     if is_sandboxed_spec(spec):
         bot = sandbox_for(
-            spec, num_players, rules, folder=folder, label=label, limits=limits, isolate=isolate
+            spec,
+            num_players,
+            rules,
+            folder=folder,
+            label=label,
+            limits=limits,
+            isolate=isolate,
+            allow=allow,
+            isolation=isolation,
         )
         bot.start()
         return bot
@@ -125,169 +146,6 @@ def seat_bot(
 
     agents.load(spec, num_players, **rules)
     return spec
-
-
-@dataclass
-class Strikes:
-    """Forfeits counted across one grading or one pairing; past ``limit`` nothing more is played."""
-
-    limit: int
-    count: int = 0
-
-    @property
-    def out(self) -> bool:
-        return self.count >= self.limit
-
-
-@dataclass
-class MatchResult:
-    """Per bot: rounds played, wins (shares), round points, forfeits; one row per round."""
-
-    labels: list[str]
-    played: list[int]
-    wins: list[float]
-    points: list[list[int]]
-    forfeit_lines: list[str] = field(default_factory=list)
-    forfeits: list[int] = field(default_factory=list)
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-
-    def win_rate(self, bot: int) -> float:
-        return self.wins[bot] / self.played[bot] if self.played[bot] else 0.0
-
-    def record_links(self, bot: int) -> dict[str, list[str]]:
-        """The records (paths) of the rounds bot ``bot`` forfeited and of those it lost (won no
-        share of) without forfeiting; empty lists when nothing was recorded."""
-        label = self.labels[bot]
-        links: dict[str, list[str]] = {"forfeits": [], "lost": []}
-        for row in self.rounds:
-            if "record" not in row or bot not in row["seating"]:
-                continue
-            if row.get("forfeit", {}).get("bot") == label:
-                links["forfeits"].append(row["record"])
-            elif row["win"][row["seating"].index(bot)] == 0:
-                links["lost"].append(row["record"])
-        return links
-
-
-def _reason(err: BaseException) -> str:
-    cause = err.__cause__
-    if isinstance(cause, BotFailureError):
-        return cause.reason
-    if isinstance(err, BotFailureError):
-        return err.reason
-    return str(err)
-
-
-Job = tuple[int, int, int, tuple[int, ...]]  # deal number, deal seed, seating number, seating
-
-
-class _Book:
-    """A match's result as its rounds end (in any order): rows, forfeits, strikes, records."""
-
-    def __init__(
-        self,
-        setup: TableSetup,
-        strikes: list[Strikes],
-        record_dir: str | Path | None,
-    ) -> None:
-        self.setup, self.strikes, self.record_dir = setup, strikes, record_dir
-        labels = setup.labels
-        self.index = {label: i for i, label in enumerate(labels)}
-        n_bots = len(labels)
-        self.result = MatchResult(
-            labels=list(labels),
-            played=[0] * n_bots,
-            wins=[0.0] * n_bots,
-            points=[[] for _ in labels],
-            forfeits=[0] * n_bots,
-        )
-        self.unplayed = [0] * n_bots
-        self._rows: list[tuple[int, dict[str, Any], str | None]] = []
-
-    def begin(self, job: Job) -> tuple[bool, GameRecorder | None]:
-        """Whether the round is to be played (no bot of it is out), and its recorder."""
-        d, _, salt, seating = job
-        if any(self.strikes[b].out for b in seating):
-            return False, None
-        if self.record_dir is None:
-            return True, None
-        context = {"source": "referee", "deal": d, "seating": salt}
-        return True, GameRecorder("round", seat_labels(self.setup, seating), context)
-
-    def culprit(self, err: BaseException, seating: Sequence[int]) -> int:
-        return self.index.get(getattr(err, "bot", ""), seating[0])
-
-    def finish(
-        self,
-        order: int,
-        job: Job,
-        seat_results: Any = None,
-        culprit: int | None = None,
-        reason: str = "",
-        recorder: GameRecorder | None = None,
-    ) -> None:
-        """Book a round: played (``seat_results``), forfeited by ``culprit`` (who gets a strike),
-        or not played because a bot of it was out already (neither given)."""
-        d, _, _, seating = job
-        labels, result = self.setup.labels, self.result
-        out = sorted(b for b in set(seating) if self.strikes[b].out)
-        if seat_results is None and culprit is None:
-            culprit, reason = out[0], "not played: it had already forfeited too many rounds"
-            self.unplayed[culprit] += 1
-            unplayed = True
-        else:
-            unplayed = False
-            if seat_results is None:
-                assert culprit is not None
-                self.strikes[culprit].count += 1
-        row: dict[str, Any] = {"deal": d, "seating": list(seating)}
-        if seat_results is not None:
-            row["win"] = [r.win for r in seat_results]
-            row["points"] = [r.points[0] if r.points else 0 for r in seat_results]
-            row["rank"] = [r.rank_score for r in seat_results]
-        else:
-            others = [s for s, b in enumerate(seating) if b != culprit]
-            share = 1.0 / len(others) if others else 0.0
-            row["win"] = [share if s in others else 0.0 for s in range(len(seating))]
-            row["points"] = [0] * len(seating)
-            row["rank"] = [WIN_POINTS if s in others else -1.0 for s in range(len(seating))]
-            row["forfeit"] = {"bot": labels[culprit], "reason": reason}
-            result.forfeits[culprit] += 1
-        if recorder is not None and self.record_dir is not None and recorder.game is not None:
-            forfeit = row.get("forfeit")
-            if forfeit is not None:
-                forfeit = {"seat": list(seating).index(culprit), **forfeit}
-            record = recorder.finish(win=row["win"], forfeit=forfeit)
-            path = write_record(self.record_dir, f"deal{d:04d}-seating{job[2]}", record)
-            row["record"] = str(path)
-        line = None
-        if seat_results is None and not unplayed:
-            assert culprit is not None
-            line = (
-                f"{labels[culprit]} forfeits deal {d} (seating "
-                f"{'-'.join(labels[b] for b in seating)}): {reason}"
-                + (f" (record: {row['record']})" if "record" in row else "")
-            )
-        self._rows.append((order, row, line))
-
-    def close(self) -> MatchResult:
-        """The result, its rows and forfeit lines in the order of the rounds."""
-        result = self.result
-        for _, row, line in sorted(self._rows, key=lambda r: r[0]):
-            for s, b in enumerate(row["seating"]):
-                result.played[b] += 1
-                result.wins[b] += row["win"][s]
-                result.points[b].append(row["points"][s])
-            result.rounds.append(row)
-            if line is not None:
-                result.forfeit_lines.append(line)
-        for b, count in enumerate(self.unplayed):
-            if count:
-                result.forfeit_lines.append(
-                    f"{result.labels[b]} forfeits {count} more round(s) unplayed: it reached "
-                    f"{self.strikes[b].limit} forfeit(s)"
-                )
-        return result
 
 
 def play_match(
@@ -323,7 +181,7 @@ def play_match(
         for d, deal_seed in enumerate(deal_seeds(seed, deals))
         for salt, seating in enumerate(plan)
     ]
-    book = _Book(setup, strikes, record_dir)
+    book = Book(setup, strikes, record_dir)
     if tables > 1 and all(len(set(seating)) == len(seating) for seating in plan):
         from racko_apps.lockstep import play_lockstep
 
@@ -338,7 +196,7 @@ def play_match(
         try:
             seat_results = player.play(job[1], job[3], job[2], recorder)
         except (BotError, IllegalActionError, BotFailureError) as err:
-            book.finish(order, job, None, book.culprit(err, job[3]), _reason(err), recorder)
+            book.finish(order, job, None, book.culprit(err, job[3]), reason(err), recorder)
             continue
         book.finish(order, job, seat_results, recorder=recorder)
     return book.close()

@@ -61,7 +61,8 @@ def format_state(record: Mapping[str, Any], states: Sequence[Mapping[str, Any]],
     if k:
         lines.append("last move: " + describe_move(record, states, k))
     width = max(len(_who(record, p)) for p in range(n))
-    lines.append(f"  {'slot':<{width}}  " + " ".join(f"{label:2d}" for label in SLOT_LABELS))
+    labels = SLOT_LABELS[: len(s["racks"][0])]
+    lines.append(f"  {'slot':<{width}}  " + " ".join(f"{label:2d}" for label in labels))
     for p in range(n):
         cards = " ".join(f"{c:2d}" for c in s["racks"][p])
         mark = ">" if p == s["current"] and not s["round_over"] else " "

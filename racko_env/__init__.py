@@ -6,8 +6,9 @@ environments need numpy, gymnasium and pettingzoo, and are registered on import:
 single-agent view, ``racko_env.gym_env``) and ``gymnasium.make_vec("racko/Racko-v1", num_envs=N,
 vectorization_mode="vector_entry_point")`` (the batched engine with its opponents inside,
 ``agents.vector_env.RackoVectorEnv``: named by a string, imported only when asked for, because its
-bots live in ``agents``, the layer above). Version 1 of each id gives observation layout version 2;
-the ``-v0`` ids (``racko_v0``) are kept and give layout version 1, its first 177 entries.
+bots live in ``agents``, the layer above). ``gymnasium.make("racko/RackoSolitaire-v0")`` is one
+player going for Rack-O in the fewest turns (``racko_env.solitaire_env``; small sizes solved
+exactly by ``racko_env.solitaire``).
 """
 
 from racko_env import rules
@@ -25,7 +26,6 @@ __all__ = [
     "RackoGame",
     "RulesConfig",
     "TurnRecord",
-    "racko_v0",
     "racko_v1",
     "rules",
 ]
@@ -33,9 +33,10 @@ __version__ = "0.2.0"
 
 
 # The registered ids and the observation layout version each gives (PettingZoo / Gymnasium
-# convention: a changed observation is a new env version; the old id keeps its old observation).
-ENV_VERSIONS = {"racko/racko-v0": 1, "racko/racko-v1": 2}
-GYM_VERSIONS = {"racko/Racko-v0": 1, "racko/Racko-v1": 2}
+# convention: a changed observation is a new env version; only the newest is shipped).
+ENV_VERSIONS = {"racko/racko-v1": 2}
+GYM_VERSIONS = {"racko/Racko-v1": 2}
+SOLITAIRE_ID = "racko/RackoSolitaire-v0"  # one player, fewest turns: racko_env.solitaire_env
 
 
 def _register() -> None:
@@ -57,10 +58,16 @@ def _register() -> None:
                 vector_entry_point="agents.vector_env:RackoVectorEnv",
                 kwargs={"observation_version": version},
             )
+    if SOLITAIRE_ID not in gymnasium.registry:
+        gymnasium.register(
+            id=SOLITAIRE_ID,
+            entry_point="racko_env.solitaire_env:RackoSolitaireEnv",
+            vector_entry_point="racko_env.solitaire_vector:SolitaireVectorEnv",
+        )
 
 
 def __getattr__(name: str):
-    if name in ("racko_v0", "racko_v1"):  # imported lazily: the engine alone needs no numpy/gym
+    if name == "racko_v1":  # imported lazily: the engine alone needs no numpy/gym
         import importlib
 
         return importlib.import_module(f"racko_env.{name}")

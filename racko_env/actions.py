@@ -25,13 +25,20 @@ class Phase(IntEnum):
     GAME_OVER = 4
 
 
-LEGAL_BY_PHASE: dict[Phase, tuple[int, ...]] = {
-    Phase.DRAW: (DRAW_PILE, TAKE_DISCARD),
-    Phase.KEEP_OR_DISCARD: (KEEP, DISCARD),
-    Phase.PLACE: tuple(range(10)),
-    Phase.ROUND_OVER: (),
-    Phase.GAME_OVER: (),
-}
+def legal_by_phase(rack_size: int = 10) -> dict[Phase, tuple[int, ...]]:
+    """The legal actions of the player on turn, by phase, for racks of ``rack_size`` slots: the
+    action ids are the same for every rack size (slot i is action i), a smaller rack leaves the
+    higher slot actions illegal."""
+    return {
+        Phase.DRAW: (DRAW_PILE, TAKE_DISCARD),
+        Phase.KEEP_OR_DISCARD: (KEEP, DISCARD),
+        Phase.PLACE: tuple(range(rack_size)),
+        Phase.ROUND_OVER: (),
+        Phase.GAME_OVER: (),
+    }
+
+
+LEGAL_BY_PHASE: dict[Phase, tuple[int, ...]] = legal_by_phase()
 
 ACTION_NAMES: tuple[str, ...] = tuple(f"slot_{i}" for i in range(10)) + (
     "draw_pile",

@@ -1,8 +1,9 @@
 """The Rack-O rules engine: dealing, turns, the piles, Rack-O, scoring and the game to 500.
 
 Pure Python (no numpy, gym or torch), in the spirit of OpenSpiel's ``State``: it knows the rules and
-the public/private split of information, and nothing about observations or rewards. Every source of
-chance is one ``random.Random`` seeded at ``new_game``, so a seed fixes the whole game.
+the public/private split of information, and nothing about observations or rewards. The sizes are
+the config's: ``rack_size`` slots, the cards 1..``num_cards``, 1-4 players (1: solitaire). Every
+source of chance is one ``random.Random`` seeded at ``new_game``, so a seed fixes the whole game.
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from racko_env.actions import (
     ACTION_NAMES,
     DRAW_PILE,
     KEEP,
-    LEGAL_BY_PHASE,
     NUM_ACTIONS,
     TAKE_DISCARD,
     Phase,
     as_action_id,
+    legal_by_phase,
 )
 from racko_env.config import RulesConfig
-from racko_env.rules import RACK_SIZE, deck_size, hand_score, is_racko
+from racko_env.rules import hand_score, is_racko
 
 # The phases as module constants: ``Phase.DRAW`` is an attribute lookup on the enum class, which
 # costs more than the rest of a comparison; these are the same members.
@@ -58,7 +59,9 @@ class RackoGame:
             raise ValueError("give either a RulesConfig or keyword rules options, not both")
         self.config = config if config is not None else RulesConfig.from_dict(options)
         self.num_players = self.config.num_players
-        self.num_cards = deck_size(self.num_players)
+        self.num_cards = self.config.num_cards
+        self.rack_size = self.config.rack_size
+        self._legal = legal_by_phase(self.rack_size)
         self.rng = random.Random()
         self.new_game(seed=None)
 
@@ -114,22 +117,23 @@ class RackoGame:
                 )
         self.round_number += 1
         # One card at a time from the dealer's left, ending with the dealer; each player's first
-        # card goes to the back slot and the tenth to the front.
-        self.racks = [[0] * RACK_SIZE for _ in range(n)]
-        for k in range(RACK_SIZE * n):
+        # card goes to the back slot and the last (the tenth of a full rack) to the front.
+        size = self.rack_size
+        self.racks = [[0] * size for _ in range(n)]
+        for k in range(size * n):
             player = (self.dealer + 1 + k) % n
-            self.racks[player][RACK_SIZE - 1 - k // n] = deck[k]
-        rest = deck[RACK_SIZE * n :]
+            self.racks[player][size - 1 - k // n] = deck[k]
+        rest = deck[size * n :]
         self.discard = [rest[0]]  # the top of the rest is turned face up
         self.draw = rest[:0:-1]  # list end = top of the draw pile
-        self.public_slots = [[0] * RACK_SIZE for _ in range(n)]
+        self.public_slots = [[0] * size for _ in range(n)]
         # Each slot's public history this round (what the whole table saw; 0 = still dealt):
         # whether its card came from the draw pile, the turn (the first is 1) it last changed,
         # and the card that last came out of it; and per seat the discard top it last passed
         # over by drawing from the draw pile.
-        self.slot_drawn = [[0] * RACK_SIZE for _ in range(n)]
-        self.slot_changed = [[0] * RACK_SIZE for _ in range(n)]
-        self.slot_out = [[0] * RACK_SIZE for _ in range(n)]
+        self.slot_drawn = [[0] * size for _ in range(n)]
+        self.slot_changed = [[0] * size for _ in range(n)]
+        self.slot_out = [[0] * size for _ in range(n)]
         self.declined = [0] * n
         self.current = (self.dealer + 1) % n
         self.phase = Phase.DRAW
@@ -146,18 +150,18 @@ class RackoGame:
     # ----------------------------------------------------------------- moves
 
     def legal_actions(self) -> tuple[int, ...]:
-        return LEGAL_BY_PHASE[self.phase]
+        return self._legal[self.phase]
 
     def is_legal(self, action: int) -> bool:
-        return action in LEGAL_BY_PHASE[self.phase]
+        return action in self._legal[self.phase]
 
     def apply(self, action: int) -> None:
         """Play one decision of the player on turn; an illegal action raises ``ValueError``."""
         phase = self.phase
         if type(action) is not int:
             action = as_action_id(action)  # numpy integers; anything else raises ValueError
-        if action not in LEGAL_BY_PHASE[phase]:
-            legal = LEGAL_BY_PHASE[phase]
+        if action not in self._legal[phase]:
+            legal = self._legal[phase]
             name = ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS else "not an action id"
             if not legal:
                 raise ValueError(
@@ -205,7 +209,7 @@ class RackoGame:
         self.held_from_discard = False
         self.turn += 1
         player = self.current
-        if is_racko(self.racks[player], self.config.min_run):
+        if is_racko(self.racks[player], self.config.min_run, self.rack_size):
             self.racko_player = player
             self._score_round()
             return

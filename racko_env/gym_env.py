@@ -1,7 +1,7 @@
 """Rack-O as a single-agent Gymnasium env: the learner takes one seat, bots play the others.
 
 Registered as ``gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])``
-(observation layout version 2) and ``"racko/Racko-v0"`` (layout version 1, its first 177 entries).
+(observation layout version 2).
 This is the view MaskablePPO trains on; it is torch-free. It is one game of the learner-seat core
 (``racko_env.learner_games.LearnerGames``, which the VectorEnv and SB3's VecEnv run for many
 games): opponents inside, rewards and the batched engine are the core's; this view draws the
@@ -28,7 +28,7 @@ seats, opponents and deals from its own Gymnasium generator and deals exactly th
   where that round ended (one that ended before its first decision, with its first step).
   ``terminated``: Rack-O (or game over); ``truncated``: the turn limit. The info of an episode's
   last step holds the learner's ``round_points`` and ``went_racko`` of the last round.
-- ``deal_seed``: the seed of the current episode's ``racko_v1`` (or ``racko_v0``: the same game)
+- ``deal_seed``: the seed of the current episode's ``racko_v1``
   reset, to replay it there.
 - Actions are integers (a Python int or a numpy integer; not a bool, float, string, None or
   array of more than one element): anything else raises ``ValueError``, nothing is rounded. An
@@ -50,59 +50,14 @@ import numpy as np
 from gymnasium import spaces
 
 from racko_env.actions import NUM_ACTIONS, as_action_id
-from racko_env.learner_games import LearnerGames, OpponentSpec
-from racko_env.observation import OBS_VERSION, obs_size
+from racko_env.learner_games import LearnerGames, OpponentSpec, pool_weights, resolve_batch
+from racko_env.observation import OBS_VERSION, layout_for, obs_size
 from racko_env.opponents import BotBatch
 from racko_env.render import render_table
 from racko_env.vector.chance import GameSeeds
 
 ILLEGAL_REWARD = -1.0
 _GAME = np.zeros(1, dtype=np.intp)  # the one game of the core
-
-
-class _OneGame(LearnerGames):
-    """The core at one game, with seats, opponents and deals drawn as the view's contract says."""
-
-    def __init__(self, view: RackoGymEnv, *args: Any, **kwargs: Any) -> None:
-        self.view = view
-        self._bot_cache: dict[str, Any] = {}
-        super().__init__(1, *args, seed=0, chance=GameSeeds(1), **kwargs)
-
-    def _load_policy(self, spec: OpponentSpec, seed: int) -> Any:
-        if isinstance(spec, str):  # one bot per name
-            if spec not in self._bot_cache:
-                self._bot_cache[spec] = super()._load_policy(spec, seed)
-            return self._bot_cache[spec]
-        if hasattr(spec, "act") and hasattr(spec, "reset"):
-            return BotBatch(spec)
-        if hasattr(spec, "act_batch"):
-            return spec
-        raise TypeError(
-            f"opponent {spec!r} is neither a bot name nor a bot (reset/act or act_batch)"
-        )
-
-    def _deal(self, idx: np.ndarray) -> None:
-        view, n = self.view, self.num_players
-        rng = view.np_random
-        seat = view.fixed_seat
-        learner = seat if seat is not None else (view._offset + view._episode_index) % n
-        view._episode_index += 1
-        opp = np.full(n, -1, dtype=np.intp)
-        for s in range(n):
-            if s != learner:
-                opp[s] = self._pool[int(rng.choice(len(self._pool), p=self._pool_p))]
-        self._learner[0], self._opp[0] = learner, opp
-        self._episodes[0] += 1
-        bots: dict[int, Any] = {}
-        for key in opp[opp >= 0].tolist():
-            policy = self._policies[key]
-            bots.setdefault(id(getattr(policy, "bot", policy)), policy)
-        for policy in bots.values():  # bots with randomness stay reproducible
-            if isinstance(policy, BotBatch) and hasattr(policy.bot, "seed"):
-                policy.bot.seed(int(rng.integers(2**31)))
-        view.deal_seed = int(rng.integers(2**63))
-        self.games.game.chance.seed(0, view.deal_seed)
-        self.games.reset(idx)
 
 
 class RackoGymEnv(gymnasium.Env):
@@ -123,16 +78,21 @@ class RackoGymEnv(gymnasium.Env):
         **rules_options: Any,
     ) -> None:
         self.observation_version = observation_version
-        self._width = obs_size(observation_version)  # ValueError naming an unknown version
+        obs_size(observation_version)  # ValueError naming an unknown version
         weights = _checked_pool(opponents, opponent_weights)
         self.fixed_seat = seat
-        self._core = _OneGame(
-            self,
+        self._bot_cache: dict[str, Any] = {}
+        self._core = LearnerGames(
+            1,
             num_players=num_players,
             opponents=list(opponents),
+            seed=0,
             reward=reward,
             episode=episode,
             opponent_weights=weights,
+            chance=GameSeeds(1),
+            load_policy=self._load_policy,
+            draw=self._draw,
             **rules_options,
         )
         n = self._core.num_players
@@ -141,6 +101,7 @@ class RackoGymEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.num_players = n
         self.rules_options = self._core.games.config.to_dict()
+        self._width = layout_for(self._core.games.config).sizes[observation_version]
         self.observation_space = spaces.Box(0.0, 1.0, (self._width,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._offset = 0
@@ -148,6 +109,43 @@ class RackoGymEnv(gymnasium.Env):
         self._done = True
         self._end_info: dict[str, Any] = {}
         self.deal_seed: int | None = None  # None until the first reset()
+
+    def _load_policy(self, spec: OpponentSpec, num_players: int, **kwargs: Any) -> Any:
+        """The core's policy from an opponent: one bot per name, a bot row by row (``BotBatch``),
+        a batch policy as is."""
+        if isinstance(spec, str):
+            if spec not in self._bot_cache:
+                self._bot_cache[spec] = resolve_batch(spec, num_players, **kwargs)
+            return self._bot_cache[spec]
+        if hasattr(spec, "act") and hasattr(spec, "reset"):
+            return BotBatch(spec)
+        if hasattr(spec, "act_batch"):
+            return spec
+        raise TypeError(
+            f"opponent {spec!r} is neither a bot name nor a bot (reset/act or act_batch)"
+        )
+
+    def _draw(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The core's draw of a new episode, from this view's generator: the learner's seat
+        (pinned or rotated), an opponent per other seat, the bots' seeds and the deal's seed."""
+        core, n, rng = self._core, self.num_players, self.np_random
+        seat = self.fixed_seat
+        learner = seat if seat is not None else (self._offset + self._episode_index) % n
+        self._episode_index += 1
+        opp = np.full(n, -1, dtype=np.intp)
+        for s in range(n):
+            if s != learner:
+                opp[s] = core._pool[int(rng.choice(len(core._pool), p=core._pool_p))]
+        bots: dict[int, Any] = {}
+        for key in opp[opp >= 0].tolist():
+            policy = core._policies[key]
+            bots.setdefault(id(getattr(policy, "bot", policy)), policy)
+        for policy in bots.values():  # bots with randomness stay reproducible
+            if isinstance(policy, BotBatch) and hasattr(policy.bot, "seed"):
+                policy.bot.seed(int(rng.integers(2**31)))
+        self.deal_seed = int(rng.integers(2**63))
+        core.games.game.chance.seed(0, self.deal_seed)
+        return np.array([learner], dtype=np.intp), opp[None]
 
     @property
     def learner(self) -> int:
@@ -267,7 +265,7 @@ class RackoGymEnv(gymnasium.Env):
     def set_state(self, state: tuple[dict[str, Any], dict[str, np.ndarray]]) -> None:
         """Restore a ``get_state()`` into an env built with the same number of players."""
         meta, arrays = state
-        self._core._bot_cache.clear()
+        self._bot_cache.clear()
         self._core.set_state(meta, arrays)
         view = meta["view"]
         self.np_random.bit_generator.state = view["np_random"]
@@ -277,21 +275,12 @@ class RackoGymEnv(gymnasium.Env):
 
 
 def _checked_pool(opponents: Sequence[Any], weights: Sequence[float] | None) -> list[float]:
-    """The pool's weights (default: equal), after checking the pool and the weights."""
-    if isinstance(opponents, str | bytes) or len(opponents) == 0:
+    """The pool's weights (default: equal): a list of opponents, not one name."""
+    if isinstance(opponents, str | bytes):
         raise ValueError(f"opponents must be a non-empty list of bot specs, got {opponents!r}")
-    if weights is None:
-        weights = [1.0] * len(opponents)
-    if len(weights) != len(opponents):
-        raise ValueError(
-            f"opponent_weights has {len(weights)} entries for {len(opponents)} opponents"
-        )
-    w = np.asarray(weights, dtype=np.float64)
-    if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-        raise ValueError(f"opponent_weights must be >= 0 with a positive sum, got {weights!r}")
-    return w.tolist()
+    return pool_weights(len(opponents), weights).tolist()
 
 
 def make_env(**kwargs: Any) -> RackoGymEnv:
-    """Entry point for ``gymnasium.make("racko/Racko-v1", ...)`` (and ``-v0``)."""
+    """Entry point for ``gymnasium.make("racko/Racko-v1", ...)``."""
     return RackoGymEnv(**kwargs)

@@ -1,16 +1,24 @@
 """``LearnerGames``: Rack-O games on the batched numpy engine, seen from one learner seat each,
 with the opponents played inside: the one core of the project's training envs.
 
-The Gymnasium single-agent view (``racko_env.gym_env.RackoGymEnv``: one game), the Gymnasium
-``VectorEnv`` (``agents.vector_env.RackoVectorEnv``, what ``gymnasium.make_vec("racko/Racko-v1",
-vectorization_mode="vector_entry_point")`` returns) and the stable-baselines3 ``VecEnv``
-(``train.sb3.vec_env.RackoVecEnv``) are thin API layers over it; only how they hand out steps and
-resets (and, for the single-agent view, where seats, opponents and deals are drawn from) differs.
+The adapters only hand out its steps and resets in their library's API: the Gymnasium single-agent
+view (``racko_env.gym_env.RackoGymEnv``: one game), the Gymnasium ``VectorEnv``
+(``agents.vector_env.RackoVectorEnv``, what ``gymnasium.make_vec("racko/Racko-v1",
+vectorization_mode="vector_entry_point")`` returns, and what RLlib's env runners step through
+``train.rllib.vector``) and the stable-baselines3 ``VecEnv`` (``train.sb3.vec_env.RackoVecEnv``).
 
-Bots come from the layer above: a name (``"heuristic"``, ``"bot.onnx"``) is resolved here through
-the ``racko.bots`` entry point (``racko_env.opponents``) into a per-game bot played row by row
-(``BotBatch``); ``agents.learner_games.LearnerGames`` resolves names into the vectorized twins
-instead and groups the feature-reading snapshots into one kernel call.
+Three arguments let an adapter say what only it knows, without a subclass of the core:
+
+- ``load_policy(spec, num_players, seed=..., **rules)``: how a spec becomes a batch policy. The
+  default (``resolve_batch``) resolves a name through the ``racko.bots`` entry point
+  (``racko_env.opponents``) into a per-game bot played row by row (``BotBatch``); the adapters in
+  ``agents`` and ``train`` pass ``agents.batched.load_batch``, whose ``"random"``, ``"heuristic"``
+  and ``"expert"`` are vectorized twins.
+- ``feature_fn(obs, num_cards)``: given, the feature-reading snapshots (``takes_features``) of all
+  games where they sit get their features from one call (``agents.batched.group_features``, the
+  compiled kernel) and decide in one ``act_group`` call per class.
+- ``draw(idx)``: given, it seats the learner and draws the opponents of new episodes (the
+  single-agent view draws them from its own Gymnasium generator, as its contract says).
 
 In each game the learner takes one seat, rotated across episodes (episode k of game i sits in seat
 ``(offset_i + k) % num_players``, offsets seeded); the other seats are played by opponents sampled
@@ -28,18 +36,19 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from racko_env.observation import OBS_SIZE
 from racko_env.opponents import BotBatch, resolve
 from racko_env.vector.chance import ChanceSource
-from racko_env.vector.engine import LEGAL
 from racko_env.vector.env import VectorRacko
 
 OpponentSpec = Any  # a bot spec for agents.load, or a BatchPolicy object
+PolicyLoader = Callable[..., Any]  # (spec, num_players, *, seed, **rules) -> a batch policy
+Features = Callable[[np.ndarray, int], np.ndarray]  # (observations, num_cards) -> features
+Draw = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # idx -> (learner seats, opponents)
 
 # Opponent policy objects whose state a checkpoint can hold, by a stable name: each class has
 # ``to_arrays() -> dict[str, np.ndarray]``, a classmethod ``from_arrays(arrays, name)`` and a
@@ -64,7 +73,8 @@ class LearnerGames:
     ``"module:Class"``, a ``.onnx`` bot file, or any ``BatchPolicy`` object such as
     ``agents.batched.ModelPolicy(snapshot)``), or a mapping spec -> weight; ``opponent_weights``
     gives the weights of a list. ``seed`` fixes deals, seats, opponent draws and random opponents.
-    ``reward``, ``episode`` and the rules options are those of ``racko_v0``.
+    ``reward``, ``episode`` and the rules options are those of ``racko_v1``; ``load_policy``,
+    ``feature_fn`` and ``draw`` are the adapters' hooks (see the module docstring).
     """
 
     def __init__(
@@ -77,11 +87,17 @@ class LearnerGames:
         episode: str = "round",
         opponent_weights: Sequence[float] | None = None,
         chance: ChanceSource | None = None,
+        load_policy: PolicyLoader | None = None,
+        feature_fn: Features | None = None,
+        draw: Draw | None = None,
         **rules_options: Any,
     ) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         self.render_mode = None
+        self._loader = load_policy or resolve_batch
+        self._features = feature_fn
+        self._draw = draw or self._draw_seats
         self._rules = dict(rules_options)
         self.num_players = num_players
         self.reward_mode = reward
@@ -99,7 +115,7 @@ class LearnerGames:
         self.num_envs = int(num_envs)
         b, n = self.num_envs, num_players
         self._all = np.arange(b)
-        self._obs = np.zeros((b, OBS_SIZE), dtype=np.float32)
+        self._obs = np.zeros((b, self.games.encoder.size), dtype=np.float32)
         self._learner = np.zeros(b, dtype=np.intp)
         self._episodes = np.zeros(b, dtype=np.int64)
         self._offset = self._rng.integers(0, n, size=b)
@@ -132,21 +148,7 @@ class LearnerGames:
         non-negative sampling weights (default: equal), one per policy.
         """
         policies = list(policies)
-        if not policies:
-            raise ValueError("the opponent pool needs at least one policy")
-        if weights is None:
-            w = np.ones(len(policies))
-        else:
-            w = np.asarray(list(weights), dtype=np.float64)
-            if w.shape != (len(policies),):
-                raise ValueError(
-                    f"need one weight per opponent policy: {len(policies)} policies, "
-                    f"{w.size} weights"
-                )
-            if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
-                raise ValueError(
-                    f"opponent weights must be >= 0 with a positive sum, got {w.tolist()}"
-                )
+        w = pool_weights(len(policies), weights)
         keys = []
         for spec in policies:
             child = int(self._seq.spawn(1)[0].generate_state(1)[0])
@@ -162,17 +164,7 @@ class LearnerGames:
         self._forget_unused()
 
     def _load_policy(self, spec: OpponentSpec, seed: int) -> Any:
-        """A batch policy from a spec: a ``BatchPolicy`` as is, a per-game bot (``act(obs_dict)``)
-        row by row, a name through the ``racko.bots`` entry point (``racko_env.opponents``)."""
-        if callable(getattr(spec, "act_batch", None)):
-            return spec
-        if isinstance(spec, str):
-            spec = resolve(spec, num_players=self.num_players, **self._rules)
-            if callable(getattr(spec, "seed", None)):
-                spec.seed(seed)
-            if callable(getattr(spec, "act_batch", None)):
-                return spec
-        return BotBatch(spec)
+        return self._loader(spec, self.num_players, seed=seed, **self._rules)
 
     @property
     def opponent_pool(self) -> list[Any]:
@@ -207,16 +199,21 @@ class LearnerGames:
 
     def _deal(self, idx: np.ndarray) -> None:
         """Deal new episodes in games ``idx``, seat the learner, draw the opponents per seat."""
-        n = self.num_players
-        self.games.reset(idx)
-        learner = (self._offset[idx] + self._episodes[idx]) % n
+        learner, opp = self._draw(idx)
         self._learner[idx] = learner
+        self._opp[idx] = opp
         self._episodes[idx] += 1
-        u = self._rng.random((idx.size, n))
+        self.games.reset(idx)
+
+    def _draw_seats(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The learner's seats (rotated per game) and the opponents' policy keys (-1 at the
+        learner's seat) of new episodes in games ``idx``, from the core's generator."""
+        learner = (self._offset[idx] + self._episodes[idx]) % self.num_players
+        u = self._rng.random((idx.size, self.num_players))
         draw = np.minimum(np.searchsorted(self._pool_cdf, u, side="right"), len(self._pool) - 1)
         opp = self._pool[draw]
         opp[np.arange(idx.size), learner] = -1
-        self._opp[idx] = opp
+        return learner, opp
 
     def _new_rounds(self, g: np.ndarray) -> None:
         """Per-game bots (``BotBatch``) hear ``reset()`` when a round of a game they play begins,
@@ -235,9 +232,18 @@ class LearnerGames:
 
     def _act(self, g: np.ndarray, seat: np.ndarray, key: np.ndarray) -> np.ndarray:
         """The opponents' moves in games ``g`` (seat ``seat[i]`` on turn, played by policy
-        ``key[i]``): one ``act_batch`` call per policy."""
+        ``key[i]``): one ``act_batch`` call per policy, and with ``feature_fn`` one ``act_group``
+        call per class of the feature-reading policies."""
         actions = np.empty(g.size, dtype=np.intp)
-        for k in np.unique(key).tolist():
+        keys = np.unique(key).tolist()
+        grouped = []
+        if self._features is not None:
+            grouped = [k for k in keys if getattr(self._policies[k], "takes_features", False)]
+        if grouped:  # all games where a feature-reading policy sits: one call
+            sel = np.isin(key, grouped)
+            actions[sel] = self._act_grouped(g[sel], seat[sel], key[sel], grouped)
+            keys = [k for k in keys if k not in grouped]
+        for k in keys:
             sel = key == k
             rows, seats = g[sel], seat[sel]
             obs = self.games.observe(rows, seats)
@@ -248,6 +254,26 @@ class LearnerGames:
             except ValueError as err:
                 name = getattr(policy, "name", type(policy).__name__)
                 raise ValueError(f"opponent {name} (player_{int(seats[0])}) {err}") from None
+        return actions
+
+    def _act_grouped(
+        self, rows: np.ndarray, seats: np.ndarray, key: np.ndarray, grouped: list[int]
+    ) -> np.ndarray:
+        """Moves of feature-reading policies (``takes_features``: ``num_cards``, a static
+        ``act_group(policies, owner, features, masks)``): the features of all their games come
+        from one ``feature_fn`` call and go to one ``act_group`` call per policy class."""
+        obs = self.games.observe(rows, seats)
+        masks = self.games.action_masks(rows, seats)
+        policies = [self._policies[k] for k in grouped]
+        feats = self._features(obs, policies[0].num_cards)
+        owner = np.searchsorted(np.asarray(grouped), key)
+        actions = np.empty(rows.size, dtype=np.intp)
+        for cls in {type(p) for p in policies}:
+            mine = np.array([type(p) is cls for p in policies])
+            sel = mine[owner]
+            index = np.cumsum(mine) - 1  # owner -> position among this class's policies
+            members = [p for p, m in zip(policies, mine, strict=True) if m]
+            actions[sel] = cls.act_group(members, index[owner[sel]], feats[sel], masks[sel])
         return actions
 
     def _advance(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -305,7 +331,7 @@ class LearnerGames:
 
     def action_masks(self) -> np.ndarray:
         """bool [num_envs, 14]: the learner's legal actions in every game (never all False)."""
-        return LEGAL[self.games.game.phase]
+        return self.games.game.legal[self.games.game.phase]
 
     _ARRAYS = (
         "_learner",
@@ -419,6 +445,23 @@ class LearnerGames:
         getattr(self, "_policies", {}).clear()
 
 
+def resolve_batch(
+    spec: OpponentSpec, num_players: int, *, seed: int | None = None, **rules_options: Any
+) -> Any:
+    """A batch policy from a spec, without the layer above: a ``BatchPolicy`` as is, a name through
+    the ``racko.bots`` entry point (``racko_env.opponents``), a per-game bot (``act(obs_dict)``)
+    row by row (``BotBatch``)."""
+    if callable(getattr(spec, "act_batch", None)):
+        return spec
+    if isinstance(spec, str):
+        spec = resolve(spec, num_players=num_players, **rules_options)
+        if callable(getattr(spec, "seed", None)):
+            spec.seed(seed)
+        if callable(getattr(spec, "act_batch", None)):
+            return spec
+    return BotBatch(spec)
+
+
 def opponent_mix(
     opponents: OpponentSpec | Sequence[OpponentSpec] | Mapping[str, float],
     weights: Sequence[float] | None = None,
@@ -432,14 +475,26 @@ def opponent_mix(
     if isinstance(opponents, str) or not isinstance(opponents, Sequence):
         opponents = [opponents]
     specs = list(opponents)
-    if weights is None:
-        return specs, [1.0] * len(specs)
-    weights = [float(w) for w in weights]
-    if len(weights) != len(specs):
+    return specs, pool_weights(len(specs), weights).tolist()
+
+
+def pool_weights(count: int, weights: Sequence[float] | None) -> np.ndarray:
+    """The sampling weights of ``count`` opponents (default: equal), checked; one-line errors."""
+    if count == 0:
         raise ValueError(
-            f"need one weight per opponent policy: {len(specs)} policies, {len(weights)} weights"
+            "opponents must be a non-empty list of bot specs: the pool needs at least one policy"
         )
-    return specs, weights
+    if weights is None:
+        return np.ones(count)
+    w = np.asarray(list(weights), dtype=np.float64)
+    if w.shape != (count,):
+        raise ValueError(
+            f"need one weight per opponent policy: opponent_weights has {w.size} entries for "
+            f"{count} opponents"
+        )
+    if not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ValueError(f"opponent_weights must be >= 0 with a positive sum, got {w.tolist()}")
+    return w
 
 
 def state_kind(policy: Any) -> str | None:

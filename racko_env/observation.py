@@ -9,13 +9,16 @@ prints the docs table (``tests/env/test_observation.py`` checks the docs hold ex
 Versions: a layout version only ever appends fields, so the view of an older version is a prefix
 of the vector. ``LAYOUTS[v]`` is version v's tuple of fields, ``obs_size(v)`` its width and
 ``view(obs, v)`` the version-v view of a newer vector (its first ``obs_size(v)`` entries). Version 1
-(177 entries) is what ``racko_v0`` gives and older bot files were trained on; version 2
+(177 entries) is what older bot files were trained on; version 2
 appends each opponent slot's public history (where its card came from, when it changed, which card
 last came out of it) and the discard each opponent last passed over. ``docs/env.md`` lists every
 public fact at the table and whether (and why not) the observation holds it.
 
 The layout is the same size for 2, 3 and 4 players so that tools and bot files need one schema.
 Cards are scaled by the deck size N (40/50/60), so a card c reads c/N and 0 means "none/unknown".
+Games of other sizes (``RulesConfig.rack_size``, ``deck_size``, solitaire) get the same fields
+sized to the game: ``layout_for(config)`` gives a ``Layout`` (the rule book's ``DEFAULT`` for
+every 10-slot game of 2-4 players, whatever its deck), and every encoder reads it.
 Opponents are listed by seat relative to the observer: the first is the next player to act
 after the observer (to the left), then the one after, and so on. Scores in partners mode are team
 totals. The observer's own private information is only its rack and its held card; nothing about
@@ -28,13 +31,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from racko_env.actions import LEGAL_BY_PHASE, NUM_ACTIONS, Phase
+from racko_env.actions import NUM_ACTIONS, Phase, legal_by_phase
+from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS, RACK_SIZE, deck_size
+from racko_env.rules import MAX_CARDS, MAX_PLAYERS, MIN_PLAYERS, RACK_SIZE
 
 OBS_VERSION = 2
 MAX_OPPONENTS = MAX_PLAYERS - 1
-MAX_CARDS = deck_size(MAX_PLAYERS)
 DECISION_PHASES = int(Phase.PLACE) + 1  # draw, keep-or-discard, place: the phases that ask a seat
 
 
@@ -64,7 +67,9 @@ class Field:
 
     @property
     def indices(self) -> str:
-        """``"40"`` or ``"57-116"``, as the docs table writes them."""
+        """``"40"`` or ``"57-116"``, as the docs table writes them (``"-"`` for none)."""
+        if self.size == 0:
+            return "-"
         return str(self.start) if self.size == 1 else f"{self.start}-{self.stop - 1}"
 
 
@@ -78,13 +83,15 @@ def _lay_out(pieces: list[tuple[str, int, str]]) -> tuple[Field, ...]:
     return tuple(fields)
 
 
-LAYOUT: tuple[Field, ...] = _lay_out(
-    [
-        ("rack", RACK_SIZE, 'own rack, slot 0 (front, "5") to slot 9 (back, "50"), card / N'),
+def _pieces(k: int, opponents: int, cards: int) -> list[tuple[str, int, str]]:
+    """The fields of a layout for racks of ``k`` slots, ``opponents`` opponent blocks and the
+    cards 1..``cards``, in order: the one definition every layout is made from."""
+    return [
+        ("rack", k, f'own rack, slot 0 (front, "5") to slot {k - 1} (back, "50"), card / N'),
         (
             "opp_slots",
-            MAX_OPPONENTS * RACK_SIZE,
-            f"per opponent ({MAX_OPPONENTS} blocks of {RACK_SIZE}, unused blocks 0): the card / N "
+            opponents * k,
+            f"per opponent ({opponents} blocks of {k}, unused blocks 0): the card / N "
             "seen going into that slot from the discard pile and still there, else 0",
         ),
         ("held", 1, "card the observer holds / N (0 when none)"),
@@ -115,54 +122,107 @@ LAYOUT: tuple[Field, ...] = _lay_out(
         ("own_score", 1, "own game score / target score, capped at 1 (game mode only, else 0)"),
         (
             "opp_scores",
-            MAX_OPPONENTS,
+            opponents,
             "each opponent's game score / target score, capped at 1 (game mode only, else 0)",
         ),
-        ("opp_present", MAX_OPPONENTS, "1 for each opponent seat that exists"),
+        ("opp_present", opponents, "1 for each opponent seat that exists"),
         ("partners", 1, "1 when playing partners (the second opponent is the partner)"),
-        ("in_discard", MAX_CARDS, "card c (index {before} + c) is in the discard pile now"),
+        ("in_discard", cards, "card c (index {before} + c) is in the discard pile now"),
         (
             "unseen",
-            MAX_CARDS,
+            cards,
             "card c (index {before} + c) is unseen: not in own rack, the discard pile, an "
             "opponent's known slot, nor held in public view",
         ),
         # ---- version 2: appended, so that version 1 is the first 177 entries
         (
             "opp_slot_drawn",
-            MAX_OPPONENTS * RACK_SIZE,
+            opponents * k,
             "per opponent slot (blocks as `opp_slots`): 1 if its card came from the draw pile "
             "(drawn and kept), else 0 (taken from the discard pile, or still its dealt card)",
         ),
         (
             "opp_slot_changed",
-            MAX_OPPONENTS * RACK_SIZE,
+            opponents * k,
             "per opponent slot: the turn of the round (the first is 1) when its card last "
             "changed / turn limit; 0 while it holds its dealt card",
         ),
         (
             "opp_slot_out",
-            MAX_OPPONENTS * RACK_SIZE,
+            opponents * k,
             "per opponent slot: the card / N that last came out of it (onto the discard pile); "
             "0 while it holds its dealt card",
         ),
         (
             "opp_declined",
-            MAX_OPPONENTS,
+            opponents,
             "per opponent: the discard-pile top / N it last passed over by drawing from the draw "
             "pile this round, else 0",
         ),
     ]
-)
-FIELDS: dict[str, Field] = {f.name: f for f in LAYOUT}
-OBS_SIZE = LAYOUT[-1].stop
+
+
+class Layout:
+    """One observation layout (version ``OBS_VERSION``): its fields for racks of ``rack_size``
+    slots, ``opponents`` opponent blocks and the cards 1..``cards``, with the slice and index of
+    each field under the module constants' names (``layout.RACK``, ``layout.HELD``, ...), so an
+    encoder written for one layout reads any other.
+
+    ``DEFAULT`` (10 slots, 3 opponent blocks, 60 cards) is every 10-slot game of 2-4 players;
+    ``layout_for(config)`` gives a smaller rack or solitaire one sized to it.
+    """
+
+    def __init__(self, rack_size: int, opponents: int, cards: int) -> None:
+        self.rack_size, self.opponents, self.cards = rack_size, opponents, cards
+        self.fields: tuple[Field, ...] = _lay_out(_pieces(rack_size, opponents, cards))
+        self.by_name: dict[str, Field] = {f.name: f for f in self.fields}
+        self.size = self.fields[-1].stop
+        first_v2 = [f.name for f in self.fields].index("opp_slot_drawn")
+        self.versions: dict[int, tuple[Field, ...]] = {1: self.fields[:first_v2], 2: self.fields}
+        self.sizes: dict[int, int] = {v: f[-1].stop for v, f in self.versions.items()}
+        f = self.by_name
+        self.RACK, self.OPP_SLOTS = f["rack"].slice, f["opp_slots"].slice
+        self.HELD, self.DISCARD_TOP = f["held"].index, f["discard_top"].index
+        self.DRAW_TOP_KNOWN, self.DRAW_SIZE = f["draw_top_known"].index, f["draw_size"].index
+        self.PHASE, self.HELD_FROM_DISCARD = f["phase"].slice, f["held_from_discard"].index
+        self.TURN, self.OWN_SCORE = f["turn"].index, f["own_score"].index
+        self.OPP_SCORES, self.OPP_PRESENT = f["opp_scores"].slice, f["opp_present"].slice
+        self.PARTNERS = f["partners"].index
+        self.IN_DISCARD, self.UNSEEN = f["in_discard"].slice, f["unseen"].slice
+        self.OPP_SLOT_DRAWN = f["opp_slot_drawn"].slice
+        self.OPP_SLOT_CHANGED = f["opp_slot_changed"].slice
+        self.OPP_SLOT_OUT = f["opp_slot_out"].slice
+        self.OPP_DECLINED = f["opp_declined"].slice
+        self.CARD_SCALED = slice(self.RACK.start, self.DRAW_SIZE + 1)
+        self.HISTORY_CARDS = slice(self.OPP_SLOT_OUT.start, self.OPP_DECLINED.stop)
+
+    def __repr__(self) -> str:
+        return f"Layout(rack_size={self.rack_size}, opponents={self.opponents}, cards={self.cards})"
+
+
+DEFAULT = Layout(RACK_SIZE, MAX_OPPONENTS, MAX_CARDS)
+LAYOUT: tuple[Field, ...] = DEFAULT.fields
+_LAYOUTS_BY_SIZE: dict[tuple[int, int, int], Layout] = {}
+
+
+def layout_for(config: RulesConfig) -> Layout:
+    """The layout of a game under ``config``: ``DEFAULT`` (version 2, 270 entries) for every
+    10-slot game of 2-4 players, whatever its deck; else one sized to the game, with a rack of
+    ``rack_size`` slots, one block per opponent (none in solitaire) and ``num_cards`` cards."""
+    if config.rack_size == RACK_SIZE and config.num_players >= MIN_PLAYERS:
+        return DEFAULT
+    key = (config.rack_size, config.num_players - 1, config.num_cards)
+    if key not in _LAYOUTS_BY_SIZE:
+        _LAYOUTS_BY_SIZE[key] = Layout(*key)
+    return _LAYOUTS_BY_SIZE[key]
+
+
+FIELDS: dict[str, Field] = DEFAULT.by_name
+OBS_SIZE = DEFAULT.size
 
 # Each version's fields: a version appends to the one before, so an older view is a prefix.
-LAYOUTS: dict[int, tuple[Field, ...]] = {
-    1: LAYOUT[: [f.name for f in LAYOUT].index("opp_slot_drawn")],
-    2: LAYOUT,
-}
-OBS_SIZES: dict[int, int] = {v: fields[-1].stop for v, fields in LAYOUTS.items()}
+LAYOUTS: dict[int, tuple[Field, ...]] = DEFAULT.versions
+OBS_SIZES: dict[int, int] = DEFAULT.sizes
 
 
 def obs_size(version: int) -> int:
@@ -260,19 +320,22 @@ _SEEN = 2
 # step-by-step SeatViews, the batched engine) reads it from this table so they agree to the bit.
 CARD_VALUES: dict[int, np.ndarray] = {
     n: (np.arange(MAX_CARDS + 1, dtype=np.float64) / n).astype(np.float32)
-    for n in sorted({deck_size(p) for p in range(MIN_PLAYERS, MAX_PLAYERS + 1)})
+    for n in range(1, MAX_CARDS + 1)
 }
 
 
 def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.ndarray:
-    """The observation vector of ``player`` (float32, shape ``(OBS_SIZE,)``).
+    """The observation vector of ``player`` (float32, shape ``(layout.size,)``, of the game's
+    layout ``layout_for(game.config)``: ``(OBS_SIZE,)`` for the rule book's racks).
 
     Written for speed (it runs once per env step): card-valued entries are gathered into one list
     and scaled in one operation, and card membership is built in a bytearray.
     """
     cfg = game.config
+    lay = layout_for(cfg)
     n = game.num_players
     n_cards = game.num_cards
+    k = lay.rack_size
     rack = game.racks[player]
     discard = game.discard
     draw = game.draw
@@ -281,17 +344,18 @@ def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.nda
 
     cards = list(rack)
     # where[c]: 0 = unseen by this player, 1 = in the discard pile, 2 = seen elsewhere / not in play
-    where = bytearray(MAX_CARDS + 1)
-    where[n_cards + 1 :] = b"\x02" * (MAX_CARDS - n_cards)
+    where = bytearray(lay.cards + 1)
+    where[n_cards + 1 :] = b"\x02" * (lay.cards - n_cards)
     for c in rack:
         where[c] = _SEEN
-    for k in range(1, n):
-        public = game.public_slots[(player + k) % n]
+    for q in range(1, n):
+        public = game.public_slots[(player + q) % n]
         cards += public
         for c in public:
             where[c] = _SEEN
-    if n < MAX_PLAYERS:  # unused opponent blocks read 0
-        cards += [0] * (RACK_SIZE * (MAX_PLAYERS - n))
+    unused = lay.opponents - (n - 1)  # unused opponent blocks read 0
+    if unused:
+        cards += [0] * (k * unused)
     mine = held if on_turn and held is not None else 0
     cards.append(mine)
     cards.append(discard[-1] if discard else 0)
@@ -303,56 +367,69 @@ def encode(game: RackoGame, player: int, include_scores: bool = False) -> np.nda
         where[held] = _SEEN
     where[0] = _SEEN
 
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    obs[CARD_SCALED] = CARD_VALUES[n_cards][cards]
+    obs = np.zeros(lay.size, dtype=np.float32)
+    values = CARD_VALUES[n_cards]
+    obs[lay.CARD_SCALED] = values[cards]
     if on_turn:
-        obs[PHASE.start + game.phase] = 1.0
+        obs[lay.PHASE.start + game.phase] = 1.0
         if game.held_from_discard:
-            obs[HELD_FROM_DISCARD] = 1.0
-    obs[TURN] = game.turn / cfg.turn_limit
+            obs[lay.HELD_FROM_DISCARD] = 1.0
+    obs[lay.TURN] = game.turn / cfg.turn_limit
     if include_scores:
         totals = game.totals
         inv_t = 1.0 / cfg.target_score
-        obs[OWN_SCORE] = min(totals[cfg.team_of(player)] * inv_t, 1.0)
-        for k in range(1, n):
-            obs[OPP_SCORES.start + k - 1] = min(totals[cfg.team_of((player + k) % n)] * inv_t, 1.0)
-    obs[OPP_PRESENT.start : OPP_PRESENT.start + n - 1] = 1.0
+        obs[lay.OWN_SCORE] = min(totals[cfg.team_of(player)] * inv_t, 1.0)
+        for q in range(1, n):
+            score = min(totals[cfg.team_of((player + q) % n)] * inv_t, 1.0)
+            obs[lay.OPP_SCORES.start + q - 1] = score
+    obs[lay.OPP_PRESENT.start : lay.OPP_PRESENT.start + n - 1] = 1.0
     if cfg.partners:
-        obs[PARTNERS] = 1.0
+        obs[lay.PARTNERS] = 1.0
     status = np.frombuffer(where, dtype=np.uint8)[1:]
-    obs[IN_DISCARD] = status == 1
-    obs[UNSEEN] = status == 0
+    obs[lay.IN_DISCARD] = status == 1
+    obs[lay.UNSEEN] = status == 0
     # Version 2: each opponent slot's public history, and the discard each opponent passed over.
     drawn, changed, outs, declined = [], [], [], []
-    for k in range(1, n):
-        q = (player + k) % n
-        drawn += game.slot_drawn[q]
-        changed += game.slot_changed[q]
-        outs += game.slot_out[q]
-        declined.append(game.declined[q])
-    unused = MAX_PLAYERS - n
-    outs += [0] * (RACK_SIZE * unused)
+    for q in range(1, n):
+        seat = (player + q) % n
+        drawn += game.slot_drawn[seat]
+        changed += game.slot_changed[seat]
+        outs += game.slot_out[seat]
+        declined.append(game.declined[seat])
+    outs += [0] * (k * unused)
     declined += [0] * unused
     width = len(drawn)
-    obs[OPP_SLOT_DRAWN.start : OPP_SLOT_DRAWN.start + width] = drawn
+    start = lay.OPP_SLOT_DRAWN.start
+    obs[start : start + width] = drawn
     limit = cfg.turn_limit
-    obs[OPP_SLOT_CHANGED.start : OPP_SLOT_CHANGED.start + width] = [t / limit for t in changed]
-    obs[HISTORY_CARDS] = CARD_VALUES[n_cards][outs + declined]
+    start = lay.OPP_SLOT_CHANGED.start
+    obs[start : start + width] = [t / limit for t in changed]
+    obs[lay.HISTORY_CARDS] = values[outs + declined]
     return obs
 
 
+def phase_masks(rack_size: int = RACK_SIZE) -> tuple[np.ndarray, ...]:
+    """The read-only action mask of the player on turn in each phase (indexed by the phase), for
+    racks of ``rack_size`` slots."""
+    masks = tuple(np.zeros(NUM_ACTIONS, dtype=np.int8) for _ in Phase)
+    for phase, mask in zip(Phase, masks, strict=True):
+        mask[list(legal_by_phase(rack_size)[phase])] = 1
+        mask.flags.writeable = False
+    return masks
+
+
 # The mask of the player on turn in each phase (indexed by the phase), and of everyone else.
-PHASE_MASKS: tuple[np.ndarray, ...] = tuple(np.zeros(NUM_ACTIONS, dtype=np.int8) for _ in Phase)
-for _phase, _mask in zip(Phase, PHASE_MASKS, strict=True):
-    _mask[list(LEGAL_BY_PHASE[_phase])] = 1
-    _mask.flags.writeable = False
+PHASE_MASKS: tuple[np.ndarray, ...] = phase_masks()
 OFF_TURN_MASK = np.zeros(NUM_ACTIONS, dtype=np.int8)
 OFF_TURN_MASK.flags.writeable = False
 
 
 def action_mask(game: RackoGame, player: int) -> np.ndarray:
     """int8 mask over the ``NUM_ACTIONS`` actions: the legal ones for ``player`` now (all 0 off turn)."""
-    return (PHASE_MASKS[game.phase] if game.current == player else OFF_TURN_MASK).copy()
+    if game.current != player:
+        return OFF_TURN_MASK.copy()
+    masks = PHASE_MASKS if game.rack_size == RACK_SIZE else phase_masks(game.rack_size)
+    return masks[game.phase].copy()
 
 
 TABLE_BEGIN = (

@@ -10,14 +10,15 @@ Usage::
     while not state.is_terminal():
         ...  # chance nodes: state.chance_outcomes(); decisions: state.legal_actions()
 
-**Parameters.** ``players`` (2-4, OpenSpiel's name for ``num_players``), ``episode`` (``"round"``:
-one round, the default; ``"game"``: rounds until a player or team reaches ``target_score``), and
-every other field of ``racko_env.RulesConfig`` under its own name (``empty_pile``, ``turn_limit``,
-``min_run``, ``bonus``, ``partners``, ``target_score``), with the same defaults and checks. The
+**Parameters.** ``players`` (1-4, OpenSpiel's name for ``num_players``; 1 is solitaire, whose
+returns are always 0), ``episode`` (``"round"``: one round, the default; ``"game"``: rounds until
+a player or team reaches ``target_score``), and every other field of ``racko_env.RulesConfig``
+under its own name (``empty_pile``, ``turn_limit``, ``min_run``, ``bonus``, ``partners``,
+``target_score``, ``rack_size``, ``deck_size``), with the same defaults and checks. The
 parameter list is read from ``RulesConfig``, so a new rules option is a new game parameter.
 
 **The game.** Sequential, imperfect information, explicit chance, zero-sum with the env's win
-reward (``racko_v0``'s ``reward="win"``: +1 to the winners, what they gain the others lose), given
+reward (``racko_v1``'s ``reward="win"``: +1 to the winners, what they gain the others lose), given
 at the end (terminal rewards). The actions are the env's 14 (``racko_env.actions``). The rules are
 ``racko_env.engine.RackoGame``'s: this module only decides where chance comes in.
 
@@ -26,7 +27,7 @@ outcomes are uniform over the cards still possible):
 
 - the first-dealer draw (round 1 of a game): each player in seat order draws a card, the highest
   deals, as the rule book says and ``RackoGame.new_game`` does;
-- the deal: the 10 cards of each rack, one at a time in the engine's dealing order (from the
+- the deal: the ``rack_size`` cards of each rack, one at a time in the engine's dealing order (from the
   dealer's left, each player's first card to the back slot), then the card turned face up;
 - every card drawn from a face-down draw pile whose order nobody knows: the player's ``draw_pile``
   action is followed by a chance node over the cards in the pile. That is where the deal's and a
@@ -45,9 +46,10 @@ game stops after ``MAX_TIE_ROUNDS`` more rounds, the tied leaders sharing the wi
 stops; with 20 ties in a row this is never reached in practice).
 
 **Observations.** The information-state tensor and the observation tensor are both the env's
-observation (``racko_env.observation.encode``, the newest layout: ``racko_v1``'s; its ``LAYOUT``
-fields are the observer's ``dict`` pieces), scores included in game mode as in the env; all
-zeros while cards are dealt (chance nodes ask nobody anything). The observation string writes
+observation (``racko_env.observation.encode``, the newest layout: ``racko_v1``'s, sized by
+``layout_for(rules)``; its fields are the observer's ``dict`` pieces: ``racko_env.openspiel_views``),
+scores included in game mode as in the env; all zeros while cards are dealt (chance nodes ask
+nobody anything). The observation string writes
 that vector out (cards as numbers). The information-state string adds what a player with
 perfect memory knows beyond it and ``racko_env.worlds`` can keep fixed: the discard pile's
 order, and the draw pile's order once a flip has made it public. It is not a record of the whole history (the env's observation is not
@@ -86,12 +88,27 @@ except ModuleNotFoundError as _err:  # only pyspiel itself missing is this extra
     ) from None
 
 from racko_env.actions import ACTION_NAMES, DRAW_PILE, NUM_ACTIONS, Phase
-from racko_env.config import RulesConfig
+from racko_env.config import RulesConfig, require_rule_book_sizes
 from racko_env.engine import RackoGame
-from racko_env.observation import CARD_SCALED, IN_DISCARD, LAYOUT, OBS_SIZE, UNSEEN, encode
-from racko_env.racko_v0 import EPISODE_MODES, win_rewards
-from racko_env.rules import CARD_POINTS, MAX_PLAYERS, MIN_PLAYERS, RACK_SIZE
+from racko_env.observation import encode, layout_for
+from racko_env.openspiel_views import RackoObserver, observation_text, state_tensor, state_text
+from racko_env.racko_v1 import EPISODE_MODES, win_rewards
+from racko_env.rules import CARD_POINTS, MAX_PLAYERS, SOLITAIRE
 from racko_env.worlds import Worlds, sample_worlds
+
+__all__ = [
+    "GAME_NAME",
+    "MAX_TIE_ROUNDS",
+    "RackoObserver",
+    "RackoOpenSpielGame",
+    "RackoState",
+    "history_string",
+    "max_rounds",
+    "observation_text",
+    "rules_from_params",
+    "state_from_history",
+    "state_from_observation",
+]
 
 GAME_NAME = "racko"
 MAX_TIE_ROUNDS = 20
@@ -112,7 +129,7 @@ _GAME_TYPE = pyspiel.GameType(
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
     max_num_players=MAX_PLAYERS,
-    min_num_players=MIN_PLAYERS,
+    min_num_players=SOLITAIRE,
     provides_information_state_string=True,
     provides_information_state_tensor=True,
     provides_observation_string=True,
@@ -134,9 +151,9 @@ def rules_from_params(params: dict[str, Any]) -> tuple[RulesConfig, str]:
         )
     merged = {**DEFAULT_PARAMS, **params}
     players = merged["players"]
-    if isinstance(players, int) and not MIN_PLAYERS <= players <= MAX_PLAYERS:
+    if isinstance(players, int) and not SOLITAIRE <= players <= MAX_PLAYERS:
         raise ValueError(
-            f"racko parameter 'players' must be between {MIN_PLAYERS} and {MAX_PLAYERS}, "
+            f"racko parameter 'players' must be between {SOLITAIRE} and {MAX_PLAYERS}, "
             f"got {players}"
         )
     episode = merged.pop("episode")
@@ -189,7 +206,7 @@ class RackoOpenSpielGame(pyspiel.Game):
         if params:
             raise ValueError(f"the racko observer takes no parameters, got {params}")
         perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        return RackoObserver(perfect_recall)
+        return RackoObserver(perfect_recall, layout_for(self.rules))
 
 
 class _Table:
@@ -206,6 +223,17 @@ class _Table:
         self.dealer_draw: list[int] = []
         self.dealt: list[int] = []
         self.started = False  # round 1 has been dealt into the engine
+
+    @property
+    def dealing(self) -> bool:
+        """Cards are being drawn for the first deal or dealt: a chance node that asks nobody."""
+        return self.stage in (_DEALER_DRAW, _DEAL)
+
+    def dealing_text(self) -> str:
+        """What everyone sees while ``dealing``."""
+        if self.stage == _DEALER_DRAW:
+            return f"dealer draw: {' '.join(map(str, self.dealer_draw))}"
+        return f"dealing round {self.engine.round_number + 1 if self.started else 1}"
 
     def __deepcopy__(self, memo: dict) -> _Table:
         other = object.__new__(_Table)
@@ -282,7 +310,7 @@ class RackoState(pyspiel.State):
                 t.stage = _DEAL
         else:  # _DEAL
             t.dealt.append(action)
-            if len(t.dealt) == RACK_SIZE * game.num_players + 1:
+            if len(t.dealt) == game.rack_size * game.num_players + 1:
                 self._finish_deal()
 
     def _possible(self, card: int) -> bool:
@@ -389,16 +417,16 @@ class RackoState(pyspiel.State):
     # (rl_environment, ISMCTS). C++ callers (random_sim_test) take the observer's path.
 
     def information_state_tensor(self, player: int | None = None) -> list[float]:
-        return _tensor(self._t, self._player(player)).tolist()
+        return state_tensor(self._t, self._player(player)).tolist()
 
     def observation_tensor(self, player: int | None = None) -> list[float]:
-        return _tensor(self._t, self._player(player)).tolist()
+        return state_tensor(self._t, self._player(player)).tolist()
 
     def information_state_string(self, player: int | None = None) -> str:
-        return _text(self._t, self._player(player), True)
+        return state_text(self._t, self._player(player), True)
 
     def observation_string(self, player: int | None = None) -> str:
-        return _text(self._t, self._player(player), False)
+        return state_text(self._t, self._player(player), False)
 
     def _player(self, player: int | None) -> int:
         p = self.current_player() if player is None else int(player)
@@ -416,6 +444,7 @@ class RackoState(pyspiel.State):
         """
         t = self._t
         game = t.engine
+        _check_worlds(game.config)
         if t.stage != _PLAY or player_id != game.current:
             raise ValueError(
                 f"resample_from_infostate is for the player on turn at a decision (player "
@@ -437,6 +466,15 @@ class RackoState(pyspiel.State):
             engine.racks[(player_id + k) % n] = [int(c) for c in worlds.racks[0, k]]
         engine.draw = [int(c) for c in worlds.draw[0, : worlds.draw_len[0]]]
         return other
+
+
+def _check_worlds(config: RulesConfig) -> None:
+    """Refuse, in one line, the games ``racko_env.worlds`` cannot sample."""
+    require_rule_book_sizes(
+        config,
+        "resampling (racko_env.worlds)",
+        "the game, its chance nodes and its observations",
+    )
 
 
 def _game_from_world(config: RulesConfig, worlds: Worlds, w: int) -> RackoGame:
@@ -476,6 +514,7 @@ def state_from_observation(
     trained policy) through the env, where a bot sees only its observation. ``discard_order``
     (bottom..top) fixes the discard pile's order, else it is sampled. Its history is empty: a
     state to search from, not to replay."""
+    _check_worlds(game.rules)
     worlds = sample_worlds(
         observation,
         1,
@@ -489,79 +528,6 @@ def state_from_observation(
     t.started = True
     t.stage = _PLAY
     return state
-
-
-# ----------------------------------------------------------------------------- observations
-
-
-class RackoObserver:
-    """OpenSpiel's Python observer: the env's observation as the tensor, its ``LAYOUT`` fields as
-    the named pieces; the strings as the module docstring says."""
-
-    def __init__(self, perfect_recall: bool) -> None:
-        self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(OBS_SIZE, np.float32)
-        self.dict = {f.name: self.tensor[f.slice] for f in LAYOUT}
-
-    def set_from(self, state: RackoState, player: int) -> None:
-        self.tensor[:] = _tensor(state._t, player)
-
-    def string_from(self, state: RackoState, player: int) -> str:
-        return _text(state._t, player, self.perfect_recall)
-
-
-def _tensor(t: _Table, player: int) -> np.ndarray:
-    if t.stage in (_DEALER_DRAW, _DEAL):
-        return np.zeros(OBS_SIZE, np.float32)
-    return encode(t.engine, player, t.include_scores)
-
-
-def _text(t: _Table, player: int, perfect_recall: bool) -> str:
-    game = t.engine
-    if t.stage == _DEALER_DRAW:
-        return f"dealer draw: {' '.join(map(str, t.dealer_draw))}"
-    if t.stage == _DEAL:
-        return f"dealing round {game.round_number + 1 if t.started else 1}"
-    text = observation_text(encode(game, player, t.include_scores), game.num_cards)
-    if perfect_recall:
-        text += f" | discard order: {' '.join(map(str, game.discard))}"
-        if game.draw_known:
-            text += f" | draw order: {' '.join(map(str, game.draw))}"
-    return text
-
-
-def _field_kinds() -> list[tuple[str, int, int, str]]:
-    kinds = []
-    for f in LAYOUT:
-        if CARD_SCALED.start <= f.start and f.stop <= CARD_SCALED.stop:
-            kind = "cards"
-        elif f.slice in (IN_DISCARD, UNSEEN):
-            kind = "set"
-        else:
-            kind = "number"
-        kinds.append((f.name, f.start, f.stop, kind))
-    return kinds
-
-
-_FIELD_KINDS = _field_kinds()
-
-
-def observation_text(obs: np.ndarray, num_cards: int) -> str:
-    """An observation vector written out field by field (``LAYOUT``): cards as numbers, the card
-    sets (``in_discard``, ``unseen``) as lists of cards, the rest as numbers. Equal strings mean
-    equal vectors, whatever fields a later layout version appends."""
-    cards = np.rint(obs * num_cards).astype(np.int64).tolist()
-    values = obs.tolist()
-    parts = []
-    for name, start, stop, kind in _FIELD_KINDS:
-        if kind == "cards":
-            shown = " ".join(map(str, cards[start:stop]))
-        elif kind == "set":
-            shown = " ".join(str(i + 1) for i, v in enumerate(values[start:stop]) if v > 0.5)
-        else:
-            shown = " ".join(map(repr, values[start:stop]))
-        parts.append(f"{name}: {shown}")
-    return " | ".join(parts)
 
 
 # ----------------------------------------------------------------------------- safe files

@@ -2,7 +2,7 @@
 
 ``racko_env`` sits below the bots (``agents``) and never imports them, not even inside a function:
 the engine and the environments must work, and be understood, without the layer that plays them.
-Yet ``gymnasium.make("racko/Racko-v0", opponents=["heuristic"])`` after ``import racko_env`` alone is
+Yet ``gymnasium.make("racko/Racko-v1", opponents=["heuristic"])`` after ``import racko_env`` alone is
 what users write. So a package that provides bots names a *resolver* under the Python entry point
 group ``racko.bots`` (racko's own ``pyproject.toml`` names ``agents.loader:load``), and the view asks
 it to turn a name into a bot. A resolver is ``resolver(spec, num_players=n, **rules_options) -> bot``.

@@ -35,7 +35,8 @@ def render_table(game: RackoGame, names: list[str], viewer: int | str | None = N
     if game.held is not None and game.current in shown:
         source = "discard pile" if game.held_from_discard else "draw pile"
         lines.append(f"Held card: {game.held} (from the {source})")
-    lines.append(f"{'slot':>10} | " + " ".join(f"{s:>3}" for s in SLOT_LABELS))
+    labels = SLOT_LABELS[: len(game.racks[0])]
+    lines.append(f"{'slot':>10} | " + " ".join(f"{s:>3}" for s in labels))
     for p in shown:
         lines.append(_rack_line(names[p], game.racks[p]))
     lines.append("Scores: " + ", ".join(f"{names[p]} {s}" for p, s in enumerate(game.scores)))

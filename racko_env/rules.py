@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-RACK_SIZE = 10
-MIN_PLAYERS = 2
+RACK_SIZE = 10  # the rule book's rack; ``RulesConfig.rack_size`` plays smaller ones
+MIN_RACK_SIZE = 3
+MIN_PLAYERS = 2  # the multi-player game; ``RulesConfig`` also takes 1 (solitaire)
+SOLITAIRE = 1
 MAX_PLAYERS = 4
 CARD_POINTS = 5
 RACKO_BONUS = 25
@@ -19,16 +21,18 @@ TARGET_SCORE = 500
 # Bonus Rack-O: points for the longest run of consecutive numbers in adjacent slots.
 RUN_BONUS = {3: 50, 4: 100, 5: 200, 6: 400}
 
-_DECK_SIZES = {2: 40, 3: 50, 4: 60}
+_DECK_SIZES = {SOLITAIRE: 40, 2: 40, 3: 50, 4: 60}
+MAX_CARDS = _DECK_SIZES[MAX_PLAYERS]  # the box's 60 cards: no deck is larger
 
 
 def deck_size(num_players: int) -> int:
-    """Cards in play: 2 players use 1-40, 3 use 1-50, 4 use 1-60."""
+    """Cards in play by default: 1 (solitaire) or 2 players use 1-40, 3 use 1-50, 4 use 1-60
+    (``RulesConfig.deck_size`` sets another deck)."""
     if isinstance(num_players, bool) or not isinstance(num_players, int):
         raise TypeError(f"num_players must be an int, got {num_players!r}")
     if num_players not in _DECK_SIZES:
         raise ValueError(
-            f"num_players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {num_players}"
+            f"num_players must be between {SOLITAIRE} and {MAX_PLAYERS}, got {num_players}"
         )
     return _DECK_SIZES[num_players]
 
@@ -64,15 +68,22 @@ def run_bonus(run_length: int) -> int:
     return RUN_BONUS.get(run_length, 0)
 
 
-def is_racko(rack: Sequence[int], min_run: int = 0) -> bool:
-    """A full rack in strictly ascending order; with ``min_run`` it also needs a run that long."""
-    if len(rack) != RACK_SIZE or ascending_prefix(rack) != RACK_SIZE:
+def racko_score(rack_size: int = RACK_SIZE) -> int:
+    """Points for going Rack-O: 5 per card of the rack and the 25 bonus (75 with 10 slots)."""
+    return rack_size * CARD_POINTS + RACKO_BONUS
+
+
+def is_racko(rack: Sequence[int], min_run: int = 0, rack_size: int = RACK_SIZE) -> bool:
+    """A full rack (``rack_size`` cards) in strictly ascending order; with ``min_run`` it also
+    needs a run that long."""
+    if len(rack) != rack_size or ascending_prefix(rack) != rack_size:
         return False
     return min_run <= 1 or longest_run(rack) >= min_run
 
 
 def hand_score(rack: Sequence[int], went_racko: bool, bonus: bool = False) -> int:
-    """Round points for one rack: 75 (+ run bonus) for Rack-O, else 5 per ascending-prefix card."""
+    """Round points for one rack: 75 (+ run bonus) for Rack-O (``racko_score`` of a smaller rack),
+    else 5 per ascending-prefix card."""
     if went_racko:
-        return RACKO_SCORE + (run_bonus(longest_run(rack)) if bonus else 0)
+        return racko_score(len(rack)) + (run_bonus(longest_run(rack)) if bonus else 0)
     return CARD_POINTS * ascending_prefix(rack)

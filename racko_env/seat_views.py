@@ -15,6 +15,7 @@ from racko_env.actions import Phase
 from racko_env.engine import RackoGame
 from racko_env.observation import (
     CARD_VALUES,
+    DEFAULT,
     DISCARD_TOP,
     DRAW_SIZE,
     DRAW_TOP_KNOWN,
@@ -32,6 +33,7 @@ from racko_env.observation import (
     TURN,
     UNSEEN,
     encode,
+    layout_for,
 )
 from racko_env.rules import RACK_SIZE
 
@@ -57,7 +59,10 @@ class SeatViews:
         self.game = game
         self.include_scores = include_scores
         n = game.num_players
-        self.rows = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        # A game of another layout (a smaller rack, solitaire) is encoded in full at every step.
+        layout = layout_for(game.config)
+        self._full = layout is not DEFAULT
+        self.rows = np.zeros((n, layout.size), dtype=np.float32)
         self._bind_views()
         self._bases = [p * OBS_SIZE for p in range(n)]
         # Per seat, the flat positions of the entries every move may change (the card-indexed
@@ -118,7 +123,7 @@ class SeatViews:
     def update(self) -> None:
         """Bring the rows up to date after one ``game.apply``."""
         game = self.game
-        if game.round_number != self._round or game.round_over:
+        if game.round_number != self._round or game.round_over or self._full:
             self.resync()
             return
         f = self._flat

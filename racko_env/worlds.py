@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from racko_env.actions import Phase
-from racko_env.config import RulesConfig
+from racko_env.config import RulesConfig, require_rule_book_sizes
 from racko_env.engine import RackoGame
 from racko_env.observation import (
     DISCARD_TOP,
@@ -154,153 +154,179 @@ def sample_worlds(
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise ValueError(f"k (worlds per observation) must be a positive int, got {k!r}")
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    b = len(obs)
-    players = 1 + np.rint(obs[:, OPP_PRESENT].sum(axis=1)).astype(np.intp)
-    if config is None:
-        config = RulesConfig.from_dict({"num_players": int(players[0]), **rules_options})
-    n_players, n = config.num_players, deck_size(config.num_players)
-    bad = np.flatnonzero(players != n_players)
-    if bad.size:
-        raise ValueError(
-            f"observation row {int(bad[0])} is of a {int(players[bad[0]])}-player game, "
-            f"the rules say {n_players}"
-        )
-    phase_hot = obs[:, PHASE]
-    off = np.flatnonzero(phase_hot.max(axis=1) < 0.5)
-    if off.size:
-        raise ValueError(
-            f"observation row {int(off[0])} is not the seat on turn (no decision is asked); "
-            "worlds are sampled for the seat on turn"
-        )
+    seen = _Seen.read(obs, config, rules_options)
     for name, given in (("discard_orders", discard_orders), ("draw_orders", draw_orders)):
-        if given is not None and len(given) != b:
+        if given is not None and len(given) != len(obs):
             raise ValueError(
-                f"{name} needs one entry (or None) per observation: {b}, got {len(given)}"
+                f"{name} needs one entry (or None) per observation: {len(obs)}, got {len(given)}"
             )
+    worlds = _deal(seen, k, rng)
+    if discard_orders is not None:
+        _fix_discard_orders(worlds, seen, k, discard_orders)
+    if draw_orders is not None:
+        _fix_draw_orders(worlds, seen, k, draw_orders, rng)
+    return worlds
 
+
+@dataclass
+class _Seen:
+    """What B observations of seats on turn say, decoded (cards as ids, seat 0 the observer's)."""
+
+    config: RulesConfig
+    rack: np.ndarray  # [B, 10]
+    opp_pub: np.ndarray  # [B, o, 10], 0 where the seat has not seen the card
+    history: np.ndarray  # [4, B, o, 10]: drawn, changed, out, declined (at slot 0)
+    held: np.ndarray
+    from_discard: np.ndarray
+    top: np.ndarray
+    draw_top: np.ndarray
+    draw_len: np.ndarray
+    phase: np.ndarray
+    turn: np.ndarray
+    in_discard: np.ndarray  # [B, N], column c - 1 is card c
+    unseen: np.ndarray  # [B, N]
+    totals: np.ndarray  # [B, T]
+
+    @property
+    def hidden(self) -> np.ndarray:
+        """[B, o, 10] the opponents' slots whose card the seat has not seen."""
+        return self.opp_pub == 0
+
+    @property
+    def known_top(self) -> np.ndarray:
+        return self.draw_top > 0
+
+    @classmethod
+    def read(
+        cls, obs: np.ndarray, config: RulesConfig | None, rules_options: dict[str, object]
+    ) -> _Seen:
+        """Decode and check ``obs`` (ValueError naming the row no world fits)."""
+        b = len(obs)
+        players = 1 + np.rint(obs[:, OPP_PRESENT].sum(axis=1)).astype(np.intp)
+        if config is None:
+            config = RulesConfig.from_dict({"num_players": int(players[0]), **rules_options})
+        require_rule_book_sizes(config, "racko_env.worlds", "the game and its observations")
+        n_players, n = config.num_players, deck_size(config.num_players)
+        bad = np.flatnonzero(players != n_players)
+        if bad.size:
+            raise ValueError(
+                f"observation row {int(bad[0])} is of a {int(players[bad[0]])}-player game, "
+                f"the rules say {n_players}"
+            )
+        off = np.flatnonzero(obs[:, PHASE].max(axis=1) < 0.5)
+        if off.size:
+            raise ValueError(
+                f"observation row {int(off[0])} is not the seat on turn (no decision is asked); "
+                "worlds are sampled for the seat on turn"
+            )
+        o = n_players - 1
+        history = np.zeros((4, b, o, RACK_SIZE), dtype=np.int64)
+        if obs.shape[1] == OBS_SIZE:
+            for at, (field, scale) in enumerate(
+                ((OPP_SLOT_DRAWN, 1), (OPP_SLOT_CHANGED, config.turn_limit), (OPP_SLOT_OUT, n))
+            ):
+                history[at] = _cards(obs[:, field], scale).reshape(b, -1, RACK_SIZE)[:, :o]
+            history[3, :, :, 0] = _cards(obs[:, OPP_DECLINED], n)[:, :o]
+        scores = np.rint(
+            np.concatenate([obs[:, [OWN_SCORE]], obs[:, OPP_SCORES][:, :o]], axis=1).astype(
+                np.float64
+            )
+            * config.target_score
+        ).astype(np.int64)  # [B, P] per seat (team totals with partners)
+        totals = np.zeros((b, config.num_teams), dtype=np.int64)
+        for p in range(n_players):
+            totals[:, config.team_of(p)] = scores[:, p]
+        seen = cls(
+            config=config,
+            rack=_cards(obs[:, RACK], n),
+            opp_pub=_cards(obs[:, OPP_SLOTS], n).reshape(b, -1, RACK_SIZE)[:, :o],
+            history=history,
+            held=_cards(obs[:, HELD], n),
+            from_discard=obs[:, HELD_FROM_DISCARD] > 0.5,
+            top=_cards(obs[:, DISCARD_TOP], n),
+            draw_top=_cards(obs[:, DRAW_TOP_KNOWN], n),
+            draw_len=_cards(obs[:, DRAW_SIZE], n),
+            phase=obs[:, PHASE].argmax(axis=1),
+            turn=np.rint(obs[:, TURN].astype(np.float64) * config.turn_limit).astype(np.intp),
+            in_discard=obs[:, IN_DISCARD][:, :n] > 0.5,
+            unseen=obs[:, UNSEEN][:, :n] > 0.5,
+            totals=totals,
+        )
+        seen.check()
+        return seen
+
+    def check(self) -> None:
+        """The unseen cards fill the unknown slots and the draw pile exactly."""
+        n_hidden = self.hidden.reshape(len(self.rack), -1).sum(axis=1)
+        for i in range(len(self.rack)):
+            if self.unseen[i].sum() != n_hidden[i] + self.draw_len[i]:
+                raise ValueError(
+                    f"observation row {i}: {int(self.unseen[i].sum())} unseen cards do not fill "
+                    f"{int(n_hidden[i])} unknown slots and a draw pile of {int(self.draw_len[i])}"
+                )
+            if self.known_top[i] and not self.unseen[i, self.draw_top[i] - 1]:
+                raise ValueError(f"observation row {i}: the known draw-pile top is not unseen")
+
+
+def _deal(seen: _Seen, k: int, rng: np.random.Generator) -> Worlds:
+    """Repeat each observation ``k`` times, then deal its unseen cards at random per world."""
+    config = seen.config
+    n_players, n = config.num_players, deck_size(config.num_players)
     o = n_players - 1
-    rack = _cards(obs[:, RACK], n)  # [B, 10]
-    opp_pub = _cards(obs[:, OPP_SLOTS], n).reshape(b, -1, RACK_SIZE)[:, :o]  # [B, o, 10]
-    held = _cards(obs[:, HELD], n)
-    from_discard = obs[:, HELD_FROM_DISCARD] > 0.5
-    top = _cards(obs[:, DISCARD_TOP], n)
-    draw_top = _cards(obs[:, DRAW_TOP_KNOWN], n)
-    draw_len = _cards(obs[:, DRAW_SIZE], n)
-    phase = phase_hot.argmax(axis=1)
-    turn = np.rint(obs[:, TURN].astype(np.float64) * config.turn_limit).astype(np.intp)
-    in_discard = obs[:, IN_DISCARD][:, :n] > 0.5  # column c - 1 is card c
-    unseen = obs[:, UNSEEN][:, :n] > 0.5
-    history = np.zeros((4, b, o, RACK_SIZE), dtype=np.int64)  # drawn, changed, out, declined
-    if obs.shape[1] == OBS_SIZE:
-        for at, (field, scale) in enumerate(
-            ((OPP_SLOT_DRAWN, 1), (OPP_SLOT_CHANGED, config.turn_limit), (OPP_SLOT_OUT, n))
-        ):
-            history[at] = _cards(obs[:, field], scale).reshape(b, -1, RACK_SIZE)[:, :o]
-        history[3, :, :, 0] = _cards(obs[:, OPP_DECLINED], n)[:, :o]
-    hidden = opp_pub == 0  # [B, o, 10] slots whose card the seat has not seen
-    n_hidden = hidden.reshape(b, -1).sum(axis=1)
-    known_top = draw_top > 0
-    for i in range(b):
-        if unseen[i].sum() != n_hidden[i] + draw_len[i]:
-            raise ValueError(
-                f"observation row {i}: {int(unseen[i].sum())} unseen cards do not fill "
-                f"{int(n_hidden[i])} unknown slots and a draw pile of {int(draw_len[i])}"
-            )
-        if known_top[i] and not unseen[i, draw_top[i] - 1]:
-            raise ValueError(f"observation row {i}: the known draw-pile top is not unseen")
-    totals = np.zeros((b, config.num_teams), dtype=np.int64)
-    scores = np.rint(
-        np.concatenate([obs[:, [OWN_SCORE]], obs[:, OPP_SCORES][:, :o]], axis=1).astype(np.float64)
-        * config.target_score
-    ).astype(np.int64)  # [B, P] per seat (team totals with partners)
-    team_of = np.array([config.team_of(p) for p in range(n_players)])
-    for p in range(n_players):
-        totals[:, team_of[p]] = scores[:, p]
-
-    # Repeat each observation k times, then deal its unseen cards at random per world.
+    b = len(seen.rack)
     w = b * k
     src = np.repeat(np.arange(b), k)
     ids = np.arange(1, n + 1)
     # The known draw-pile top is placed by hand; the rest of the unseen cards are shuffled.
-    pool = unseen[src].copy()
-    kt = known_top[src]
-    pool[np.flatnonzero(kt), draw_top[src][kt] - 1] = False
+    pool = seen.unseen[src].copy()
+    kt = seen.known_top[src]
+    draw_top = seen.draw_top[src]
+    pool[np.flatnonzero(kt), draw_top[kt] - 1] = False
     keys = rng.random((w, n))
     keys[~pool] = 2.0
     perm = ids[np.argsort(keys, axis=1, kind="stable")]  # the pool's cards first, in random order
 
-    racks = np.zeros((w, n_players, RACK_SIZE), dtype=np.int16)
+    shape = (w, n_players, RACK_SIZE)
+    racks = np.zeros(shape, dtype=np.int16)
     public_slots = np.zeros_like(racks)
-    racks[:, 0] = rack[src]
-    public_slots[:, 1:] = opp_pub[src]
-    slot_drawn = np.zeros((w, n_players, RACK_SIZE), dtype=bool)
-    slot_changed = np.zeros((w, n_players, RACK_SIZE), dtype=np.int64)
-    slot_out = np.zeros((w, n_players, RACK_SIZE), dtype=np.int16)
-    declined = np.zeros((w, n_players), dtype=np.int16)
-    slot_drawn[:, 1:] = history[0][src] > 0
-    slot_changed[:, 1:] = history[1][src]
-    slot_out[:, 1:] = history[2][src]
-    declined[:, 1:] = history[3][src][:, :, 0]
-    hid = hidden[src].reshape(w, -1)
+    racks[:, 0] = seen.rack[src]
+    opp_pub = seen.opp_pub[src]
+    public_slots[:, 1:] = opp_pub
+    slot_drawn, slot_changed = np.zeros(shape, dtype=bool), np.zeros(shape, dtype=np.int64)
+    slot_out, declined = np.zeros(shape, dtype=np.int16), np.zeros((w, n_players), dtype=np.int16)
+    history = seen.history[:, src]
+    slot_drawn[:, 1:] = history[0] > 0
+    slot_changed[:, 1:] = history[1]
+    slot_out[:, 1:] = history[2]
+    declined[:, 1:] = history[3][:, :, 0]
+    hid = seen.hidden[src].reshape(w, -1)
     rank = np.cumsum(hid, axis=1) - 1  # the j-th unknown slot takes the j-th shuffled card
     opp = np.where(hid, np.take_along_axis(perm, np.maximum(rank, 0), axis=1), 0)
-    racks[:, 1:] = (opp.reshape(w, o, RACK_SIZE) + opp_pub[src]).astype(np.int16)
+    racks[:, 1:] = (opp.reshape(w, o, RACK_SIZE) + opp_pub).astype(np.int16)
 
-    nh = n_hidden[src]
-    dl = draw_len[src]
-    draw = np.zeros((w, n), dtype=np.int16)
+    # The draw pile: the shuffled cards after those of the unknown slots, the known top on top.
+    nh = hid.sum(axis=1)
+    dl = seen.draw_len[src]
     col = np.arange(n)[None, :]
-    take_from = np.minimum(nh[:, None] + col, n - 1)
-    drawn = np.take_along_axis(perm, take_from, axis=1)
-    draw[:] = np.where(col < dl[:, None], drawn, 0)
+    drawn = np.take_along_axis(perm, np.minimum(nh[:, None] + col, n - 1), axis=1)
+    draw = np.where(col < dl[:, None], drawn, 0).astype(np.int16)
     rows_kt = np.flatnonzero(kt)
-    draw[rows_kt, dl[rows_kt] - 1] = draw_top[src][rows_kt]
+    draw[rows_kt, dl[rows_kt] - 1] = draw_top[rows_kt]
 
     # The discard pile: its cards in random order below the known top.
-    disc_set = in_discard[src].copy()
-    has_top = top[src] > 0
-    disc_set[np.flatnonzero(has_top), top[src][has_top] - 1] = False
+    top = seen.top[src]
+    disc_set = seen.in_discard[src].copy()
+    has_top = top > 0
+    disc_set[np.flatnonzero(has_top), top[has_top] - 1] = False
     dkeys = rng.random((w, n))
     dkeys[~disc_set] = 2.0
     dperm = ids[np.argsort(dkeys, axis=1, kind="stable")]
     below = disc_set.sum(axis=1)
-    discard_len = below + has_top
     discard = np.where(col < below[:, None], dperm, 0).astype(np.int16)
     rows_top = np.flatnonzero(has_top)
-    discard[rows_top, below[rows_top]] = top[src][rows_top]
+    discard[rows_top, below[rows_top]] = top[rows_top]
 
-    for orders, pile, lengths, what in (
-        (discard_orders, discard, discard_len, "discard"),
-        (draw_orders, draw, dl, "draw"),
-    ):
-        if orders is None:
-            continue
-        for i, order in enumerate(orders):
-            if order is None:
-                continue
-            rows = np.arange(i * k, (i + 1) * k)
-            order = [int(c) for c in order]
-            current = sorted(pile[i * k, : lengths[i * k]].tolist())
-            if len(order) != lengths[i * k] or (what == "discard" and sorted(order) != current):
-                raise ValueError(
-                    f"{what}_orders[{i}] must list the {what} pile's {int(lengths[i * k])} cards "
-                    f"bottom..top, got {order}"
-                )
-            if what == "discard" and has_top[i * k] and order[-1] != top[i]:
-                raise ValueError(f"discard_orders[{i}] must end with the top card {int(top[i])}")
-            if what == "draw":
-                if not all(unseen[i, c - 1] for c in order):
-                    raise ValueError(f"draw_orders[{i}] lists cards the seat has seen elsewhere")
-                if known_top[i] and order[-1] != draw_top[i]:
-                    raise ValueError(f"draw_orders[{i}] must end with the known top {draw_top[i]}")
-                # The draw pile's cards are fixed: the rest of the pool goes to the unknown slots.
-                rest = np.setdiff1d(np.flatnonzero(unseen[i]) + 1, order)
-                for r in rows:
-                    shuffled = rng.permutation(rest)
-                    racks[r, 1:][hidden[i]] = shuffled
-            pile[rows, : len(order)] = order
-
-    dealer = (0 - 1 - turn[src]) % n_players  # so that seat 0 is on turn after `turn` turns
+    turn = seen.turn[src]
     return Worlds(
         config=config,
         racks=racks,
@@ -312,18 +338,69 @@ def sample_worlds(
         draw=draw,
         draw_len=dl.astype(np.intp),
         discard=discard,
-        discard_len=discard_len.astype(np.intp),
-        held=held[src].astype(np.intp),
-        held_from_discard=from_discard[src],
+        discard_len=(below + has_top).astype(np.intp),
+        held=seen.held[src].astype(np.intp),
+        held_from_discard=seen.from_discard[src],
         current=np.zeros(w, dtype=np.intp),
-        dealer=dealer.astype(np.intp),
-        phase=phase[src].astype(np.intp),
-        turn=turn[src],
+        dealer=((0 - 1 - turn) % n_players).astype(np.intp),  # seat 0 on turn after `turn` turns
+        phase=seen.phase[src].astype(np.intp),
+        turn=turn,
         draw_known=kt.copy(),
         reshuffles=kt.astype(np.intp),
-        totals=totals[src],
+        totals=seen.totals[src],
         source=src,
     )
+
+
+def _fix_discard_orders(
+    worlds: Worlds, seen: _Seen, k: int, orders: Sequence[Sequence[int] | None]
+) -> None:
+    """Put each given discard pile (bottom..top) into the worlds of its observation."""
+    for i, order in enumerate(orders):
+        if order is None:
+            continue
+        order = [int(c) for c in order]
+        length = int(worlds.discard_len[i * k])
+        current = sorted(worlds.discard[i * k, :length].tolist())
+        if len(order) != length or sorted(order) != current:
+            raise ValueError(
+                f"discard_orders[{i}] must list the discard pile's {length} cards "
+                f"bottom..top, got {order}"
+            )
+        if seen.top[i] > 0 and order[-1] != seen.top[i]:
+            raise ValueError(f"discard_orders[{i}] must end with the top card {int(seen.top[i])}")
+        worlds.discard[i * k : (i + 1) * k, : len(order)] = order
+
+
+def _fix_draw_orders(
+    worlds: Worlds,
+    seen: _Seen,
+    k: int,
+    orders: Sequence[Sequence[int] | None],
+    rng: np.random.Generator,
+) -> None:
+    """Put each given draw pile (bottom..top) into the worlds of its observation; the rest of
+    its unseen cards go to the unknown slots, shuffled per world."""
+    hidden = seen.hidden
+    for i, order in enumerate(orders):
+        if order is None:
+            continue
+        order = [int(c) for c in order]
+        length = int(worlds.draw_len[i * k])
+        if len(order) != length:
+            raise ValueError(
+                f"draw_orders[{i}] must list the draw pile's {length} cards bottom..top, "
+                f"got {order}"
+            )
+        if not all(seen.unseen[i, c - 1] for c in order):
+            raise ValueError(f"draw_orders[{i}] lists cards the seat has seen elsewhere")
+        if seen.known_top[i] and order[-1] != seen.draw_top[i]:
+            raise ValueError(f"draw_orders[{i}] must end with the known top {seen.draw_top[i]}")
+        rest = np.setdiff1d(np.flatnonzero(seen.unseen[i]) + 1, order)
+        rows = np.arange(i * k, (i + 1) * k)
+        for r in rows:
+            worlds.racks[r, 1:][hidden[i]] = rng.permutation(rest)
+        worlds.draw[rows, : len(order)] = order
 
 
 def from_game(game: RackoGame) -> Worlds:

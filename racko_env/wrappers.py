@@ -14,7 +14,7 @@ a whole Rack-O step:
   anything else (before ``reset``, a dead or illegal step, a missing mask) runs PettingZoo's own
   method unchanged, before any state is touched.
 
-``tests/env/test_racko_v0_fast_path.py`` plays the same seeded games, illegal and out-of-range actions
+``tests/env/test_racko_v1_fast_path.py`` plays the same seeded games, illegal and out-of-range actions
 included, through these wrappers and through PettingZoo's and checks every return value, state dict
 and error are equal.
 """

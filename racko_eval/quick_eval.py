@@ -11,7 +11,7 @@ short training run report thousands of duplicate rounds (the speed-up: docs/eval
 
 Duplicate: every game gets its own random stream seeded by its deal's seed (``DealChance``), so
 the seatings of one deal start from the same deal and draw refill shuffles from the same stream,
-as ``racko_v0.raw_env.reset(seed=deal_seed)`` does for ``racko_eval.tournament``. The deals are not
+as ``racko_v1.raw_env.reset(seed=deal_seed)`` does for ``racko_eval.tournament``. The deals are not
 the ones ``racko_eval.tournament`` deals for the same seed (the engines shuffle differently); both are
 fair samples. ``racko evaluate`` (the tournament through the AEC env, any bot) stays
 the reference for published numbers.
@@ -34,7 +34,7 @@ class DealChance:
     def __init__(self, seeds: Sequence[int]) -> None:
         self.rngs = [np.random.default_rng(int(s)) for s in seeds]
 
-    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
+    def first_dealers(self, games: np.ndarray, num_players: int, num_cards: int = 0) -> np.ndarray:
         return np.array([self.rngs[g].integers(num_players) for g in games], dtype=np.intp)
 
     def deck_orders(self, games: np.ndarray, num_cards: int) -> np.ndarray:

@@ -30,7 +30,6 @@ from racko_env.actions import Phase
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
 from racko_env.files import write_text_atomic
-from racko_env.rules import RACK_SIZE
 
 FORMAT = "racko-record/1"
 
@@ -44,10 +43,8 @@ class RecordError(ValueError):
 
 def dealt_deck(game: RackoGame) -> list[int]:
     """The deck order (index 0 = top) that produced the deal just made, read back from the table."""
-    n = game.num_players
-    deck = [
-        game.racks[(game.dealer + 1 + k) % n][RACK_SIZE - 1 - k // n] for k in range(RACK_SIZE * n)
-    ]
+    n, size = game.num_players, game.rack_size
+    deck = [game.racks[(game.dealer + 1 + k) % n][size - 1 - k // n] for k in range(size * n)]
     return deck + [game.discard[0]] + game.draw[::-1]
 
 

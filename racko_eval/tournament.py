@@ -433,6 +433,11 @@ def run_tournament(
     if not bots:
         raise ValueError("a tournament needs at least one bot")
     rules = RulesConfig.from_dict({"num_players": num_players, **rules_options}).to_dict()
+    if num_players == 1:
+        raise ValueError(
+            "num_players=1: a tournament needs opponents, 2-4 players; solitaire is scored by "
+            "the turns to Rack-O (racko_env.solitaire)"
+        )
     rules.pop("num_players")
     for spec in bots:  # fail early and clearly: unknown names, missing files, bad player counts
         load(spec, num_players, **rules)

@@ -36,7 +36,7 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(
-    "module", ["racko_env", "racko_env.racko_v0", "racko_env.gym_env", "racko_env.vector"]
+    "module", ["racko_env", "racko_env.racko_v1", "racko_env.gym_env", "racko_env.vector"]
 )
 def test_importing_the_env_loads_nothing_above_it(module: str) -> None:
     code = f"""
@@ -252,3 +252,51 @@ def test_the_map_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     hits = _imports_above(sample, root=tmp_path, above=FIRST_PARTY)
     assert [_package_of(h.rsplit(": ", 1)[1]) for h in hits] == ["train.sb3"]
     assert "train.sb3" not in _package_map()["racko_eval"]
+
+
+# ----------------------------------------------------------------------------- no import cycles
+
+
+def _module_imports(root: Path = ROOT) -> dict[str, set[str]]:
+    """Each first-party module -> the first-party modules it imports (at any depth)."""
+    files = {}
+    for top in (*FIRST_PARTY, "benchmarks"):
+        for path in (root / top).rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def module_of(name: str) -> str | None:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    edges = {}
+    for module, path in files.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            found |= {m for n in names if (m := module_of(n)) not in (None, module)}
+        edges[module] = found
+    return edges
+
+
+def _mutual_pairs(edges: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {tuple(sorted((a, b))) for a in edges for b in edges[a] if a in edges.get(b, ())}
+
+
+def test_no_two_modules_import_each_other() -> None:
+    """A pair that imports each other is one concern split in two, or a shared part left inside
+    one of them (``agents.expert_params`` is the expert's and the batched planner's)."""
+    pairs = _mutual_pairs(_module_imports())
+    assert pairs == set()
+
+
+def test_the_cycle_check_sees_a_pair(tmp_path: Path) -> None:
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "a.py").write_text("def f():\n    from agents.b import g\n")
+    (tmp_path / "agents" / "b.py").write_text("import agents.a\n")
+    assert _mutual_pairs(_module_imports(tmp_path)) == {("agents.a", "agents.b")}

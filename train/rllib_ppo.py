@@ -5,7 +5,7 @@ The scale-out path (docs/training/rllib.md); ``train/ppo.py`` (SB3 + the batched
 fast default on one machine. RLlib's env runners step either the batched engine with its
 opponents inside through Gymnasium's vector API (``env: vector``, the default:
 ``agents.vector_env.RackoVectorEnv`` via ``train.rllib.vector``) or the PettingZoo env
-``racko_v0`` one decision at a time (``env: multi_agent``, ``train.rllib.env``); the module masks
+``racko_v1`` one decision at a time (``env: multi_agent``, ``train.rllib.env``); the module masks
 illegal actions itself (``train.rllib.module``) and trains against baseline bots and frozen
 snapshots of itself (on ``multi_agent`` also against itself in every seat), and the trainer
 exports the same bot files as the SB3 trainer (``bot.onnx`` + ``bot.json``, docs/bot-format.md).

@@ -22,7 +22,7 @@ therefore puts the learner's loss on ``player_1``'s transition: the learner's ow
 its wins (its Rack-O ends the round) and not its losses, and a transition whose turn passes has
 the next agent's observation as its next one. That is Tianshou's design for AEC envs (its
 tic-tac-toe example has the same); for a learner that sees every reward use the single-agent
-view ``racko/Racko-v0`` (``docs/environment/index.md``) or TorchRL (``train/torchrl_ppo.py``).
+view ``racko/Racko-v1`` (``docs/environment/index.md``) or TorchRL (``train/torchrl_ppo.py``).
 
 Same ``--seed``, same run.
 """

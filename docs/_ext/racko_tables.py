@@ -5,6 +5,7 @@ training config's keys, the env's docstring) is written once, in the code; the p
 through these directives and roles, so a page cannot go stale when the code changes:
 
 - ``{observation-layout}``: the observation table of ``racko_env.observation`` (one row per field);
+- ``{feature-columns}``: the columns of the feature observation (``agents.feature_obs``);
 - ``{action-table}``: the action ids of ``racko_env.actions`` and when each is legal;
 - ``{rules-options}``: every option of ``racko_env.RulesConfig`` with its default and range;
 - ``{config-keys} module:Model``: every key of a pydantic config model, nested sections dotted;
@@ -58,6 +59,15 @@ class ObservationLayout(MarkdownDirective):
         from racko_env.observation import markdown_table as layout_table
 
         return layout_table()
+
+
+class FeatureColumns(MarkdownDirective):
+    """The feature observation's columns, as ``agents.feature_obs.markdown_table`` says."""
+
+    def markdown(self) -> str:
+        from agents.feature_obs import markdown_table as feature_table
+
+        return feature_table()
 
 
 def _legal_when() -> dict[int, str]:
@@ -118,7 +128,7 @@ class RulesOptions(MarkdownDirective):
                 high = "" if meta["maximum"] is None else str(meta["maximum"])
                 allowed = f"{low}..{high}" if high else f">= {low}"
                 if meta["off"] is not None:
-                    allowed += f" (or {meta['off']}: off)"
+                    allowed += f" (or {meta['off']}: {meta['off_means']})"
             else:
                 allowed = "`True` / `False`" if isinstance(f.default, bool) else ""
             default = f.default if f.default is not MISSING else ""
@@ -274,6 +284,7 @@ class FactRole(SphinxRole):
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("observation-layout", ObservationLayout)
+    app.add_directive("feature-columns", FeatureColumns)
     app.add_directive("action-table", ActionTable)
     app.add_directive("rules-options", RulesOptions)
     app.add_directive("config-keys", ConfigKeys)

@@ -28,8 +28,8 @@ from racko_env.rules import deck_size
 class ChanceSource(Protocol):
     """The random events of the batched engine, asked for in batches (one row per game)."""
 
-    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
-        """First dealer seat per game (int array of len(games))."""
+    def first_dealers(self, games: np.ndarray, num_players: int, num_cards: int) -> np.ndarray:
+        """First dealer seat per game (int array of len(games)), the deck being 1..num_cards."""
         ...
 
     def deck_orders(self, games: np.ndarray, num_cards: int) -> np.ndarray:
@@ -52,7 +52,7 @@ class NumpyChance:
     def __init__(self, seed: int | np.random.SeedSequence | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
+    def first_dealers(self, games: np.ndarray, num_players: int, num_cards: int = 0) -> np.ndarray:
         return self.rng.integers(0, num_players, size=len(games))
 
     def deck_orders(self, games: np.ndarray, num_cards: int) -> np.ndarray:
@@ -74,7 +74,7 @@ class NumpyChance:
 class GameSeeds:
     """The chance of ``racko_v1``'s ``reset(seed=deal_seed)`` (``RackoGame``'s draws from its
     ``random.Random``), per game: a twin of ``RackoGame.new_game``/``_deal``/
-    ``_refill_draw_pile`` and ``racko_v0.raw_env.reset``, so that the batched engine deals exactly
+    ``_refill_draw_pile`` and ``racko_v1.raw_env.reset``, so that the batched engine deals exactly
     the games the AEC env deals from the same seed (``tests/env/test_gym_env.py`` holds them
     equal). ``seed(game, deal_seed)`` before dealing that game."""
 
@@ -85,9 +85,9 @@ class GameSeeds:
         """As ``raw_env.reset(seed=deal_seed)``: the game's seed is a draw of a seeded ``Random``."""
         self.rngs[game].seed(random.Random(deal_seed).getrandbits(64))
 
-    def first_dealers(self, games: np.ndarray, num_players: int) -> np.ndarray:
+    def first_dealers(self, games: np.ndarray, num_players: int, num_cards: int = 0) -> np.ndarray:
         out = np.empty(len(games), dtype=np.intp)
-        cards = deck_size(num_players)
+        cards = num_cards or deck_size(num_players)
         for row, g in enumerate(games.tolist()):
             draw = self.rngs[g].sample(range(1, cards + 1), num_players)
             out[row] = max(range(num_players), key=draw.__getitem__)

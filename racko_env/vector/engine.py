@@ -19,29 +19,29 @@ from racko_env.actions import (
     DISCARD,
     DRAW_PILE,
     KEEP,
-    LEGAL_BY_PHASE,
     NUM_ACTIONS,
     TAKE_DISCARD,
     Phase,
+    legal_by_phase,
 )
 from racko_env.config import RulesConfig
-from racko_env.rules import (
-    CARD_POINTS,
-    MAX_PLAYERS,
-    RACK_SIZE,
-    RACKO_SCORE,
-    RUN_BONUS,
-    deck_size,
-)
+from racko_env.rules import CARD_POINTS, MAX_CARDS, RACK_SIZE, RUN_BONUS, racko_score
 from racko_env.vector.chance import ChanceSource, NumpyChance
 
-MAX_CARDS = deck_size(MAX_PLAYERS)  # the widest deck: card arrays are this + 1 wide
 
-# LEGAL[phase, action]: the action mask of the player on turn, by phase.
-LEGAL = np.zeros((len(Phase), NUM_ACTIONS), dtype=bool)
-for _phase, _legal in LEGAL_BY_PHASE.items():
-    LEGAL[_phase, list(_legal)] = True
-LEGAL.flags.writeable = False
+def legal_table(rack_size: int = RACK_SIZE) -> np.ndarray:
+    """bool [phase, action]: the read-only action mask of the player on turn, by phase, for racks
+    of ``rack_size`` slots."""
+    table = np.zeros((len(Phase), NUM_ACTIONS), dtype=bool)
+    for phase, legal in legal_by_phase(rack_size).items():
+        table[phase, list(legal)] = True
+    table.flags.writeable = False
+    return table
+
+
+# LEGAL[phase, action]: the action mask of the player on turn, by phase (10-slot racks; a game's
+# own is ``VectorGame.legal``).
+LEGAL = legal_table()
 
 # Run bonus by longest-run length (0..10), for Bonus Rack-O.
 _RUN_BONUS = np.array([RUN_BONUS.get(min(r, 6), 0) for r in range(RACK_SIZE + 1)], dtype=np.int64)
@@ -55,7 +55,8 @@ IN_DRAW, IN_DISCARD, IN_HAND, OUT_OF_PLAY = 4, 5, 6, 7
 class VectorGame:
     """B games of Rack-O under one ``RulesConfig``; the batched twin of ``RackoGame``.
 
-    State (all arrays have the batch on axis 0): ``racks`` [B, P, 10], ``public_slots`` [B, P, 10],
+    State (all arrays have the batch on axis 0; K = ``rack_size``, 10 by the rule book):
+    ``racks`` [B, P, K], ``public_slots`` [B, P, K],
     ``draw``/``discard`` [B, N] with ``draw_len``/``discard_len``, ``owner`` [B, 61] (where each
     card is: a seat 0-3 for a rack, ``IN_DRAW``, ``IN_DISCARD``, ``IN_HAND``, ``OUT_OF_PLAY``),
     ``public`` [B, 61] (the card sits in a rack slot where everyone saw it go in), the slots'
@@ -86,15 +87,17 @@ class VectorGame:
         self.chance: ChanceSource = chance if chance is not None else NumpyChance(seed)
         self.num_games = b = int(num_games)
         self.num_players = n = self.config.num_players
-        self.num_cards = cards = deck_size(n)
+        self.num_cards = cards = self.config.num_cards
+        self.rack_size = size = self.config.rack_size
+        self.legal = LEGAL if size == RACK_SIZE else legal_table(size)
         self.num_teams = teams = self.config.num_teams
         self.team_of = np.array([self.config.team_of(p) for p in range(n)], dtype=np.intp)
         i16 = np.int16
-        self.racks = np.zeros((b, n, RACK_SIZE), dtype=i16)
-        self.public_slots = np.zeros((b, n, RACK_SIZE), dtype=i16)
-        self.slot_drawn = np.zeros((b, n, RACK_SIZE), dtype=bool)
-        self.slot_changed = np.zeros((b, n, RACK_SIZE), dtype=np.int64)  # turn limits are unbounded
-        self.slot_out = np.zeros((b, n, RACK_SIZE), dtype=i16)
+        self.racks = np.zeros((b, n, size), dtype=i16)
+        self.public_slots = np.zeros((b, n, size), dtype=i16)
+        self.slot_drawn = np.zeros((b, n, size), dtype=bool)
+        self.slot_changed = np.zeros((b, n, size), dtype=np.int64)  # turn limits are unbounded
+        self.slot_out = np.zeros((b, n, size), dtype=i16)
         self.declined = np.zeros((b, n), dtype=i16)
         self.draw = np.zeros((b, cards), dtype=i16)
         self.discard = np.zeros((b, cards), dtype=i16)
@@ -119,10 +122,11 @@ class VectorGame:
         self.round_number = np.zeros(b, dtype=np.intp)
         self.reshuffles = np.zeros(b, dtype=np.intp)
         self._all = np.arange(b, dtype=np.intp)
-        # Deal geometry: the k-th card dealt goes to seat offset k % n after the dealer, slot 9 - k//n.
-        k = np.arange(RACK_SIZE * n)
+        # Deal geometry: the k-th card dealt goes to seat offset k % n after the dealer, slot
+        # K - 1 - k//n.
+        k = np.arange(size * n)
         self._deal_offset = 1 + k % n
-        self._deal_slot = RACK_SIZE - 1 - k // n
+        self._deal_slot = size - 1 - k // n
         self._cols = np.arange(cards)
         self.new_game()
 
@@ -178,7 +182,7 @@ class VectorGame:
         g = self._games(games, distinct=True)
         n = self.num_players
         if first_dealer is None:
-            dealers = np.asarray(self.chance.first_dealers(g, n), dtype=np.intp)
+            dealers = np.asarray(self.chance.first_dealers(g, n, self.num_cards), dtype=np.intp)
         else:
             dealers = np.broadcast_to(np.asarray(first_dealer, dtype=np.intp), g.shape)
             if dealers.size and (dealers.min() < 0 or dealers.max() >= n):
@@ -205,7 +209,7 @@ class VectorGame:
 
     def _deal(self, g: np.ndarray, decks: np.ndarray) -> None:
         n, cards = self.num_players, self.num_cards
-        dealt = RACK_SIZE * n
+        dealt = self.rack_size * n
         seats = (self.dealer[g][:, None] + self._deal_offset[None, :]) % n
         self.racks[g[:, None], seats, self._deal_slot[None, :]] = decks[:, :dealt]
         self.discard[g, 0] = decks[:, dealt]
@@ -239,7 +243,7 @@ class VectorGame:
 
     def legal_mask(self, games: np.ndarray | list[int] | None = None) -> np.ndarray:
         """bool [len(games), NUM_ACTIONS]: the legal actions of the player on turn in each game."""
-        return LEGAL[self.phase[self._games(games)]]
+        return self.legal[self.phase[self._games(games)]]
 
     def step(self, actions: np.ndarray, games: np.ndarray | list[int] | None = None) -> None:
         """Apply one decision of the player on turn in each of ``games``.
@@ -257,7 +261,7 @@ class VectorGame:
         a = a.astype(np.intp, copy=False)
         ph = self.phase[g]
         ok = (a >= 0) & (a < NUM_ACTIONS)
-        ok[ok] = LEGAL[ph[ok], a[ok]]
+        ok[ok] = self.legal[ph[ok], a[ok]]
         if not ok.all():
             self._raise_illegal(g, a, ph, ok)
 
@@ -295,7 +299,7 @@ class VectorGame:
         bad = int(np.flatnonzero(~ok)[0])
         game, action, phase = int(g[bad]), int(a[bad]), Phase(int(ph[bad]))
         name = ACTION_NAMES[action] if 0 <= action < NUM_ACTIONS else "not an action id"
-        legal = LEGAL_BY_PHASE[phase]
+        legal = legal_by_phase(self.rack_size)[phase]
         if not legal:
             raise ValueError(
                 f"illegal action {action} ({name}) in game {game}: the round is over and no action "
@@ -374,15 +378,15 @@ class VectorGame:
         self.reshuffles[r] += 1
 
     def _score_round(self, s: np.ndarray, racko_player: np.ndarray) -> None:
-        racks = self.racks[s]  # [k, P, 10]
+        racks = self.racks[s]  # [k, P, K]
         asc = racks[:, :, 1:] > racks[:, :, :-1]
-        prefix = np.where(asc.all(axis=2), RACK_SIZE, asc.argmin(axis=2) + 1)
+        prefix = np.where(asc.all(axis=2), self.rack_size, asc.argmin(axis=2) + 1)
         points = CARD_POINTS * prefix.astype(np.int64)
         won = racko_player >= 0
         if won.any():
             rows = np.flatnonzero(won)
             seat = racko_player[won]
-            bonus = RACKO_SCORE
+            bonus = racko_score(self.rack_size)
             if self.config.bonus:
                 bonus = bonus + _RUN_BONUS[_longest_run(racks[rows, seat])]
             points[rows, seat] = bonus
@@ -434,7 +438,7 @@ class VectorGame:
 
 
 def _longest_run(racks: np.ndarray) -> np.ndarray:
-    """Longest run of consecutive numbers in adjacent slots, per rack of a [k, 10] array."""
+    """Longest run of consecutive numbers in adjacent slots, per rack of a [k, K] array."""
     step = racks[:, 1:] == racks[:, :-1] + 1
     best = np.ones(len(racks), dtype=np.intp)
     cur = np.ones(len(racks), dtype=np.intp)

@@ -1,4 +1,4 @@
-"""Episodes and rewards for many games at once, exactly as the AEC env ``racko_v0`` gives them.
+"""Episodes and rewards for many games at once, exactly as the AEC env ``racko_v1`` gives them.
 
 ``VectorRacko`` wraps a ``VectorGame`` with the env arguments ``episode`` ("round"/"game") and
 ``reward`` ("win"/"score"). ``step`` returns, per game, every seat's reward of that step (what
@@ -14,8 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from racko_env.config import RulesConfig
-from racko_env.racko_v0 import EPISODE_MODES, REWARD_MODES
-from racko_env.rules import RACKO_SCORE
+from racko_env.racko_v1 import EPISODE_MODES, REWARD_MODES
+from racko_env.rules import racko_score
 from racko_env.vector.chance import ChanceSource
 from racko_env.vector.encode import Encoder
 from racko_env.vector.engine import VectorGame
@@ -61,11 +61,13 @@ class VectorRacko:
         self.episode_over = np.zeros(self.num_games, dtype=bool)
         n_teams = self.config.num_teams
         team_of = self.game.team_of
-        # Win rewards by the number of winning teams (see racko_v0.win_rewards).
+        # Win rewards by the number of winning teams (see racko_v1.win_rewards).
         k = np.arange(n_teams + 1, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             if n_teams == 2:
                 win, lose = np.ones_like(k), -np.ones_like(k)
+            elif n_teams == 1:  # solitaire: nobody to win against, every reward is 0
+                win, lose = np.zeros_like(k), np.zeros_like(k)
             else:
                 win = (n_teams - k) / (k * (n_teams - 1))
                 lose = np.full_like(k, -1.0 / (n_teams - 1))
@@ -101,7 +103,7 @@ class VectorRacko:
             rows = np.flatnonzero(ended)
             s = g[rows]
             if self.reward_mode == "score":
-                rewards[rows] = game.round_team_points(s) / RACKO_SCORE
+                rewards[rows] = game.round_team_points(s) / racko_score(game.rack_size)
             if self.episode == "round":
                 if self.reward_mode == "win":
                     rewards[rows] = self._win_rewards(self._round_winners(s))

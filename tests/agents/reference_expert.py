@@ -8,7 +8,8 @@ and the torch twin equal to.
 
 from __future__ import annotations
 
-from agents.expert import INF, QUANTUM, ExpertParams, _cost, gap_factor
+from agents.expert import _cost
+from agents.expert_params import INF, QUANTUM, ExpertParams, gap_factor
 from agents.obs import View
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase
 from racko_env.rules import RACK_SIZE

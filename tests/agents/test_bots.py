@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 import agents
 from agents.base import Bot
 from agents.obs import card_zone, decode, zone_range
-from racko_env import racko_v0
+from racko_env import racko_v1
 
 
 def play_round(bots, seed, **options):
     """Play one round of the raw env with the given bots by seat; return (env, steps)."""
-    env = racko_v0.raw_env(num_players=len(bots), **options)
+    env = racko_v1.raw_env(num_players=len(bots), **options)
     env.reset(seed=seed)
     for bot in bots:
         bot.reset()
@@ -36,7 +36,7 @@ def play_round(bots, seed, **options):
 
 
 def test_decode_matches_the_engine():
-    env = racko_v0.raw_env(num_players=3)
+    env = racko_v1.raw_env(num_players=3)
     env.reset(seed=5)
     game = env.unwrapped.game
     agent = env.agent_selection
@@ -93,14 +93,14 @@ def test_expert_plays_legally_once_the_flipped_draw_pile_is_public():
 
 @pytest.mark.parametrize("name", ["random", "heuristic", "expert"])
 def test_explain_is_one_line(name):
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=1)
     text = agents.load(name, seed=0).explain(env.observe(env.agent_selection))
     assert text and "\n" not in text
 
 
 def test_heuristic_explains_zone():
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=2)
     bot = agents.load("heuristic")
     obs = env.observe(env.agent_selection)
@@ -143,7 +143,7 @@ def test_expert_beats_heuristic():
 
 
 def test_expert_explains_its_plan():
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=11)
     text = agents.load("expert").explain(env.observe(env.agent_selection))
     assert "plan cost" in text  # its planner's number, named for what it is (not "turns")
@@ -200,7 +200,7 @@ def test_bot_instance_passes_through():
 
 
 def test_bots_refuse_off_turn_observation():
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=0)
     other = [a for a in env.agents if a != env.agent_selection][0]
     obs = env.observe(other)

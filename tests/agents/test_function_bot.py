@@ -67,9 +67,9 @@ def test_a_second_argument_gets_the_configuration(bot_module, assert_plays_legal
 
 
 def test_actions_come_back_as_ints_or_as_given(bot_module):
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     action = agents.load(f"{bot_module}:act").act(obs)

@@ -211,8 +211,8 @@ def test_a_version_2_bot_refuses_a_version_1_observation(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_the_shipped_bots_read_every_public_fact_and_refuse_racko_v0_in_one_line(n: int) -> None:
-    """The shipped bots read layout version 2 (racko_v1); racko_v0's version-1 vector lacks the
+def test_the_shipped_bots_read_every_public_fact_and_refuse_version_1_in_one_line(n: int) -> None:
+    """The shipped bots read layout version 2 (racko_v1); the version-1 vector lacks the
     slot histories they read, so it is refused naming both layouts, never played on."""
     bot = load_onnx_bot(ROOT / "agents" / "pretrained" / f"racko_{n}p.onnx", num_players=n)
     assert bot.observation_version == OBS_VERSION == 2

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-import racko_env  # noqa: F401  (registers racko/Racko-v0)
+import racko_env  # noqa: F401  (registers racko/Racko-v1)
 from agents.features import flat_features, rack_features
 from agents.vector_env import RackoVectorEnv
 from racko_env.observation import OBS_SIZE

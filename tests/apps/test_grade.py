@@ -8,14 +8,13 @@ import pytest
 import yaml
 from test_sandbox import write_broken
 
-from racko_apps.grade import (
-    RubricError,
-    grade,
-    load_rubric,
-    main,
-    parse_rubric,
-    sample_positions,
-)
+from racko_apps.grade import main
+from racko_apps.grade_positions import sample_positions
+from racko_apps.grade_report import format_report, student_view
+from racko_apps.grade_rubric import Criterion, RubricError, load_rubric, parse_rubric
+from racko_apps.grade_run import grade
+from racko_apps.grade_scoring import win_rate_points
+from racko_apps.sandbox import DEFAULT_ALLOW
 from racko_env.actions import Phase
 
 # docs/coursework.md, "Points on the quick rubric": total points at seed 0.
@@ -119,8 +118,9 @@ GOOD = {
     ("change", "message"),
     [
         ({"rounds": 0}, "rounds must be positive"),
-        ({"players": 7}, "players must be from 2 to 4"),
+        ({"players": 7}, r"players must be from 1 \(solitaire\) to 4"),
         ({"colour": "red"}, "unknown key 'colour'"),
+        ({"allow": "agents.obs"}, "allow must be a list of module patterns"),
         ({"rules": {"turn_limit": -3}}, "rules:"),
         ({"criteria": []}, "criteria must be a non-empty list"),
         ({"criteria": [{"name": "x", "check": "magic", "points": 1}]}, "check must be one of"),
@@ -147,12 +147,13 @@ GOOD = {
                     {
                         "name": "w",
                         "check": "win_rate",
-                        "opponent": "evil:Bot",
+                        "opponent": "random",
+                        "score": "median",
                         "thresholds": [{"win_rate": 0.5, "points": 1}],
                     }
                 ]
             },
-            "not Python code",
+            "score must be one of steps, interpolate, lower_bound",
         ),
     ],
 )
@@ -176,3 +177,128 @@ def test_rubric_file_errors_are_one_line_on_the_command_line(tmp_path, capsys):
 def test_shipped_rubrics_are_valid():
     assert load_rubric().max_points == 100
     assert load_rubric("quick").max_points == 100
+
+
+def test_a_practice_run_says_so_in_one_line(capsys):
+    assert main(["random", "--rubric", "quick"]) == 0
+    out = capsys.readouterr().out
+    practice = [line for line in out.splitlines() if line.startswith("practice: ")]
+    assert practice == [
+        "practice: seed 0 is the rubric's public seed; the graded run deals from a secret one"
+    ]
+
+
+WRAPPER = """import agents
+
+_shipped = agents.load("racko_2p")
+
+
+def act(observation):
+    return _shipped.act(observation)
+"""
+
+
+def test_a_submission_that_wraps_a_shipped_bot_is_flagged(tmp_path, can_isolate):
+    (tmp_path / "wrapper.py").write_text(WRAPPER)
+    data = yaml.safe_load(load_rubric_text())
+    data["allow"] = ["*"]  # a rubric that lets submissions use the whole toolkit
+    rubric = parse_rubric(data, "allow-all.yaml")
+    report = grade("wrapper:act", rubric, folder=tmp_path, isolate=can_isolate)
+    rows = {row["bot"]: row for row in report["agreement"]["bots"]}
+    assert set(rows) == {"expert", "racko_2p"}
+    assert rows["racko_2p"]["agreement"] == 1.0 and rows["racko_2p"]["flagged"]
+    assert len(rows["racko_2p"]["sha256"]) == 64 and rows["racko_2p"]["file"] == "racko_2p.onnx"
+    assert not rows["expert"]["flagged"]
+    text = format_report(report)
+    assert "agreement with the shipped bots" in text and "**FLAGGED**" in text
+    assert "agreement" not in student_view(report)
+
+
+@pytest.mark.parametrize(
+    ("scoring", "rate", "points"),
+    [
+        ("steps", 0.6, 15.0),
+        ("interpolate", 0.6, 17.5),
+        ("interpolate", 0.2, 0.0),
+        ("interpolate", 0.9, 20.0),
+    ],
+)
+def test_win_rate_scoring_modes(scoring, rate, points):
+    steps = ((0.3, 5.0), (0.5, 15.0), (0.7, 20.0))
+    crit = Criterion("w", "win_rate", 20.0, "heuristic", steps, scoring=scoring)
+    earned, _ = win_rate_points(crit, {"win_rate": rate, "wins": rate * 200, "rounds": 200})
+    assert earned == pytest.approx(points)
+
+
+def test_the_lower_bound_needs_the_rounds_to_show_it():
+    steps = ((0.5, 10.0),)
+    crit = Criterion("w", "win_rate", 10.0, "heuristic", steps, scoring="lower_bound")
+    few, shown = win_rate_points(crit, {"win_rate": 0.6, "wins": 12, "rounds": 20})
+    many, _ = win_rate_points(crit, {"win_rate": 0.6, "wins": 1200, "rounds": 2000})
+    assert few == 0.0 and shown["interval_95"][0] < 0.5 < 0.6 < shown["interval_95"][1]
+    assert many == 10.0
+
+
+def test_a_missing_staff_opponent_is_named_before_any_game(tmp_path):
+    data = yaml.safe_load(load_rubric_text())
+    data["criteria"][-1]["opponent"] = "staff/strong.onnx"
+    path = tmp_path / "course.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(RubricError, match="opponent 'staff/strong.onnx' needs staff/strong.onnx"):
+        load_rubric(path)
+
+
+def test_a_staff_python_opponent_plays_sandboxed_from_the_rubrics_folder(
+    tmp_path, monkeypatch, can_isolate
+):
+    from racko_apps.new_bot import write_bot
+
+    course = tmp_path / "course"
+    course.mkdir()
+    write_bot("staffbot", course)
+    data = yaml.safe_load(load_rubric_text())
+    data["criteria"] = [
+        {
+            "name": "against the staff",
+            "check": "win_rate",
+            "opponent": "staffbot:Bot",
+            "score": "interpolate",
+            "thresholds": [{"win_rate": 0.0, "points": 0}, {"win_rate": 1.0, "points": 10}],
+        }
+    ]
+    (course / "course.yaml").write_text(yaml.safe_dump(data))
+    monkeypatch.chdir(tmp_path)  # not the rubric's folder: the staff file is found beside it
+    report = grade("heuristic", load_rubric(course / "course.yaml"), isolate=can_isolate)
+    (row,) = report["criteria"]
+    assert row["opponent"] == "staffbot:Bot" and row["rounds"] == 10 and not report["failures"]
+    assert row["points"] == pytest.approx(10 * row["win_rate"])
+
+
+def test_a_submission_that_wraps_a_shipped_bot_does_not_load_by_default(tmp_path, can_isolate):
+    (tmp_path / "wrapper.py").write_text(WRAPPER)
+    report = grade("wrapper:act", load_rubric("quick"), folder=tmp_path, isolate=can_isolate)
+    assert report["total"] == 0 and report["allow"] == list(DEFAULT_ALLOW)
+    (line,) = report["failures"]
+    assert line.startswith("wrapper:act does not load: ") and "allow" in line, line
+    assert "racko_2p" in line and "\n" not in line
+
+
+def test_the_user_isolation_is_stated_or_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    from racko_apps.new_bot import write_bot
+    from racko_apps.sandbox import USER_WARNING, IsolationUnavailableError, choose_isolation
+
+    write_bot("mine", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["mine:Bot", "--rubric", "quick", "--isolation", "user", "--json", "g.json"]
+    try:
+        choose_isolation("user")
+    except IsolationUnavailableError as err:  # not root, or a Python other users cannot run
+        assert main(args) == 2
+        printed = capsys.readouterr().err
+        assert printed.count("\n") == 1 and str(err) in printed
+        return
+    assert main(args) == 0
+    assert capsys.readouterr().out.startswith(f"**{USER_WARNING}**")
+    report = json.loads((tmp_path / "g.json").read_text())
+    assert report["isolation"] == "user" and report["warning"] == USER_WARNING
+    assert report["total"] == 65

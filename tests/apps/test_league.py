@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -21,8 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 def rows(db: Path) -> dict[tuple[str, str], str]:
     with sqlite3.connect(db) as conn:
         return {
-            (a, b): t
-            for a, b, t in conn.execute("SELECT a_label, b_label, finished_at FROM pairings")
+            tuple(json.loads(labels)): t
+            for labels, t in conn.execute("SELECT labels, finished_at FROM played")
         }
 
 
@@ -86,6 +87,7 @@ def test_other_settings_need_another_db(tmp_path, capsys, can_isolate):
 
 
 SLOW = """
+import json
 import os
 import time
 from agents.obs import legal_actions
@@ -249,3 +251,34 @@ def test_the_pool_waits_for_no_result_past_its_deadline():
         pool.close()  # the sleepers end with their workers
     assert got == [None]  # time.sleep(0)'s result, and no other
     assert time.monotonic() - began < 120
+
+
+def test_the_seed_is_secret_unless_given(tmp_path, capsys):
+    league = ["--rounds", "1", "--schedule", "round-robin", "--baselines", "random", "heuristic"]
+    assert main([str(tmp_path), "--workers", "1", *league]) == 0
+    printed = capsys.readouterr().out
+    data = json.loads((tmp_path / "league.json").read_text())
+    seed = data["config"]["seed"]
+    assert data["config"]["seed_secret"] and seed >= 0
+    shown = printed + (tmp_path / "league.md").read_text() + (tmp_path / "league.html").read_text()
+    assert str(seed) not in shown and "secret deals" in shown
+    # run again (a new bot), without --seed: the league goes on with its record's seed
+    assert main([str(tmp_path), "--workers", "1", *league, "expert"]) == 0
+    assert json.loads((tmp_path / "league.json").read_text())["config"]["seed"] == seed
+    # another league, another secret seed; a given seed is practice, and shown
+    other = tmp_path / "other"
+    assert main([str(tmp_path), "--workers", "1", "--db", str(other / "x.sqlite"), *league]) == 0
+    assert json.loads((tmp_path / "league.json").read_text())["config"]["seed"] != seed
+    report = run_league(
+        tmp_path,
+        rounds=1,
+        seed=7,
+        db=tmp_path / "p.sqlite",
+        baselines=["random", "heuristic"],
+        schedule="round-robin",
+        workers=1,
+        out=tmp_path / "p",
+        log=lambda _: None,
+    )
+    assert not report["config"]["seed_secret"]
+    assert "seed 7" in (tmp_path / "p" / "league.md").read_text()

@@ -18,7 +18,7 @@ import pytest
 import agents
 from agents.base import Bot
 from agents.obs import legal_actions
-from racko_apps import league
+from racko_apps import league, league_rounds
 from racko_apps.grade import grade, parse_rubric
 from racko_apps.league import run_league
 from racko_apps.referee import Strikes, play_match, seat_bot
@@ -69,7 +69,9 @@ def spearman(order: list[str], truth: list[str]) -> float:
 def test_the_adaptive_schedule_ranks_bots_by_strength(tmp_path, monkeypatch):
     names = noisy_bots(monkeypatch, 30)
     log: list[str] = []
-    report = run_league(tmp_path, rounds=3, baselines=names, workers=1, target=8.0, log=log.append)
+    report = run_league(
+        tmp_path, rounds=3, seed=0, baselines=names, workers=1, target=8.0, log=log.append
+    )
     order = [b["name"] for b in report["bots"]]
     rho = spearman(order, names)
     assert rho > 0.8, (rho, order)
@@ -89,18 +91,24 @@ def table(report: dict) -> list[tuple]:
 def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
     names = noisy_bots(monkeypatch, 8)
     settings = dict(
-        rounds=1, baselines=names, workers=1, target=8.0, max_pairings=2, log=lambda _: None
+        rounds=1,
+        seed=0,
+        baselines=names,
+        workers=1,
+        target=8.0,
+        max_pairings=2,
+        log=lambda _: None,
     )
     whole = run_league(tmp_path, db=tmp_path / "whole.sqlite", out=tmp_path / "whole", **settings)
     assert len(whole["pairings"]) > 6  # more than one pairing round
     add = league.Record.add
     calls = {"n": 0}
 
-    def killed_after_five(self, a, b, result):
+    def killed_after_five(self, bots, result):
         if calls["n"] == 5:
             raise KeyboardInterrupt  # as a kill mid-round: this pairing is lost, not recorded
         calls["n"] += 1
-        add(self, a, b, result)
+        add(self, bots, result)
 
     monkeypatch.setattr(league.Record, "add", killed_after_five)
     db = tmp_path / "cut.sqlite"
@@ -120,16 +128,16 @@ def test_a_time_budget_cuts_the_rounds_and_a_rerun_goes_on(tmp_path, monkeypatch
     # budget of 4 minutes holds 8 pairings
     names = noisy_bots(monkeypatch, 10)
     now = {"t": 0.0}
-    play = league.play_pairing
+    play = league_rounds.play_pairing
 
     def timed(job):
         now["t"] += 30.0
         return play(job)
 
-    monkeypatch.setattr(league, "play_pairing", timed)
-    monkeypatch.setattr(league, "_clock", lambda: now["t"])
+    monkeypatch.setattr(league_rounds, "play_pairing", timed)
+    monkeypatch.setattr(league_rounds, "_clock", lambda: now["t"])
     # never narrow enough: the budget or the pairings a bot may ask for end each run
-    settings = dict(rounds=1, baselines=names, workers=1, target=0.5, max_pairings=3)
+    settings = dict(rounds=1, seed=0, baselines=names, workers=1, target=0.5, max_pairings=3)
     log: list[str] = []
     report = run_league(tmp_path, budget_minutes=4, log=log.append, **settings)
     # round 0 pairs all 10 (5 pairings, 150 s); at 30 s a pairing, 3 fit in what is left, ...

@@ -106,7 +106,9 @@ def write(folder: Path, name: str, source: str) -> str:
 
 def match(folder: Path, specs: list[str], tables: int, limits: Limits | None = None, **kw):
     bots = [
-        sandbox_for(spec, 2, {}, folder=folder, label=spec.split(":")[0], limits=limits)
+        sandbox_for(
+            spec, 2, {}, folder=folder, label=spec.split(":")[0], limits=limits, allow=("*",)
+        )
         for spec in specs
     ]
     try:

@@ -132,9 +132,9 @@ def test_expert_hint_names_its_number_and_the_typed_slot_labels():
     """The hint once said 'about 72 -> about 59 turns to Rack-O' on a 16-turn round and mixed
     'slot 10 (label 50)': the number is a plan cost, and slots are the labels the player types."""
     import agents
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=3)
     bot = agents.load("expert")
     seen = []
@@ -439,7 +439,7 @@ def test_the_search_bot_takes_a_seat_with_its_options():
         (["--seat", "2"], "--seat must be a seat in 0..1"),
         (["--bots", "nosuch"], "unknown bot 'nosuch'"),
         (["--bots", "missing.onnx"], "bot file 'missing.onnx' does not exist"),
-        (["--players", "5"], "--players must be between 2 and 4"),
+        (["--players", "5"], "--players must be between 1 and 4"),
         (["--players", "3", "--partners", "--bots", "random", "random"], "--partners needs"),
         (["--turn-limit", "0"], "--turn-limit must be at least 1"),
         (["--min-run", "2"], "--min-run must be 0 (off) or between 3 and 10"),

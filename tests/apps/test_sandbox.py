@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
-from racko_env import racko_v0
+from racko_env import racko_v1
 
 # Deliberately broken bots, one per way a student's bot goes wrong (also used by test_grade).
 BROKEN_BOTS = """
@@ -84,7 +84,7 @@ def write_broken(folder: Path) -> Path:
 
 @pytest.fixture
 def obs():
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=1)
     return env.observe(env.agent_selection)
 
@@ -222,13 +222,15 @@ def test_a_bot_on_the_planner_has_it_ready_before_its_first_move(
     # each sandbox's /tmp starts empty: without the league's shared, read-only cache every
     # sandbox compiled the planner inside its bot's first move (seconds of CPU: a forfeit on a
     # busy machine); a grade's one sandbox compiles it while the bot starts
-    from racko_apps import sandbox
+    from racko_apps import sandbox_jit
 
     (tmp_path / "planner_user.py").write_text(PLANNER_USER)
     if cache == "league":
-        assert sandbox.jit_cache() is not None
+        assert sandbox_jit.jit_cache() is not None
     else:
-        monkeypatch.setattr(sandbox, "_jit", {"dir": None})
+        monkeypatch.setattr(sandbox_jit, "_jit", {"dir": None})
     limits = Limits(move_seconds=60)
-    with SandboxedBot("planner_user:Bot", tmp_path, limits=limits, isolate=True) as bot:
+    with SandboxedBot(
+        "planner_user:Bot", tmp_path, limits=limits, isolate=True, allow=("*",)
+    ) as bot:
         assert obs["action_mask"][bot.act(obs)]

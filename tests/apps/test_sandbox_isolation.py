@@ -69,7 +69,7 @@ for pattern in ("*.sqlite", "../*.sqlite", "../../*.sqlite", os.path.expanduser(
         try:
             with sqlite3.connect(path) as conn:
                 conn.execute("CREATE TABLE IF NOT EXISTS pwned (x)")
-                conn.execute("UPDATE pairings SET a_wins = 999")
+                conn.execute("UPDATE played SET wins = '[999, 999]'")
         except Exception:
             pass
 for path in ("pwned.sqlite", "../pwned.sqlite", os.path.expanduser("~/pwned.sqlite")):
@@ -313,8 +313,8 @@ def test_hostile_bots_in_a_league_forfeit_or_are_contained(arena, capsys):
     assert all("\n" not in x for x in lines)
     with sqlite3.connect(db) as conn:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        wins = [r[0] for r in conn.execute("SELECT a_wins FROM pairings")]
-    assert tables == {"meta", "pairings", "rounds"} and max(wins) <= 2
+        wins = [w for (r,) in conn.execute("SELECT wins FROM played") for w in json.loads(r)]
+    assert tables == {"meta", "played", "played_rounds"} and max(wins) <= 2
     assert sorted(p.name for p in out.iterdir()) == ["league.html", "league.json", "league.md"]
     assert_contained(course, token, received, before)
 
@@ -360,12 +360,12 @@ def test_hostile_bots_in_a_grade_forfeit_or_are_contained(arena, name, monkeypat
 
 
 def test_the_commands_refuse_without_bubblewrap_unless_told(tmp_path, monkeypatch, capsys):
-    from racko_apps import sandbox
+    from racko_apps import sandbox_bwrap
     from racko_apps.grade import main as grade_main
 
     (tmp_path / "decent.py").write_text(DECENT)
-    monkeypatch.setattr(sandbox, "_isolation_checked", None)
-    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    monkeypatch.setattr(sandbox_bwrap, "_isolation_checked", None)
+    monkeypatch.setattr(sandbox_bwrap.shutil, "which", lambda name: None)
     monkeypatch.chdir(tmp_path)
     assert grade_main(["decent:Bot", "--rubric", "quick"]) == 2
     err = capsys.readouterr().err
@@ -395,10 +395,10 @@ def test_the_commands_refuse_without_bubblewrap_unless_told(tmp_path, monkeypatc
 
 def test_a_bots_processes_end_with_its_game_and_the_bot_plays_on(arena):
     from racko_apps.sandbox import SandboxedBot
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
     course, token, _ = arena
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     with SandboxedBot("spawner:Bot", course, isolate=True) as bot:
@@ -451,11 +451,11 @@ def test_a_bot_runs_only_during_its_own_turn(arena):
     """What a bot leaves running is stopped between its requests: it cannot slow the bot whose
     turn it is (and so make it time out), nor compute on the other's time."""
     from racko_apps.sandbox import SandboxedBot
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
     course, token, _ = arena
     (course / "burner.py").write_text(BURNER.replace("TOKEN", token))
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     with SandboxedBot("burner:Bot", course, isolate=True) as bot:

@@ -20,7 +20,7 @@ import pytest
 
 from racko_apps import web
 from racko_apps.web_traces import LAYOUT_JS, RULES_JS, layout_js, rules_options_js, write_traces
-from racko_env.config import RulesConfig
+from racko_env.config import SMALL_GAME_BOTS, RulesConfig, require_rule_book_sizes
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -55,6 +55,12 @@ RULES_CASES = [
     {"bonus": 1},
     {"target_score": 0},
     {"partner_mode": True},
+    {"num_players": 1, "rack_size": 3, "deck_size": 8},
+    {"num_players": 3, "rack_size": 6, "deck_size": 19},
+    {"rack_size": 4, "min_run": 5},
+    {"rack_size": 2},
+    {"deck_size": 61},
+    {"num_players": 0},
 ]
 
 
@@ -90,6 +96,48 @@ def test_js_rules_config_accepts_and_refuses_as_python_does(require) -> None:
         for line in run.stdout.splitlines()
     ]
     assert js == [_python_rules(c) for c in RULES_CASES]
+
+
+def test_js_page_refuses_other_sizes_in_one_line(require) -> None:
+    """The page's JS engine plays the rule book's sizes: other sizes are refused with the words
+    of ``racko_env.config.require_rule_book_sizes``."""
+    require(NODE is not None, "Node.js", "install Node.js (https://nodejs.org) and npm")
+    cases = [
+        {"num_players": 2, "rack_size": 5, "deck_size": 20},
+        {"num_players": 2, "deck_size": 30},
+        {"num_players": 1},
+        {"num_players": 3},
+    ]
+    script = (
+        'import { RulesConfig, SMALL_GAME_BOTS, requireRuleBookSizes } from "./web/js/config.js";\n'
+        f"for (const c of {json.dumps(cases)}) {{\n"
+        '  try { requireRuleBookSizes(new RulesConfig(c), "the web page (its JS engine)", '
+        'SMALL_GAME_BOTS); console.log("ok"); }\n'
+        '  catch (e) { console.log("error: " + e.message); }\n'
+        "}\n"
+    )
+    run = subprocess.run(
+        [NODE, "--input-type=module", "-e", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    expected = []
+    for c in cases:
+        try:
+            require_rule_book_sizes(
+                RulesConfig(**c), "the web page (its JS engine)", SMALL_GAME_BOTS
+            )
+            expected.append("ok")
+        except ValueError as exc:
+            expected.append(f"error: {exc}")
+    assert run.stdout.splitlines() == expected
+    assert expected[0].startswith("error: rack_size=5: the web page (its JS engine) supports")
+    assert expected[1].startswith("error: deck_size=30:") and expected[2].startswith(
+        "error: num_players=1:"
+    )
 
 
 @pytest.mark.slow  # 2,000 Python episodes replayed by the JS twins

@@ -15,7 +15,7 @@ import pytest
 from racko_env.actions import TAKE_DISCARD
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.racko_v0 import win_rewards
+from racko_env.racko_v1 import win_rewards
 from racko_env.rules import deck_size, hand_score
 
 RULES_MD = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -160,13 +160,13 @@ def test_reward_ties(row: list[str]) -> None:
 
 
 def test_score_reward_example_agrees_in_docstring_docs_and_code() -> None:
-    """``help(racko_v0)`` states the score reward, the environment's page renders that docstring,
+    """``help(racko_v1)`` states the score reward, the environment's page renders that docstring,
     and it is what play gives."""
-    from racko_env import racko_v0
+    from racko_env import racko_v1
 
     phrase = "a rack ascending for its first 3 slots (15 points) is +0.2"
     aec_md = (RULES_MD.parent / "environment" / "aec.md").read_text(encoding="utf-8")
-    assert phrase in " ".join((racko_v0.__doc__ or "").split())
-    assert "```{module-docstring} racko_env.racko_v0" in aec_md
+    assert phrase in " ".join((racko_v1.__doc__ or "").split())
+    assert "```{module-docstring} racko_env.racko_v1" in aec_md
     # The rack of the example: three ascending cards, then a break.
     assert hand_score([4, 9, 15, 2, 30, 31, 32, 33, 34, 35], went_racko=False) / 75 == 0.2

@@ -4,7 +4,7 @@ learner-seat core (bots seated over the AEC env ``racko_v1``), kept in the tests
 masks, rewards, ends, seats and deal seeds).
 
 Registered as ``gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])``
-(observation layout version 2) and ``"racko/Racko-v0"`` (layout version 1, its first 177 entries).
+(observation layout version 2).
 This is the view MaskablePPO trains on; it is torch-free.
 
 - The learner's seat rotates: episode k of an env instance plays seat ``(offset + k) % n``, with
@@ -24,7 +24,7 @@ This is the view MaskablePPO trains on; it is torch-free.
   ``episode="round"|"game"``), delivered on the step that ends the episode also when an opponent's
   move ended it; in game mode with score rewards each round's reward arrives on the learner step
   where that round ended. ``terminated``: Rack-O (or game over); ``truncated``: the turn limit.
-- ``deal_seed``: the seed of the current episode's ``racko_v1`` (or ``racko_v0``: the same game)
+- ``deal_seed``: the seed of the current episode's ``racko_v1``
   reset, to replay it there.
 - Actions are integers (a Python int or a numpy integer; not a bool, float, string, None or
   array of more than one element): anything else raises ``ValueError``, nothing is rounded. An

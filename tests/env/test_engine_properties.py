@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase, RackoGame, racko_v0
+from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, Phase, RackoGame, racko_v1
 from racko_env.actions import LEGAL_BY_PHASE, NUM_ACTIONS
 from racko_env.config import EMPTY_PILE_MODES
 from racko_env.observation import HELD, encode
@@ -180,12 +180,12 @@ def test_observations_hold_no_private_information_of_others(options, seed, game_
         game.apply(chooser.choice(game.legal_actions()))
 
 
-# 14 deep copies of the env a step; test_racko_v0's mask and illegal-action tests are quick
+# 14 deep copies of the env a step; test_racko_v1's mask and illegal-action tests are quick
 @pytest.mark.slow
 @COPY_SETTINGS
 @given(options=rules_options(max_turns=12), seed=SEEDS, episode=st.sampled_from(["round", "game"]))
 def test_raw_env_accepts_exactly_the_masked_actions(options, seed, episode) -> None:
-    env = racko_v0.raw_env(episode=episode, target_score=25, **options)
+    env = racko_v1.raw_env(episode=episode, target_score=25, **options)
     env.reset(seed=seed)
     chooser = random.Random(seed)
     for agent in env.agent_iter(2000):
@@ -234,12 +234,12 @@ def play_and_check_spaces(env, seed: int) -> int:
 @SETTINGS
 @given(options=rules_options(max_turns=150), seed=SEEDS)
 def test_round_observations_inside_the_box(options, seed) -> None:
-    env = racko_v0.raw_env(episode="round", **options)
+    env = racko_v1.raw_env(episode="round", **options)
     assert play_and_check_spaces(env, seed) > 0
 
 
 @pytest.mark.parametrize("n", [2, 3, 4], ids=["2p", "3p", "4p"])
 def test_game_observations_inside_the_box(n: int) -> None:
     """A short game ends with a total above the target (32: no total of 5s can equal it)."""
-    env = racko_v0.raw_env(num_players=n, episode="game", target_score=32, turn_limit=10)
+    env = racko_v1.raw_env(num_players=n, episode="game", target_score=32, turn_limit=10)
     assert play_and_check_spaces(env, seed=1) > 0

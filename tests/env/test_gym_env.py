@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import racko_env  # noqa: F401  (registers racko/Racko-v0)
-from racko_env import racko_v0
+import racko_env  # noqa: F401  (registers racko/Racko-v1)
+from racko_env import racko_v1
 from racko_env.gym_env import RackoGymEnv
+from racko_env.observation import OBS_SIZE
 from tests.env.reference_gym_env import RackoGymEnv as ReferenceGymEnv
 
 
@@ -36,10 +37,10 @@ class Recorder:
 
 
 def test_make_and_check_env() -> None:
-    env = gymnasium.make("racko/Racko-v0", num_players=2, opponents=["heuristic"])
+    env = gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])
     check_env(env.unwrapped, skip_render_check=True)
     obs, info = env.reset(seed=3)
-    assert obs.shape == (177,) and obs.dtype == np.float32
+    assert obs.shape == (OBS_SIZE,) and obs.dtype == np.float32
     mask = env.unwrapped.action_masks()
     assert mask.dtype == bool and mask.shape == (14,) and mask.any()
     assert np.array_equal(info["action_mask"], mask)
@@ -94,7 +95,7 @@ def test_same_seed_same_episodes() -> None:
     ],
 )
 def test_reward_delivery_matches_aec(num_players, reward, episode, rules) -> None:
-    """Replaying each episode's actions in racko_v0 gives the learner seat the same return."""
+    """Replaying each episode's actions in racko_v1 gives the learner seat the same return."""
     trace: list[int] = []
     env = RackoGymEnv(
         num_players=num_players,
@@ -121,7 +122,7 @@ def test_reward_delivery_matches_aec(num_players, reward, episode, rules) -> Non
             ret += r
             done = term or trunc
         ended_by_opponent += last_mover_is_opponent
-        aec = racko_v0.raw_env(num_players=num_players, reward=reward, episode=episode, **rules)
+        aec = racko_v1.raw_env(num_players=num_players, reward=reward, episode=episode, **rules)
         aec.reset(seed=deal_seed)
         me = aec.possible_agents[seat]
         aec_return = 0.0
@@ -213,7 +214,7 @@ def test_gym_env_needs_no_torch() -> None:
 
     code = (
         "import sys, gymnasium, racko_env\n"
-        "env = gymnasium.make('racko/Racko-v0', num_players=2, opponents=['heuristic'])\n"
+        "env = gymnasium.make('racko/Racko-v1', num_players=2, opponents=['heuristic'])\n"
         "env.reset(seed=0)\n"
         "env.step(int(env.unwrapped.action_masks().argmax()))\n"
         "assert 'torch' not in sys.modules and 'stable_baselines3' not in sys.modules\n"

@@ -14,7 +14,7 @@ pyspiel = pytest.importorskip("pyspiel")
 
 import racko_env.openspiel as ro  # noqa: E402
 from agents import load  # noqa: E402
-from racko_env import racko_v0, racko_v1  # noqa: E402
+from racko_env import racko_v1  # noqa: E402
 from racko_env.actions import DRAW_PILE  # noqa: E402
 from racko_env.observation import OBS_SIZE  # noqa: E402
 from racko_env.rules import RACK_SIZE  # noqa: E402
@@ -59,6 +59,8 @@ def test_every_rules_option_is_a_game_parameter_and_the_type_is_zero_sum() -> No
         "bonus",
         "partners",
         "target_score",
+        "rack_size",
+        "deck_size",
     }
     assert params["partners"] is True and params["turn_limit"] == 50
     assert game.rules.partners and game.rules.bonus and game.rules.num_players == 4
@@ -77,7 +79,8 @@ def test_every_rules_option_is_a_game_parameter_and_the_type_is_zero_sum() -> No
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"players": 5}, "'players' must be between 2 and 4"),
+        ({"players": 5}, "'players' must be between 1 and 4"),
+        ({"rack_size": 2}, "'rack_size' must be between 3 and 10"),
         ({"empty_pile": "burn"}, "'empty_pile' must be one of"),
         ({"partners": True}, "'partners' needs exactly 4 players"),
         ({"episode": "match"}, "'episode' must be one of"),
@@ -404,5 +407,5 @@ def test_a_game_stopped_by_the_round_cap_is_shared_by_the_leaders() -> None:
     assert table.round_number == 2 and not table.game_over  # nobody is near 500 after 2 rounds
     best = max(table.totals)
     leaders = {t for t, s in enumerate(table.totals) if s == best}
-    assert state.returns() == racko_v0.win_rewards([0, 1, 2], leaders)
+    assert state.returns() == racko_v1.win_rewards([0, 1, 2], leaders)
     assert abs(sum(state.returns())) < 1e-9

@@ -1,8 +1,8 @@
 """Layout version 2: the opponents' slot histories; the env versions ``racko_v1`` / ``Racko-v1``.
 
 What one turn makes public lands in every other seat's observation (where the card came from, when
-the slot changed, the card that came out, the discard passed over); none of it is a private fact;
-``racko_v0`` / ``Racko-v0`` give version 1's view of the same game (its first 177 entries).
+the slot changed, the card that came out, the discard passed over); none of it is a private fact.
+``observation_version=1`` gives version 1's view of the same game (its first entries).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, seed_test
 
 import racko_env
-from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, RackoGame, racko_v0, racko_v1
+from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, RackoGame, racko_v1
 from racko_env.observation import (
     OBS_SIZE,
     OBS_SIZES,
@@ -152,35 +152,17 @@ def test_racko_v1_identity_and_spaces() -> None:
     assert isinstance(env.unwrapped, racko_v1.raw_env) and racko_env.racko_v1 is racko_v1
     assert env.metadata["name"] == "racko_v1" and env.unwrapped.obs_version == 2
     assert env.observation_space("player_0")["observation"].shape == (OBS_SIZE,)
-    old = pettingzoo.make("aec", "racko/racko-v0", num_players=3)
-    assert old.metadata["name"] == "racko_v0" and old.unwrapped.obs_version == 1
-    assert old.observation_space("player_0")["observation"].shape == (V1,)
+    assert "racko/racko-v0" not in pettingzoo.aec_registry  # only the newest version is shipped
 
 
-@pytest.mark.parametrize("n", [2, 3, 4], ids=["2p", "3p", "4p"])
-def test_racko_v0_is_the_version_1_view_of_the_same_game(n: int) -> None:
-    new, old = racko_v1.raw_env(num_players=n), racko_v0.raw_env(num_players=n)
-    new.reset(seed=5)
-    old.reset(seed=5)
-    rng = np.random.default_rng(5)
-    for _ in range(400):
-        for agent in new.possible_agents:
-            a, b = new.observe(agent), old.observe(agent)
-            np.testing.assert_array_equal(view(a["observation"], 1), b["observation"])
-            np.testing.assert_array_equal(a["action_mask"], b["action_mask"])
-        if any(new.terminations.values()) or any(new.truncations.values()):
-            break
-        action = int(rng.choice(np.flatnonzero(new.observe(new.agent_selection)["action_mask"])))
-        new.step(action)
-        old.step(action)
-
-
-def test_gymnasium_racko_v1_checks_and_v0_is_its_prefix() -> None:
+def test_gymnasium_racko_v1_checks_and_version_1_is_its_prefix() -> None:
     env = gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])
     check_env(env.unwrapped, skip_render_check=True)
     obs, _ = env.reset(seed=3)
     assert obs.shape == (OBS_SIZE,) and env.observation_space.shape == (OBS_SIZE,)
-    old = gymnasium.make("racko/Racko-v0", num_players=2, opponents=["heuristic"])
+    old = gymnasium.make(
+        "racko/Racko-v1", num_players=2, opponents=["heuristic"], observation_version=1
+    )
     old_obs, _ = old.reset(seed=3)
     assert old_obs.shape == (V1,) and old.observation_space.shape == (V1,)
     rng = np.random.default_rng(0)
@@ -199,7 +181,7 @@ def test_gymnasium_racko_v1_checks_and_v0_is_its_prefix() -> None:
 def test_make_vec_gives_each_version_its_width() -> None:
     kwargs = dict(num_envs=3, vectorization_mode="vector_entry_point", opponents="heuristic")
     new = gymnasium.make_vec("racko/Racko-v1", seed=1, **kwargs)
-    old = gymnasium.make_vec("racko/Racko-v0", seed=1, **kwargs)
+    old = gymnasium.make_vec("racko/Racko-v1", seed=1, observation_version=1, **kwargs)
     assert new.single_observation_space.shape == (OBS_SIZE,)
     assert old.single_observation_space.shape == (V1,)
     obs, info = new.reset(seed=1)

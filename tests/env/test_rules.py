@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from racko_env import racko_v0
+from racko_env import racko_v1
 from racko_env.config import RulesConfig
 from racko_env.rules import deck_size, hand_score, is_racko, longest_run
 
@@ -112,12 +112,14 @@ def test_longest_run(rack: tuple[int, ...], expected: int) -> None:
 # ----------------------------------------------------------------- deck_size
 
 
-@pytest.mark.parametrize(("players", "cards"), [(2, 40), (3, 50), (4, 60)], ids=["2p", "3p", "4p"])
+@pytest.mark.parametrize(
+    ("players", "cards"), [(1, 40), (2, 40), (3, 50), (4, 60)], ids=["solitaire", "2p", "3p", "4p"]
+)
 def test_deck_size(players: int, cards: int) -> None:
     assert deck_size(players) == cards
 
 
-@pytest.mark.parametrize("players", [0, 1, 5, -2], ids=["0p", "1p", "5p", "negative"])
+@pytest.mark.parametrize("players", [0, 5, -2], ids=["0p", "5p", "negative"])
 def test_deck_size_rejects_player_counts(players: int) -> None:
     with pytest.raises(ValueError, match="num_players"):
         deck_size(players)
@@ -149,7 +151,27 @@ def test_config_defaults_follow_the_rule_book() -> None:
     ("options", "error", "name"),
     [
         pytest.param({"num_players": 5}, ValueError, "num_players", id="5-players"),
-        pytest.param({"num_players": 1}, ValueError, "num_players", id="1-player"),
+        pytest.param({"num_players": 0}, ValueError, "num_players", id="0-players"),
+        pytest.param({"rack_size": 2}, ValueError, "rack_size", id="rack-2"),
+        pytest.param({"rack_size": 11}, ValueError, "rack_size", id="rack-11"),
+        pytest.param({"rack_size": 5.0}, TypeError, "rack_size", id="rack-not-int"),
+        pytest.param({"deck_size": 61}, ValueError, "deck_size", id="deck-61"),
+        pytest.param({"deck_size": 4}, ValueError, "deck_size", id="deck-4"),
+        pytest.param({"deck_size": 21}, ValueError, "deck_size", id="deck-leaves-no-draw-2p"),
+        pytest.param(
+            {"num_players": 1, "rack_size": 3, "deck_size": 4},
+            ValueError,
+            "deck_size",
+            id="deck-4-solitaire",
+        ),
+        pytest.param(
+            {"num_players": 4, "rack_size": 10, "deck_size": 41},
+            ValueError,
+            "deck_size",
+            id="deck-41-4p",
+        ),
+        pytest.param({"rack_size": 4, "min_run": 5}, ValueError, "min_run", id="run-past-rack"),
+        pytest.param({"num_players": 1, "partners": True}, ValueError, "partners", id="solo-team"),
         pytest.param({"num_players": "3"}, TypeError, "num_players", id="players-not-int"),
         pytest.param({"turn_limit": -1}, ValueError, "turn_limit", id="negative-turn-limit"),
         pytest.param({"turn_limit": 0}, ValueError, "turn_limit", id="zero-turn-limit"),
@@ -187,12 +209,34 @@ def test_config_rejects_bad_options(options: dict, error: type[Exception], name:
         pytest.param({"num_players": 2, "min_run": 3}, id="run-variant"),
         pytest.param({"num_players": 3, "empty_pile": "flip", "turn_limit": 1}, id="flip-limit-1"),
         pytest.param({"target_score": 1}, id="target-1"),
+        pytest.param({"num_players": 1}, id="solitaire"),
+        pytest.param({"num_players": 1, "rack_size": 3, "deck_size": 5}, id="smallest-solitaire"),
+        pytest.param({"num_players": 4, "rack_size": 3, "deck_size": 14}, id="smallest-4p"),
+        pytest.param({"num_players": 2, "rack_size": 4, "min_run": 4}, id="run-the-whole-rack"),
+        pytest.param({"num_players": 4, "deck_size": 42}, id="deck-42-4p"),
     ],
 )
 def test_config_accepts_valid_options(options: dict) -> None:
     cfg = RulesConfig.from_dict(options)
     assert {k: getattr(cfg, k) for k in options} == options
     assert RulesConfig.from_dict(cfg.to_dict()) == cfg
+
+
+@pytest.mark.parametrize(
+    ("options", "cards"),
+    [({}, 40), ({"num_players": 1}, 40), ({"num_players": 4}, 60), ({"deck_size": 30}, 30)],
+)
+def test_config_num_cards(options: dict, cards: int) -> None:
+    assert RulesConfig(**options).num_cards == cards
+
+
+def test_config_errors_are_one_line() -> None:
+    with pytest.raises(ValueError) as err:
+        RulesConfig(num_players=3, rack_size=6, deck_size=19)
+    assert str(err.value) == (
+        "rules option 'deck_size' must be at least num_players x rack_size + 2 = 20 (the deal "
+        "leaves a discard top and a draw pile), got 19"
+    )
 
 
 def test_config_unknown_key_is_named() -> None:
@@ -220,7 +264,7 @@ def test_config_is_immutable() -> None:
     ],
 )
 def test_env_rejects_bad_options(kwargs: dict, name: str) -> None:
-    for make in (racko_v0.env, racko_v0.raw_env):
+    for make in (racko_v1.env, racko_v1.raw_env):
         with pytest.raises(ValueError, match=name):
             make(**kwargs)
 

@@ -30,8 +30,8 @@ class RecordingChance:
         self.inner = NumpyChance(seed)
         self.queues: list[deque] = [deque() for _ in range(num_games)]
 
-    def first_dealers(self, games, num_players):
-        d = self.inner.first_dealers(games, num_players)
+    def first_dealers(self, games, num_players, num_cards=0):
+        d = self.inner.first_dealers(games, num_players, num_cards)
         for g, x in zip(games, d, strict=True):
             self.queues[g].append(("dealer", int(x)))
         return d

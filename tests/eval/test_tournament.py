@@ -295,7 +295,7 @@ def test_illegal_action_stops_and_names_bot_and_action(user_modules, capsys):
     [
         (["--bots", "grandmaster"], "unknown bot 'grandmaster'; known bots are"),
         (["--bots", "nowhere/bot.onnx"], "bot file 'nowhere/bot.onnx' does not exist"),
-        (["--bots", "expert", "--players", "5"], "--players must be between 2 and 4"),
+        (["--bots", "expert", "--players", "5"], "--players must be between 1 and 4"),
         (["--bots", "expert", "--players", "3", "--min-run", "3"], "for 2 players only"),
     ],
 )

@@ -9,7 +9,7 @@ import torch
 from reference_expert import ReferencePlanner  # the plain-Python planner
 
 from agents.batched import BatchExpert
-from agents.expert import ExpertParams
+from agents.expert_params import ExpertParams
 from agents.obs import decode
 from racko_env.rules import deck_size
 from train.common.afterstate import (

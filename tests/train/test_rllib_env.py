@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not installed")
 import agents  # noqa: E402
-from racko_env import racko_v0  # noqa: E402
+from racko_env import racko_v1  # noqa: E402
 from train.rllib.env import RackoMultiAgentEnv, module_of, policy_mapping_fn  # noqa: E402
 
 
@@ -37,7 +37,7 @@ def test_every_seat_reward_reaches_its_module(kind: str) -> None:
         episode.add_env_step(obs, {aid: action}, rew, infos, terminateds=term, truncateds=trunc)
         done = term["__all__"] or trunc["__all__"]
     # replay the same deal and moves in the bare PettingZoo env: its rewards per seat
-    aec = racko_v0.env(num_players=2)
+    aec = racko_v1.env(num_players=2)
     aec.reset(seed=env.deal_seed)
     final = {a: 0.0 for a in aec.possible_agents}
     for action in actions_taken:

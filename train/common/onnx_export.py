@@ -78,10 +78,14 @@ def make_manifest(
     training: dict[str, Any] | None = None,
     width: int = OBS_SIZE,
 ) -> dict[str, Any]:
-    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full. ``width`` is
+    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full (the sizes
+    only when they are not the rule book's). ``width`` is
     the graph's observation input (``write_bot`` reads it from the graph): a policy trained on
-    ``racko_v0``'s layout version 1 is recorded as version 1, one on the current layout as that."""
-    full = RulesConfig.from_dict({**rules, "num_players": num_players}).to_dict()
+    layout version 1 is recorded as version 1, one on the current layout as that."""
+    config = RulesConfig.from_dict({**rules, "num_players": num_players})
+    # The rule book's sizes are left out, so a default game's bot file is the same as ever.
+    sizes = ("rack_size", "deck_size") if config.is_default_size else ()
+    full = {k: v for k, v in config.to_dict().items() if k not in sizes}
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -248,3 +252,54 @@ def export_module(
     if reference is not None:
         verify_export(onnx_bytes, reference, num_players, rules, check, what)
     return write_bot(onnx_bytes, out_dir, num_players, rules, evaluation, training, check, stem)
+
+
+def export_torch_bot(
+    module: Any,
+    path: str | Path,
+    num_players: int = 2,
+    rules: dict[str, Any] | None = None,
+    *,
+    check: int = 300,
+    training: dict[str, Any] | None = None,
+) -> tuple[Path, Path]:
+    """Write a torch policy as a racko bot file: ``path`` (``NAME.onnx``) and its manifest
+    ``NAME.json`` beside it (docs/bot-format.md), which ``agents.load``, ``racko grade`` and
+    ``racko league`` play like any exported bot.
+
+    ``module`` is any ``torch.nn.Module`` whose ``forward(observation)`` maps a batch of
+    observations (float32, ``[batch, OBS_SIZE]``, the current layout) to one logit per action
+    (``[batch, NUM_ACTIONS]``), whatever its layers, as long as torch's exporter can trace it.
+    The bot plays the legal action with the highest logit: the mask is applied in the graph.
+    The graph is checked action for action against the module on ``check`` observations of
+    real play (``num_players`` and ``rules``: the game it was trained for) before anything is
+    written; ValueError for a path that does not end in ``.onnx``.
+    """
+    import torch
+
+    path = Path(path)
+    if path.suffix != ".onnx":
+        raise ValueError(f"a bot file's name ends in .onnx, got {str(path)!r}")
+
+    class MaskedArgmax(torch.nn.Module):
+        """``(observation, mask) -> (action, masked logits)``: the bot file's interface."""
+
+        def __init__(self, policy: Any) -> None:
+            super().__init__()
+            self.policy = policy
+
+        def forward(self, obs: Any, mask: Any) -> tuple[Any, Any]:
+            logits = self.policy(obs)
+            masked = torch.where(mask, logits, torch.full_like(logits, MASKED_LOGIT))
+            return torch.argmax(masked, dim=1), masked
+
+    return export_module(
+        MaskedArgmax(module),
+        path.parent,
+        num_players,
+        dict(rules or {}),
+        training=training,
+        check=check,
+        stem=path.stem,
+        what="torch module",
+    )

@@ -141,7 +141,7 @@ class RLlibConfig(GameConfig):
     kind: Literal["rllib"] = "rllib"  # which trainer wrote a run folder
     # how the env runners step the game: "vector" (agents.vector_env.RackoVectorEnv through
     # gymnasium's vector API: the batched engine, bots and league snapshots inside; one RLModule)
-    # or "multi_agent" (racko_v0 one decision at a time; league snapshots are RLModules; the only
+    # or "multi_agent" (racko_v1 one decision at a time; league snapshots are RLModules; the only
     # path for "self", the learner in every seat); docs/cluster.md compares them
     env: Literal["vector", "multi_agent"] = "vector"
     reward: Literal["win", "score"] = "win"

@@ -23,6 +23,7 @@ def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
 
     p = cfg.ppo
     if p.policy == "structured":
+        _check_structured(cfg)
         return policy_kwargs(
             "structured", cfg.num_players, slot_hidden=p.slot_hidden, trunk_hidden=p.net_arch
         )
@@ -34,10 +35,19 @@ def wrap_features(cfg: TrainConfig, vec_env: Any) -> Any:
     """The structured policy's features computed once per observation (``train.sb3.feature_cache``)."""
     if cfg.ppo.policy != "structured":
         return vec_env
+    _check_structured(cfg)
     from racko_env.rules import deck_size
     from train.sb3.feature_cache import FeatureCache
 
     return FeatureCache(vec_env, deck_size(cfg.num_players))
+
+
+def _check_structured(cfg: TrainConfig) -> None:
+    """The structured policy plays the rule book's sizes only: one line naming the option."""
+    from agents.features import check_rules
+    from racko_env.config import RulesConfig
+
+    check_rules(RulesConfig.from_dict({**cfg.rules_options(), "num_players": cfg.num_players}))
 
 
 def make_snapshot(model: Any, name: str = "snapshot") -> Any:

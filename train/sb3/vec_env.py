@@ -1,8 +1,8 @@
 """``RackoVecEnv``: many Rack-O games as one stable-baselines3 ``VecEnv``, for fast MaskablePPO.
 
-The games, opponents, seating, rewards and the data-only state are ``agents.learner_games.
-LearnerGames`` (the core it shares with the Gymnasium ``VectorEnv``
-``agents.vector_env.RackoVectorEnv``); this class is SB3's API over it.
+The games, opponents, seating, rewards and the data-only state are ``racko_env.learner_games.
+LearnerGames`` with the vectorized bots of ``agents.batched`` (the core it shares with the
+Gymnasium ``VectorEnv`` ``agents.vector_env.RackoVectorEnv``); this class is SB3's API over it.
 
 Rewards are the learner seat's AEC rewards (``reward="win"|"score"``), delivered on the step that
 ends the episode, also when an opponent's move ended it; in score mode with ``episode="game"`` each
@@ -22,10 +22,14 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvStepReturn
 
-from agents.learner_games import LearnerGames
+from agents.batched import group_features, load_batch
 from racko_env.actions import NUM_ACTIONS
-from racko_env.learner_games import STATE_POLICIES, OpponentSpec, register_state_policy
-from racko_env.observation import OBS_SIZE
+from racko_env.learner_games import (
+    STATE_POLICIES,
+    LearnerGames,
+    OpponentSpec,
+    register_state_policy,
+)
 from train.common.snapshot import SnapshotPolicy
 
 __all__ = ["STATE_POLICIES", "OpponentSpec", "RackoVecEnv", "register_state_policy"]
@@ -36,11 +40,14 @@ register_state_policy("snapshot", SnapshotPolicy)
 class RackoVecEnv(LearnerGames, VecEnv):
     """``num_envs`` games of Rack-O seen from one learner seat each, as SB3's ``VecEnv``; the
     arguments are ``LearnerGames``'s (opponent specs or ``BatchPolicy`` objects and their weights,
-    ``seed``, and ``racko_v0``'s ``reward``, ``episode`` and rules options)."""
+    ``seed``, and ``racko_v1``'s ``reward``, ``episode`` and rules options)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("load_policy", load_batch)
+        kwargs.setdefault("feature_fn", group_features)
         LearnerGames.__init__(self, *args, **kwargs)
-        obs_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), dtype=np.float32)
+        width = self.games.encoder.size  # the game's layout (OBS_SIZE for the rule book's)
+        obs_space = spaces.Box(0.0, 1.0, (width,), dtype=np.float32)
         VecEnv.__init__(self, self.num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
 
     # ----------------------------------------------------------------- VecEnv API

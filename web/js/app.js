@@ -9,7 +9,7 @@
  */
 
 import { DISCARD, DRAW_PILE, KEEP, Phase, TAKE_DISCARD } from "./actions.js";
-import { RulesConfig } from "./config.js";
+import { RulesConfig, SMALL_GAME_BOTS, requireRuleBookSizes } from "./config.js";
 import { RULE_OPTIONS } from "./rules_options.js";
 import { describeAction, describeTurn, explainScore, slotName } from "./describe.js";
 import { hintProbabilities, percent, rankedMoves } from "./hint.js";
@@ -91,9 +91,13 @@ const optionId = (name) => name.replaceAll("_", "-");
  * One control per rules option, from the declaration RulesConfig holds (rules_options.js): a
  * checkbox for a bool, a list for choices or a short range, a number box otherwise.
  */
+// Options this page's JS engine plays at their defaults only (readRules refuses others).
+const FIXED_OPTIONS = ["rack_size", "deck_size"];
+
 function rulesForm() {
   const box = $("rules-options");
   for (const o of RULE_OPTIONS) {
+    if (FIXED_OPTIONS.includes(o.name)) continue;
     const label = document.createElement("label");
     label.title = o.help;
     let control;
@@ -106,7 +110,9 @@ function rulesForm() {
       const values = o.choices ?? (o.maximum === null ? null : []);
       if (values !== null && o.choices === null) {
         if (o.off !== null) values.push(o.off);
-        for (let v = o.minimum; v <= o.maximum; v++) values.push(v);
+        // solitaire (1 player) is not played here: the players start at 2
+        const low = o.name === "num_players" ? Math.max(o.minimum, 2) : o.minimum;
+        for (let v = low; v <= o.maximum; v++) values.push(v);
       }
       if (values === null) {
         control = document.createElement("input");
@@ -116,7 +122,7 @@ function rulesForm() {
       } else {
         control = document.createElement("select");
         for (const v of values) {
-          const item = new Option(v === o.off ? `${v} (off)` : String(v), String(v));
+          const item = new Option(v === o.off ? `${v} (${o.off_means})` : String(v), String(v));
           item.selected = v === o.default;
           control.append(item);
         }
@@ -131,12 +137,15 @@ function rulesForm() {
 function readRules() {
   const options = {};
   for (const o of RULE_OPTIONS) {
+    if (FIXED_OPTIONS.includes(o.name)) continue;
     const control = $(optionId(o.name));
     if (o.type === "bool") options[o.name] = control.checked;
     else if (o.type === "int") options[o.name] = Number.parseInt(control.value, 10);
     else options[o.name] = control.value;
   }
-  return new RulesConfig(options);
+  const rules = new RulesConfig(options);
+  requireRuleBookSizes(rules, "the web page (its JS engine)", SMALL_GAME_BOTS);
+  return rules;
 }
 
 function onBotFiles() {

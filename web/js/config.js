@@ -37,7 +37,7 @@ function checkOption(o, value, rules) {
   if (off !== null && value === off) {
     // allowed: the option is off
   } else if (low !== null && high !== null && !(value >= low && value <= high)) {
-    const where = off === null ? `between ${low} and ${high}` : `${off} (off) or between ${low} and ${high}`;
+    const where = off === null ? `between ${low} and ${high}` : `${off} (${o.off_means}) or between ${low} and ${high}`;
     throw new RulesError(`rules option ${name} must be ${where}, got ${value}`);
   } else if (low !== null && high === null && value < low) {
     throw new RulesError(`rules option ${name} must be at least ${low}, got ${value}`);
@@ -47,6 +47,46 @@ function checkOption(o, value, rules) {
     if (rules[other] !== wanted) {
       throw new RulesError(`rules option ${name} ${why}, got ${other}=${rules[other]}`);
     }
+  }
+}
+
+const RACK_SIZE = 10;
+const DECK_SIZES = { 1: 40, 2: 40, 3: 50, 4: 60 };
+/** What plays a game of other sizes (racko_env.config.SMALL_GAME_BOTS). */
+export const SMALL_GAME_BOTS = "expert, heuristic and random";
+
+/** check_together of racko_env/config.py: the checks that read more than one option. */
+function checkTogether(rules) {
+  const k = rules.rack_size;
+  if (rules.min_run > k) {
+    throw new RulesError(`rules option 'min_run' must be at most rack_size=${k}, got ${rules.min_run}`);
+  }
+  const needed = rules.num_players * k + 2;
+  const cards = rules.deck_size || DECK_SIZES[rules.num_players];
+  if (cards < needed) {
+    const given = rules.deck_size || `0 (the default ${cards})`;
+    throw new RulesError(
+      `rules option 'deck_size' must be at least num_players x rack_size + 2 = ${needed} ` +
+        `(the deal leaves a discard top and a draw pile), got ${given}`,
+    );
+  }
+}
+
+/**
+ * require_rule_book_sizes of racko_env/config.py: refuse, in one line naming the option, a game
+ * of other sizes for a component that plays only the rule book's (this page's JS engine).
+ */
+export function requireRuleBookSizes(rules, what, supportedBy) {
+  let option = null;
+  if (rules.rack_size !== RACK_SIZE) option = `rack_size=${rules.rack_size}`;
+  else if (![0, DECK_SIZES[rules.num_players]].includes(rules.deck_size)) {
+    option = `deck_size=${rules.deck_size}`;
+  } else if (rules.num_players === 1) option = "num_players=1";
+  if (option !== null) {
+    throw new RulesError(
+      `${option}: ${what} supports the rule book's sizes only (rack_size=${RACK_SIZE}, the ` +
+        `players' deck, 2-4 players); ${supportedBy} support it`,
+    );
   }
 }
 
@@ -61,7 +101,13 @@ export class RulesConfig {
     }
     Object.assign(this, RULE_DEFAULTS, options);
     for (const o of RULE_OPTIONS) checkOption(o, this[o.name], this);
+    checkTogether(this);
     Object.freeze(this);
+  }
+
+  /** The deck in play, cards 1..numCards: deck_size, or the players' default. */
+  get numCards() {
+    return this.deck_size || DECK_SIZES[this.num_players];
   }
 
   toDict() {

@@ -1,5 +1,5 @@
 /**
- * Twin of racko_env/racko_v0.py (raw_env): episodes of one round or a whole game, the rewards,
+ * Twin of racko_env/racko_v1.py (raw_env): episodes of one round or a whole game, the rewards,
  * the episode ends and whose turn the env reports next.
  */
 

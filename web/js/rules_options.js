@@ -8,11 +8,12 @@ export const RULE_OPTIONS = Object.freeze([
     "type": "int",
     "default": 2,
     "label": "Players",
-    "help": "players; the deck is 1-40, 1-50 or 1-60",
+    "help": "players (1: solitaire, Rack-O in as few turns as possible); the deck is 1-40, 1-50 or 1-60 unless deck_size says otherwise",
     "choices": null,
-    "minimum": 2,
+    "minimum": 1,
     "maximum": 4,
     "off": null,
+    "off_means": "off",
     "needs": null
   },
   {
@@ -28,6 +29,7 @@ export const RULE_OPTIONS = Object.freeze([
     "minimum": null,
     "maximum": null,
     "off": null,
+    "off_means": "off",
     "needs": null
   },
   {
@@ -40,6 +42,7 @@ export const RULE_OPTIONS = Object.freeze([
     "minimum": 1,
     "maximum": null,
     "off": null,
+    "off_means": "off",
     "needs": null
   },
   {
@@ -52,6 +55,7 @@ export const RULE_OPTIONS = Object.freeze([
     "minimum": 3,
     "maximum": 10,
     "off": 0,
+    "off_means": "off",
     "needs": [
       "num_players",
       2,
@@ -68,6 +72,7 @@ export const RULE_OPTIONS = Object.freeze([
     "minimum": null,
     "maximum": null,
     "off": null,
+    "off_means": "off",
     "needs": null
   },
   {
@@ -80,6 +85,7 @@ export const RULE_OPTIONS = Object.freeze([
     "minimum": null,
     "maximum": null,
     "off": null,
+    "off_means": "off",
     "needs": [
       "num_players",
       4,
@@ -96,6 +102,33 @@ export const RULE_OPTIONS = Object.freeze([
     "minimum": 1,
     "maximum": null,
     "off": null,
+    "off_means": "off",
+    "needs": null
+  },
+  {
+    "name": "rack_size",
+    "type": "int",
+    "default": 10,
+    "label": "Rack slots",
+    "help": "slots of a rack (k): smaller racks make smaller games",
+    "choices": null,
+    "minimum": 3,
+    "maximum": 10,
+    "off": null,
+    "off_means": "off",
+    "needs": null
+  },
+  {
+    "name": "deck_size",
+    "type": "int",
+    "default": 0,
+    "label": "Deck",
+    "help": "cards 1..N in play (0: 40, 50 or 60 from the players); the deal must leave a discard top and a draw pile: at least players x rack_size + 2",
+    "choices": null,
+    "minimum": 5,
+    "maximum": 60,
+    "off": 0,
+    "off_means": "from the players",
     "needs": null
   }
 ]);

@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment ``racko_v0``: the API contract, masks, rewards, episodes, rendering."""
+"""The PettingZoo AEC environment ``racko_v1``: the API contract, masks, rewards, episodes, rendering."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from gymnasium import spaces
 from pettingzoo.test import api_test, render_test, seed_test
 
 import racko_env
-from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, racko_v0
-from racko_env.observation import encode, view
+from racko_env import DISCARD, DRAW_PILE, KEEP, TAKE_DISCARD, racko_v1
+from racko_env.observation import OBS_SIZE, OBS_VERSION, encode
 
 PLAYERS = [2, 3, 4]
 EPISODES = ["round", "game"]
@@ -31,27 +31,27 @@ def short(episode: str) -> dict:
 @pytest.mark.parametrize("episode", EPISODES)
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
 def test_pettingzoo_api_test(n: int, episode: str) -> None:
-    api_test(racko_v0.env(num_players=n, episode=episode, **short(episode)), num_cycles=300)
-    api_test(racko_v0.env(num_players=n, episode=episode), num_cycles=300)
+    api_test(racko_v1.env(num_players=n, episode=episode, **short(episode)), num_cycles=300)
+    api_test(racko_v1.env(num_players=n, episode=episode), num_cycles=300)
 
 
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
 def test_pettingzoo_api_test_whole_game(n: int) -> None:
     """Target 42 (no sum of 5s equals it) and 10-turn rounds: the game ends within the cycles."""
-    api_test(racko_v0.env(num_players=n, episode="game", target_score=42, turn_limit=10))
+    api_test(racko_v1.env(num_players=n, episode="game", target_score=42, turn_limit=10))
 
 
 @pytest.mark.parametrize("episode", EPISODES)
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
 def test_pettingzoo_seed_test(n: int, episode: str) -> None:
-    seed_test(functools.partial(racko_v0.env, num_players=n, episode=episode, **short(episode)))
+    seed_test(functools.partial(racko_v1.env, num_players=n, episode=episode, **short(episode)))
 
 
 @pytest.mark.parametrize("episode", EPISODES)
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
 def test_pettingzoo_render_test(n: int, episode: str, capsys) -> None:
     render_test(
-        functools.partial(racko_v0.env, num_players=n, episode=episode),
+        functools.partial(racko_v1.env, num_players=n, episode=episode),
         custom_tests={"ansi": lambda text: "Discard top" in text and "player_" in text},
     )
     assert "Discard top" in capsys.readouterr().out  # "human" printed the table
@@ -61,30 +61,32 @@ def test_pettingzoo_render_test(n: int, episode: str, capsys) -> None:
 
 
 def test_registered_with_pettingzoo() -> None:
-    env = pettingzoo.make("aec", "racko/racko-v0", num_players=3)
-    assert isinstance(env.unwrapped, racko_v0.raw_env)
+    env = pettingzoo.make("aec", "racko/racko-v1", num_players=3)
+    assert isinstance(env.unwrapped, racko_v1.raw_env)
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
-    assert "racko/racko-v0" in pettingzoo.aec_registry
-    assert racko_env.racko_v0 is racko_v0
+    assert "racko/racko-v1" in pettingzoo.aec_registry
+    assert racko_env.racko_v1 is racko_v1
 
 
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
 def test_metadata_agents_and_spaces(n: int) -> None:
-    env = racko_v0.env(num_players=n)
-    assert env.metadata["name"] == "racko_v0"
+    env = racko_v1.env(num_players=n)
+    assert env.metadata["name"] == "racko_v1"
     assert set(env.metadata["render_modes"]) == {"human", "ansi"}
     env.reset(seed=0)
     assert env.possible_agents == env.agents == [f"player_{i}" for i in range(n)]
     for agent in env.agents:
         assert env.action_space(agent) == spaces.Discrete(14)
         space = env.observation_space(agent)
-        assert space["observation"].shape == (177,) and space["observation"].dtype == np.float32
+        assert (
+            space["observation"].shape == (OBS_SIZE,) and space["observation"].dtype == np.float32
+        )
         assert space["action_mask"].shape == (14,) and space["action_mask"].dtype == np.int8
-    assert env.unwrapped.obs_version == 1
+    assert env.unwrapped.obs_version == OBS_VERSION
 
 
 def test_observation_shows_own_rack() -> None:
-    env = racko_v0.env(num_players=3)
+    env = racko_v1.env(num_players=3)
     env.reset(seed=4)
     n_cards = env.unwrapped.game.num_cards
     for agent in env.agents:
@@ -101,7 +103,7 @@ def mask_of(env, agent: str) -> set[int]:
 
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
 def test_masks_per_phase(n: int) -> None:
-    env = racko_v0.env(num_players=n)
+    env = racko_v1.env(num_players=n)
     env.reset(seed=3)
 
     def expect(on_turn: set[int]) -> None:
@@ -148,7 +150,7 @@ def test_masks_per_phase(n: int) -> None:
     ],
 )
 def test_raw_env_illegal_action_raises(before, bad, match) -> None:
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=0)
     for a in before:
         env.step(a)
@@ -161,7 +163,7 @@ def test_raw_env_illegal_action_raises(before, bad, match) -> None:
 
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
 def test_wrapped_env_illegal_action_ends_the_episode(n: int) -> None:
-    env = racko_v0.env(num_players=n)
+    env = racko_v1.env(num_players=n)
     env.reset(seed=1)
     offender = env.agent_selection
     env.step(KEEP)  # illegal at the start of a turn: TerminateIllegalWrapper
@@ -190,7 +192,7 @@ def deck_2p(mover: list[int], dealer: list[int | None], discard: int) -> list[in
 def scripted_env(**kwargs):
     """player_0 moves first and can go Rack-O by taking the 40 into slot 10; player_1's rack
     ascends for 3 cards (21, 22, 23, then 5)."""
-    env = racko_v0.env(num_players=2, **kwargs)
+    env = racko_v1.env(num_players=2, **kwargs)
     deck = deck_2p(EVENS + [1], [21, 22, 23, 5] + [None] * 6, 40)
     env.reset(seed=0, options={"first_dealer": 1, "deck_order": deck})
     assert env.agent_selection == "player_0"
@@ -307,7 +309,7 @@ def test_observation_keeps_a_drawn_card_private() -> None:
     ids=["2p", "3p", "4p", "partners"],
 )
 def test_observation_table_shape(n: int, partners: bool, present: list[int], flag: int) -> None:
-    env = racko_v0.env(num_players=n, partners=partners)
+    env = racko_v1.env(num_players=n, partners=partners)
     env.reset(seed=0)
     for agent in env.agents:
         o = obs_of(env, agent)
@@ -317,7 +319,7 @@ def test_observation_table_shape(n: int, partners: bool, present: list[int], fla
 
 
 def test_observation_flip_makes_the_draw_top_public() -> None:
-    env = racko_v0.raw_env(num_players=2, empty_pile="flip", turn_limit=1000)
+    env = racko_v1.raw_env(num_players=2, empty_pile="flip", turn_limit=1000)
     game = env.unwrapped.game
     env.reset(seed=0, options={"first_dealer": 0, "deck_order": list(range(1, 41))})
     for _ in range(18):
@@ -373,7 +375,7 @@ def play_out(env, seed: int, smart: float = 0.8) -> dict[str, list[float]]:
 def test_win_rewards_zero_sum_and_delivered_to_losers(n: int) -> None:
     outcomes = set()
     for seed in range(12):
-        env = racko_v0.env(num_players=n, turn_limit=8 if seed % 2 else 80)  # both endings
+        env = racko_v1.env(num_players=n, turn_limit=8 if seed % 2 else 80)  # both endings
         rewards = play_out(env, seed)
         final = {a: r[-1] for a, r in rewards.items()}
         assert all(sum(r[:-1]) == 0 for r in rewards.values())  # nothing before the end
@@ -401,7 +403,7 @@ def test_win_rewards_zero_sum_and_delivered_to_losers(n: int) -> None:
 def test_partners_win_rewards_per_team() -> None:
     outcomes = set()
     for seed in range(8):
-        env = racko_v0.env(num_players=4, partners=True, turn_limit=8 if seed % 2 else 80)
+        env = racko_v1.env(num_players=4, partners=True, turn_limit=8 if seed % 2 else 80)
         final = {a: r[-1] for a, r in play_out(env, seed).items()}
         game = env.unwrapped.game
         team = game.round_team_points
@@ -420,7 +422,7 @@ def test_partners_win_rewards_per_team() -> None:
 @pytest.mark.parametrize("n", PLAYERS, ids=[f"{n}p" for n in PLAYERS])
 @pytest.mark.parametrize("reward", ["win", "score"])
 def test_game_mode_plays_rounds_to_the_target(n: int, reward: str) -> None:
-    env = racko_v0.env(
+    env = racko_v1.env(
         num_players=n, episode="game", reward=reward, target_score=150, turn_limit=40
     )
     rewards = play_out(env, seed=n)
@@ -441,7 +443,7 @@ def test_game_mode_plays_rounds_to_the_target(n: int, reward: str) -> None:
 
 
 def test_partners_score_mode_gives_team_points() -> None:
-    env = racko_v0.env(
+    env = racko_v1.env(
         num_players=4, partners=True, episode="game", reward="score", target_score=120
     )
     rewards = play_out(env, seed=2)
@@ -455,7 +457,7 @@ def test_partners_score_mode_gives_team_points() -> None:
 
 
 def test_accessors() -> None:
-    env = racko_v0.env(num_players=3, episode="game")
+    env = racko_v1.env(num_players=3, episode="game")
     env.reset(seed=9)
     raw = env.unwrapped
     game = raw.game
@@ -476,7 +478,7 @@ def test_accessors() -> None:
 
 
 def test_render_ansi_table() -> None:
-    env = racko_v0.env(num_players=3, render_mode="ansi")
+    env = racko_v1.env(num_players=3, render_mode="ansi")
     env.reset(seed=5)
     raw = env.unwrapped
     agent = env.agent_selection
@@ -494,7 +496,7 @@ def test_render_ansi_table() -> None:
 
 
 def test_render_viewer_all_shows_every_rack() -> None:
-    env = racko_v0.env(num_players=4, render_mode="ansi", viewer="all")
+    env = racko_v1.env(num_players=4, render_mode="ansi", viewer="all")
     env.reset(seed=6)
     text = env.render()
     for agent in env.agents:
@@ -502,7 +504,7 @@ def test_render_viewer_all_shows_every_rack() -> None:
 
 
 def test_render_human_prints(capsys) -> None:
-    env = racko_v0.env(num_players=2, render_mode="human")
+    env = racko_v1.env(num_players=2, render_mode="human")
     env.reset(seed=2)
     assert env.render() is None
     out = capsys.readouterr().out
@@ -512,13 +514,13 @@ def test_render_human_prints(capsys) -> None:
 
 
 def test_render_without_mode_returns_none() -> None:
-    env = racko_v0.env(num_players=2)
+    env = racko_v1.env(num_players=2)
     env.reset(seed=2)
     assert env.render() is None
 
 
 def test_reset_options_fix_the_first_deal():
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     deck = list(range(40, 0, -1))
     env.reset(seed=3, options={"first_dealer": 1, "deck_order": deck})
     # Dealer is seat 1, so seat 0 gets the first card (40) in its back slot, and moves first.
@@ -526,9 +528,7 @@ def test_reset_options_fix_the_first_deal():
     assert env.rack("player_1") == (21, 23, 25, 27, 29, 31, 33, 35, 37, 39)
     assert env.discard_top == 20
     assert env.agent_selection == "player_0"
-    np.testing.assert_array_equal(
-        env.observe("player_0")["observation"], view(encode(env.game, 0), 1)
-    )
+    np.testing.assert_array_equal(env.observe("player_0")["observation"], encode(env.game, 0))
     with pytest.raises(ValueError, match="deck_order"):
         env.reset(options={"deck_order": [1, 2, 3]})
 
@@ -540,7 +540,7 @@ def test_reset_options_fix_the_first_deal():
 )
 def test_raw_env_refuses_actions_that_are_not_integers(action) -> None:
     """Checked, not coerced: True is not slot 1 and 10.0 is not a draw (inf no OverflowError)."""
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=0)
     before = (env.game.phase, env.game.held, env.agent_selection)
     with pytest.raises(ValueError, match=r"integer action id 0\.\.13 .*got"):
@@ -551,7 +551,7 @@ def test_raw_env_refuses_actions_that_are_not_integers(action) -> None:
 
 @pytest.mark.parametrize("action", [DRAW_PILE, np.int64(DRAW_PILE), np.uint8(DRAW_PILE)])
 def test_raw_env_takes_python_and_numpy_integers(action) -> None:
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     env.reset(seed=0)
     env.step(action)
     assert env.game.held is not None and env.phase == racko_env.Phase.KEEP_OR_DISCARD
@@ -560,14 +560,14 @@ def test_raw_env_takes_python_and_numpy_integers(action) -> None:
 
 
 def test_wrapped_env_asserts_a_bool_is_out_of_the_action_space() -> None:
-    env = racko_v0.env(num_players=2)
+    env = racko_v1.env(num_players=2)
     env.reset(seed=0)
     with pytest.raises(AssertionError, match="action is not in action space"):
         env.step(True)
 
 
 def test_raw_env_step_before_reset_and_after_the_end_say_so() -> None:
-    env = racko_v0.raw_env(num_players=2)
+    env = racko_v1.raw_env(num_players=2)
     with pytest.raises(RuntimeError, match=r"before reset\(\)"):
         env.step(DRAW_PILE)
     env.reset(seed=1)

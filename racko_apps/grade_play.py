@@ -1,0 +1,125 @@
+"""Seat the bots of a grade and play its matches.
+
+The middle of the grading path (rubric, seat the bots, play, score). The submission is seated
+once, under the rubric's limits (in a sandbox when it is code or a bot file,
+``racko_apps.referee.seat_bot``), and plays every ``win_rate`` criterion's duplicate match
+against that criterion's opponent: a built-in or shipped bot, or a staff file found in the
+rubric's folder (an exported ``.onnx`` bot, or a staff Python module ``MODULE:Class``, which is
+sandboxed like a submission).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agents.base import Bot
+from racko_apps.grade_report import Failures
+from racko_apps.grade_rubric import Criterion, Rubric
+from racko_apps.referee import Strikes, play_match, seat_bot
+from racko_apps.sandbox import ALLOW_ALL, BotFailureError, Limits, SandboxedBot
+from racko_eval.records import safe_name
+
+
+def rubric_limits(rubric: Rubric) -> Limits:
+    """What a sandboxed bot may use under ``rubric``: its move limit, clock and memory."""
+    return Limits(
+        move_seconds=rubric.kill_after,
+        round_seconds=rubric.round_seconds,
+        memory_mb=rubric.memory_mb,
+    )
+
+
+def seat_submission(
+    spec: str, rubric: Rubric, folder: str | Path, isolation: str
+) -> tuple[str | Bot | None, str]:
+    """The submission seated (a started sandbox under ``isolation``, or a built-in's name), or
+    None and the one-line reason it does not load."""
+    try:
+        seated = seat_bot(
+            spec,
+            rubric.players,
+            rubric.rules,
+            folder=folder,
+            limits=rubric_limits(rubric),
+            isolate=isolation != "none",
+            isolation=isolation,
+            allow=rubric.allow,
+        )
+    except BotFailureError as err:
+        return None, err.reason
+    except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
+        return None, " ".join(str(err).split())
+    return seated, ""
+
+
+def bot_object(seated: str | Bot, rubric: Rubric) -> Bot:
+    """A seated bot as an object that answers positions (a built-in is loaded in-process)."""
+    if isinstance(seated, str):
+        import agents
+
+        return agents.load(seated, rubric.players, **rubric.rules)
+    return seated
+
+
+def seat_opponent(crit: Criterion, rubric: Rubric, isolation: str) -> str | Bot:
+    """A criterion's opponent: its files are the staff's, found in the rubric's folder, and may
+    import the whole toolkit."""
+    assert crit.opponent is not None
+    return seat_bot(
+        crit.opponent,
+        rubric.players,
+        rubric.rules,
+        folder=rubric.folder or ".",
+        limits=rubric_limits(rubric),
+        isolate=isolation != "none",
+        isolation=isolation,
+        allow=ALLOW_ALL,
+    )
+
+
+def play_criterion(
+    spec: str,
+    seated: str | Bot,
+    crit: Criterion,
+    rubric: Rubric,
+    seed: int,
+    strikes: Strikes,
+    failures: Failures,
+    *,
+    isolation: str = "bwrap",
+    record_dir: Path | None = None,
+) -> dict[str, Any]:
+    """Play ``crit``'s duplicate match and measure the submission's result in it."""
+    assert crit.opponent is not None
+    opp_label = crit.opponent if crit.opponent != spec else f"{crit.opponent}#2"
+    opponent = seat_opponent(crit, rubric, isolation)
+    try:
+        match = play_match(
+            [seated, opponent],
+            [spec, opp_label],
+            num_players=rubric.players,
+            deals=rubric.rounds,
+            seed=seed,
+            rules=rubric.rules,
+            strikes=[strikes, Strikes(10**9)],
+            record_dir=None if record_dir is None else record_dir / safe_name(crit.name),
+        )
+    finally:
+        if isinstance(opponent, SandboxedBot):
+            opponent.close()
+    failures.lines.extend(match.forfeit_lines)
+    for row in match.rounds:
+        if row.get("forfeit", {}).get("bot") == spec:
+            failures.count(crit.name, row["forfeit"]["reason"])
+    records = {} if record_dir is None else {"records": match.record_links(0)}
+    points = match.points[0]
+    return {
+        **records,
+        "opponent": crit.opponent,
+        "rounds": match.played[0],
+        "wins": round(match.wins[0], 6),
+        "win_rate": round(match.win_rate(0), 6),
+        "forfeits": match.forfeits[0],
+        "mean_round_score": round(sum(points) / len(points), 4) if points else 0.0,
+    }

@@ -1,0 +1,124 @@
+"""One grade, start to end: rubric, seat the bots, play, score.
+
+``grade(spec, rubric)`` is the grading path in one place: it seats the submission
+(``racko_apps.grade_play``), asks it the sampled positions (``racko_apps.grade_positions``),
+plays each win-rate criterion's match, scores every criterion (``racko_apps.grade_scoring``) and
+returns the teacher's report (``racko_apps.grade_report``), with the agreement with the shipped
+bots (``racko_apps.grade_agreement``). Each step reads only what the step before gave it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from racko_apps.grade_agreement import agreement
+from racko_apps.grade_play import bot_object, play_criterion, seat_submission
+from racko_apps.grade_positions import check_positions, sample_positions
+from racko_apps.grade_report import Failures, build_report
+from racko_apps.grade_rubric import Rubric
+from racko_apps.grade_scoring import score
+from racko_apps.referee import Strikes, is_sandboxed_spec
+from racko_apps.sandbox import (
+    NO_ISOLATION_WARNING,
+    PLANNER_MODULES,
+    SandboxedBot,
+    choose_isolation,
+    warm_planner,
+)
+
+
+def pick_isolation(spec: str, rubric: Rubric, requested: str) -> tuple[str, str | None]:
+    """The isolation the grade's sandboxed bots run under and the warning its report states:
+    ``requested`` (``auto``: the strongest that works here, racko_apps.sandbox.choose_isolation),
+    checked only when a bot of the grade runs sandboxed (IsolationUnavailableError, one line)."""
+    if requested == "none":
+        return "none", NO_ISOLATION_WARNING
+    seats = [spec, *(c.opponent for c in rubric.criteria if c.opponent)]
+    if not any(is_sandboxed_spec(s) for s in seats):
+        return ("bwrap" if requested == "auto" else requested), None
+    return choose_isolation(None if requested == "auto" else requested)
+
+
+def grade(
+    spec: str,
+    rubric: Rubric,
+    seed: int | None = None,
+    folder: str | Path = ".",
+    isolate: bool = True,
+    record_dir: Path | None = None,
+    *,
+    isolation: str | None = None,
+    seed_source: str | None = None,
+    compare: bool = True,
+) -> dict[str, Any]:
+    """Grade the bot ``spec`` (a ``module:Class`` in ``folder``, a built-in name or a bot file)
+    and return the teacher's report (a JSON-ready dict; ``report["total"]`` is the points).
+
+    ``seed``: the deals and positions (default: the rubric's public one, a practice run);
+    ``seed_source`` says where it came from (``racko_apps.grade_report.SEED_SOURCES``).
+    ``isolation``: how sandboxed bots run, one of racko_apps.sandbox.ISOLATIONS or ``auto``
+    (default: ``bwrap`` with ``isolate``, else ``none``); IsolationUnavailableError when it
+    cannot. Anything weaker than bubblewrap is said at the report's top (``warning``).
+    ``record_dir``: a record of every game, one folder per criterion; each criterion's row links
+    its forfeits and lost rounds to theirs (``records``; docs/records.md).
+    ``compare``: add the agreement with the shipped bots (``agreement``)."""
+    requested = isolation or ("bwrap" if isolate else "none")
+    isolation, warning = pick_isolation(spec, rubric, requested)
+    if seed is None:
+        seed, seed_source = rubric.seed, "rubric"
+    if rubric.players == 1:  # solitaire: graded exactly, no games
+        from racko_apps.grade_solitaire import grade_solitaire
+
+        return grade_solitaire(
+            spec, rubric, seed, seed_source or "flag", folder, isolation != "none"
+        )
+    strikes = Strikes(rubric.max_forfeits)
+    failures = Failures()
+    measured: dict[str, Any] = {}
+    shown: dict[str, Any] = {}
+    seated, load_error = seat_submission(spec, rubric, folder, isolation)
+    if load_error:
+        failures.add(f"{spec} does not load: {load_error}")
+    try:
+        if seated is not None:
+            bot = bot_object(seated, rubric)
+            if not isinstance(bot, SandboxedBot) and any(m in sys.modules for m in PLANNER_MODULES):
+                warm_planner(rubric.players)  # loaded before it is timed, as a sandbox does
+            positions = sample_positions(rubric.players, rubric.rules, seed, rubric.positions)
+            checked, chosen = check_positions(spec, bot, positions, strikes, failures)
+            measured.update(checked)
+            if compare:
+                shown["agreement"] = agreement(rubric, positions, chosen)
+            for crit in rubric.criteria:
+                if crit.check == "win_rate" and crit.name not in measured:
+                    measured[crit.name] = play_criterion(
+                        spec,
+                        seated,
+                        crit,
+                        rubric,
+                        seed,
+                        strikes,
+                        failures,
+                        isolation=isolation,
+                        record_dir=record_dir,
+                    )
+                if isinstance(seated, SandboxedBot):  # nothing it started outlives its games
+                    seated.end_game()
+    finally:
+        if isinstance(seated, SandboxedBot):
+            seated.close()
+    rows = [score(c, seated is not None, load_error, measured, rubric) for c in rubric.criteria]
+    report = build_report(
+        spec,
+        rubric,
+        seed,
+        seed_source or "flag",
+        rows,
+        failures,
+        strikes.count,
+        isolation,
+        warning,
+    )
+    return {**report, **shown}

@@ -1,0 +1,331 @@
+"""``run_league``: a league from its folder to its report, the steps in order.
+
+Find the bots (racko_apps.submissions), check what they need (isolation, onnxruntime), open the
+record (racko_apps.league_record), load every bot not known to load, play the pairings the
+schedule asks for (racko_apps.league_rounds, on racko_apps.league_pool), and write the standings
+(racko_apps.league_report).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from agents.extras import require
+from racko_apps.league_clock import DEFAULT_SECONDS_PER_ROUND
+from racko_apps.league_pool import Contestant, LoadJob, LocalPool, RayPool, try_load
+from racko_apps.league_record import Record, recorded_settings, standings
+from racko_apps.league_report import write_grades, write_reports
+from racko_apps.league_rounds import Pairer, Plan, Play, adaptive, clock, round_robin
+from racko_apps.sandbox import (
+    DEFAULT_ALLOW,
+    ISOLATIONS,
+    NOT_ISOLATED,
+    Limits,
+    check_allow,
+    check_isolation,
+    choose_isolation,
+    jit_cache,
+)
+from racko_apps.submissions import Entry, Exported, league_entries
+from racko_env.config import RulesConfig
+
+SCHEMA = "racko-league/1"
+PLAYERS = 2  # the default
+PLAYER_COUNTS = (2, 3, 4)
+SCHEDULES = ("adaptive", "round-robin")
+# The adaptive schedule's defaults: a 95% interval of ± 3 rating points (OpenSkill's scale: a bot
+# starts at 25 ± 16.3; its sigma shrinks with the rounds it plays, to ± 3 in about 450), at most
+# 30 pairings per bot as the one asking for them (docs/coursework/league.md).
+DEFAULT_TARGET = 3.0
+DEFAULT_MAX_PAIRINGS = 30
+# Rounds of a pairing played side by side (racko_apps.lockstep): a sandboxed bot's cost is per
+# exchange with its sandbox, and 16 tables cut a pairing's CPU about threefold
+# while 16 bot objects of a shipped or an expert-like bot fit its memory limit easily.
+DEFAULT_TABLES = 16
+# The adaptive schedule's time budget: a league plans no pairing past it, so that one run ends
+# within about this long (a rerun goes on from the record); 0 or None: no budget.
+DEFAULT_BUDGET_MINUTES = 60.0
+
+
+def _files(e: Entry) -> list[str]:
+    """The names of a bot's files in its folder (what travels with a Ray job)."""
+    if e.path is None:
+        return []
+    if e.kind == "onnx":
+        return [e.path.name, e.path.with_suffix(".json").name]
+    if e.path.is_dir():
+        root = e.path.parent
+        return [str(p.relative_to(root)) for p in sorted(e.path.rglob("*")) if p.is_file()]
+    return [e.path.name]
+
+
+def _entries(
+    folder: Path, baselines: list[str], export: list[Exported] | None
+) -> tuple[list[Entry], list[str]]:
+    """The league's bots and the lines of what is left out: the folder's, or a Gradescope
+    export's (each under its alias), with the built-in baselines."""
+    if export is None:
+        return league_entries(folder, baselines)
+    bots = [s.bot for s in export if s.bot is not None]
+    skipped = [f"{s.alias}: {s.why}" for s in export if s.bot is None]
+    entries, _ = league_entries(None, baselines, bots)
+    return entries, skipped
+
+
+def _home(e: Entry, folder: Path) -> Path:
+    """The folder a bot plays from: its own file's (a Gradescope submission's folder), else the
+    league's."""
+    return (e.path.parent if e.path is not None else folder).resolve()
+
+
+def _rules(players: int, rules: dict[str, Any] | None) -> dict[str, Any]:
+    """The rules options that differ from the defaults, checked (a one-line ValueError)."""
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"players must be one of {PLAYER_COUNTS}, got {players!r}")
+    if (rules or {}).get("partners"):
+        raise ValueError("a league rates each bot on its own: partners is not supported")
+    config = RulesConfig(num_players=players, **dict(rules or {}))
+    default = RulesConfig(num_players=players)
+    return {
+        f.name: getattr(config, f.name)
+        for f in fields(RulesConfig)
+        if f.name != "num_players" and getattr(config, f.name) != getattr(default, f.name)
+    }
+
+
+def _check(folder: Path, schedule: str, tables: Any, budget_minutes: Any) -> None:
+    """One-line errors for settings no league can run with."""
+    if not isinstance(tables, int) or isinstance(tables, bool) or tables < 1:
+        raise ValueError(f"tables must be a positive integer, got {tables!r}")
+    if budget_minutes is not None and not (
+        isinstance(budget_minutes, int | float) and 0 <= budget_minutes < float("inf")
+    ):
+        raise ValueError(f"budget_minutes must be a number of minutes >= 0, got {budget_minutes!r}")
+    if not folder.is_dir():
+        raise FileNotFoundError(f"folder {str(folder)!r} does not exist")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"unknown schedule {schedule!r}; choose from {', '.join(SCHEDULES)}")
+
+
+def _needs(entries: list[Entry], isolate: bool, isolation: str | None) -> tuple[str, str | None]:
+    """What the bots need, checked before anything is played: the isolation they run under
+    (``isolation``, or bubblewrap with ``isolate`` and none without; ``auto``: the strongest
+    that works here, racko_apps.sandbox.choose_isolation) and the warning every report states
+    (None under bubblewrap)."""
+    sandboxed = any(e.kind != "builtin" for e in entries)
+    if isolation is None:
+        isolation = "bwrap" if isolate else "none"
+        warning = None if isolate else NOT_ISOLATED
+        if isolate and sandboxed:
+            check_isolation()
+    elif isolation not in ("auto", *ISOLATIONS):
+        raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)} or auto")
+    elif sandboxed:
+        isolation, warning = choose_isolation(isolation)
+    else:  # only built-in bots: nothing runs in a sandbox
+        isolation, warning = "none", None
+    if isolation != "none" and any(e.kind == "python" for e in entries):
+        jit_cache()  # the compiled planner, once here for every worker's sandboxes (sandbox.py)
+    if any(e.kind == "onnx" for e in entries):
+        require("onnxruntime", "bots", "playing an exported .onnx bot")
+    return isolation, warning
+
+
+def _load(
+    record: Record,
+    pool: LocalPool | RayPool,
+    entries: list[Entry],
+    contestants: dict[str, Contestant],
+    play: Play,
+    players: int,
+) -> tuple[list[Entry], list[str]]:
+    """The bots that load (each not known to from an earlier run is started once and
+    constructed), and a line for each that does not."""
+    known = record.loaded()
+    checks = [
+        LoadJob(i, contestants[e.key], play.limits, play.isolation, players, play.rules, play.allow)
+        for i, e in enumerate(entries)
+        if e.key not in known
+    ]
+    failed = dict(pool.run(try_load, checks))
+    record.mark_loaded([entries[i].key for i, why in failed.items() if why is None])
+    playing = [e for i, e in enumerate(entries) if failed.get(i) is None]
+    lines = [
+        f"{e.label}: does not load: {failed[i]}" for i, e in enumerate(entries) if failed.get(i)
+    ]
+    return playing, lines
+
+
+def choose_seed(seed: int | None, db: Path) -> tuple[int, bool]:
+    """The deals' seed and whether it is secret: ``seed`` when given (practice: the same deals
+    every time); else the record's own when the league goes on from one; else 63 bits of fresh
+    entropy, kept in the record and in league.json (the teacher's), never in league.md or
+    league.html (what students see)."""
+    if seed is not None:
+        return seed, False
+    settings = recorded_settings(db)
+    if settings is not None and isinstance(settings.get("seed"), int):
+        return settings["seed"], bool(settings.get("secret", True))
+    return secrets.randbits(63), True
+
+
+def _config(
+    plan: Plan, play: Play, folder: Path, record: Record, adaptive_run: bool
+) -> dict[str, Any]:
+    """The report's ``config``: what the league was played with."""
+    return {
+        "players": plan.players,
+        **({"rules": play.rules} if play.rules else {}),
+        "rounds": plan.rounds,
+        "seed": plan.seed,
+        "folder": str(folder),
+        "db": str(record.path),
+        "schedule": plan.schedule,
+        **(
+            {
+                "target": plan.target,
+                "max_pairings": plan.max_pairings,
+                "budget_minutes": plan.budget_minutes or None,
+            }
+            if adaptive_run
+            else {}
+        ),
+        "move_seconds": play.limits.move_seconds,
+        "round_seconds": play.limits.round_seconds,
+        "pairing_seconds": play.pairing_seconds,
+        "tables": play.tables,
+        "isolation": play.isolation,
+        "allow": list(play.allow),
+    }
+
+
+def _play(
+    pool: LocalPool | RayPool,
+    record: Record,
+    entries: list[Entry],
+    folder: Path,
+    plan: Plan,
+    play: Play,
+    say: tuple[Any, bool],
+    times: tuple[float, float],
+) -> tuple[list[Entry], list[str], Pairer, dict[str, Any] | None]:
+    """Load the bots, then play what the schedule asks for: the bots that play, the lines of
+    those that do not load, the pairer (what it played) and, adaptive, how sure the ratings are.
+    ``say``: the log and whether to show progress bars; ``times``: the run's start and the end
+    of its budget."""
+    log, progress = say
+    contestants = {
+        e.key: pool.contestant(e.label, e.spec, e.kind, _home(e, folder), _files(e))
+        for e in entries
+    }
+    playing, failed = _load(record, pool, entries, contestants, play, plan.players)
+    pairs = Pairer(record, playing, pool, contestants, plan, play, log, progress)
+    sure = None
+    if plan.schedule == "round-robin":
+        round_robin(pairs, playing, log, plan.players)
+    else:
+        sure = adaptive(pairs, playing, plan, times[1], log)
+        log(f"league: {sure['stopped']} ({(clock() - times[0]) / 60:.1f} min)")
+    return playing, failed, pairs, sure
+
+
+def run_league(
+    folder: Path,
+    *,
+    rounds: int = 50,
+    seed: int | None = None,
+    db: Path | None = None,
+    out: Path | None = None,
+    baselines: list[str] | None = None,
+    limits: Limits | None = None,
+    max_forfeits: int = 3,
+    log: Any = print,
+    isolate: bool = True,
+    record_dir: Path | None = None,
+    schedule: str = "adaptive",
+    target: float = DEFAULT_TARGET,
+    max_pairings: int = DEFAULT_MAX_PAIRINGS,
+    workers: int | None = None,
+    address: str | None = None,
+    progress: bool = False,
+    tables: int = DEFAULT_TABLES,
+    budget_minutes: float | None = DEFAULT_BUDGET_MINUTES,
+    pairing_seconds: float | None = None,
+    export: list[Exported] | None = None,
+    players: int = 2,
+    rules: dict[str, Any] | None = None,
+    isolation: str | None = None,
+    allow: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
+    """Play the pairings the schedule asks for that are not in the record yet, then write
+    league.md/.json/.html to ``out``.
+
+    ``schedule``: ``adaptive`` (racko_apps.league_schedule: pairing rounds between bots of similar
+    rating until every 95% interval is within ± ``target``, each bot asking for at most
+    ``max_pairings``) or ``round-robin`` (every pair). Pairings are played by ``workers``
+    processes (default: one per core) or, with ``address``, as tasks on that Ray cluster
+    (racko_apps.league_pool). ``isolate``: sandboxed bots run under bubblewrap, each seeing only
+    its own files (racko_apps.sandbox); IsolationUnavailableError when it cannot. Without it
+    every report says so at its top. ``tables``: rounds of a pairing played side by side, each
+    sandboxed bot answering all of theirs in one exchange (racko_apps.lockstep).
+    ``budget_minutes`` (adaptive only; 0 or None: none): from the start of this run, the
+    pairing rounds are cut to the pairings that fit in what is left of it at this run's pace
+    (the widest intervals first), and no result is waited for past it (a pairing then still in
+    flight is lost, as with a kill, and played by the next run); the report says so.
+    ``pairing_seconds``: each sandboxed bot's clock for a pairing (racko_apps.league_clock;
+    default ``DEFAULT_SECONDS_PER_ROUND`` per round it plays there); ``seed`` None: a secret
+    one (``choose_seed``). ``export``: the submissions of a Gradescope export
+    (racko_apps.submissions.read_gradescope_export) play instead of the folder's bots, each
+    under its alias, and ``grades.csv`` is written beside the report. ``players``: 2, 3 or 4 bots
+    a pairing (a table of one bot per seat, every seating of each deal), rated with OpenSkill's
+    multiplayer ratings; ``rules``: rules options (racko_env.config.RulesConfig).
+    ``isolation`` (racko_apps.sandbox.ISOLATIONS or ``auto``) overrides ``isolate``; a weaker
+    one than bubblewrap is stated at the top of every report. ``allow``: the toolkit modules a
+    submission may import (default racko_apps.sandbox.DEFAULT_ALLOW; ``("*",)``: all)."""
+    _check(folder, schedule, tables, budget_minutes)
+    db = db or folder / "league.sqlite"
+    seed, secret = choose_seed(seed, db)
+    started = clock()
+    deadline = started + 60.0 * budget_minutes if budget_minutes else float("inf")
+    entries, skipped = _entries(folder, list(baselines or []), export)
+    chosen, warning = _needs(entries, isolate, isolation)
+    rules = _rules(players, rules)
+    plan = Plan(schedule, rounds, seed, target, max_pairings, budget_minutes, players)
+    if pairing_seconds is None:  # the default: per round each bot plays in a pairing
+        pairing_seconds = DEFAULT_SECONDS_PER_ROUND * rounds * math.factorial(players)
+    allowed = check_allow(DEFAULT_ALLOW if allow is None else allow)
+    limits = limits or Limits()
+    play = Play(limits, rules, pairing_seconds, max_forfeits, chosen, tables, record_dir, allowed)
+    settings = {"players": players, "rounds": rounds, "seed": seed}
+    record = Record(db, {**settings, **({"rules": rules} if rules else {})})
+    pool: LocalPool | RayPool | None = None
+    try:
+        pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
+        playing, failed, pairs, sure = _play(
+            pool, record, entries, folder, plan, play, (log, progress), (started, deadline)
+        )
+        report = {
+            **({} if warning is None else {"isolated": chosen != "none", "warning": warning}),
+            "schema": SCHEMA,
+            "config": {
+                **_config(plan, play, folder, record, sure is not None),
+                "seed_secret": secret,
+            },
+            "skipped": skipped + failed,
+            **standings(record, playing, pairs.seconds),
+            **({"sure": sure} if sure else {}),
+            **({} if record_dir is None else {"records": pairs.records}),
+        }
+    finally:
+        if pool is not None:
+            pool.close()
+        record.close()
+    write_reports(out or folder, report)
+    if export is not None:
+        write_grades(out or folder, report, export)
+    return report
