@@ -1,7 +1,7 @@
 """The bot interface every baseline, trained and user bot follows.
 
 A bot sees exactly what its seat may see: the env's observation dict
-``{"observation": float32[177], "action_mask": int8[14]}`` (layout in ``racko_env.observation``),
+``{"observation": float32[W], "action_mask": int8[A]}`` (W and A from the layout in ``racko_env.observation``),
 and answers with one legal action id. ``agents.obs.decode`` turns the vector into cards.
 """
 

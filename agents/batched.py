@@ -30,7 +30,7 @@ class BatchPolicy(Protocol):
     """Decides for many games at once: one legal action id per row."""
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """obs float32 [B, 177], masks bool [B, 14] -> int array [B] of legal action ids."""
+        """obs float32 [B, W], masks bool [B, A] -> int array [B] of legal action ids."""
         ...
 
 

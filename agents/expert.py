@@ -92,7 +92,7 @@ class ExpertBot(Bot):
 def _cost(before: float, after: float) -> str:
     """The planner's cost before and after the move, named for what it is: a score for ranking
     moves (lower is closer to Rack-O), not a count of turns. It reads several times the turns a
-    rack still needs (measured in docs/play.md), so calling it "turns" misled players."""
+    rack still needs, so calling it "turns" would mislead players."""
 
     def show(cost: float) -> str:
         return "no plan" if cost == INF else f"{cost:.0f}"

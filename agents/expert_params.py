@@ -11,7 +11,7 @@ QUANTUM = 1024.0  # plan costs are multiples of 1 / QUANTUM (agents.batched._exp
 
 @dataclass(frozen=True)
 class ExpertParams:
-    """Tuning knobs (found by tournament against ``heuristic``; see docs/agents.md).
+    """Tuning knobs (found by tournament against ``heuristic``).
 
     gap_power: how steeply a gap's cost grows with the number of slots g in it (g ** gap_power).
     width_power: how steeply a gap's cost grows as its window of candidate cards narrows.

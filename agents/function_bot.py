@@ -16,7 +16,7 @@ passes its environment's configuration.
 
 A function has no ``reset`` and no ``seed``: state it keeps in its module lives across rounds,
 and randomness it draws is not reseeded per deal. A bot that remembers a round or plays at
-random is a ``class Bot`` (docs/agents.md).
+random is a ``class Bot`` (docs/bots/writing-a-bot.md).
 """
 
 from __future__ import annotations

@@ -91,7 +91,6 @@ def main(argv: list[str] | None = None) -> int:
     # CPU of the league and of the processes it reaped (its workers, bwrap's outer processes).
     # Not of what ran inside an isolated sandbox: those processes end with their PID namespace
     # and are reaped by no one who counts them; a cgroup's cpuacct.usage counts everything
-    # (docs/coursework.md measures the whole league so)
     cpu = sum(cpu1[:4]) - sum(cpu0[:4])
     report = json.loads((args.folder / "league.json").read_text())
     order = [b["name"] for b in report["bots"]]

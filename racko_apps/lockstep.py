@@ -3,7 +3,7 @@ exchange, not per move.
 
 Every move of a sandboxed bot crosses a pipe both ways and stops and continues every process of
 its sandbox (racko_apps.sandbox): that, not the game or the bots, is most of what a league's
-pairing costs (docs/coursework.md measures it). ``play_lockstep`` keeps ``tables`` rounds of the
+pairing costs. ``play_lockstep`` keeps ``tables`` rounds of the
 match going at once, each with its own env (``racko_eval.DealPlayer.steps``), and when every
 round waits for a sandboxed bot it sends that bot the moves of all the rounds waiting for it in
 one request (``SandboxedBot.play_tables``). Each table has a bot object of its own in the sandbox,

@@ -6,7 +6,7 @@
 
 The game runs through the real PettingZoo env (``racko_v1.raw_env(episode="game")``), so the rules
 are never re-implemented here; the screen shows only what the human's seat may know (their rack,
-the piles, the scores, the public log of the table). See ``docs/play.md``.
+the piles, the scores, the public log of the table). See ``docs/bots/play-terminal.md``.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Rack-O in the terminal against bots, or watch bots play (--watch).",
         epilog="Bot specs: random, heuristic, expert, search (or search:OPTIONS, e.g. "
         "search:worlds=16,depth=1), a 'module:Class' path, or an exported .onnx bot file. "
-        "See docs/play.md.",
+        "See docs/bots/play-terminal.md.",
     )
     p.add_argument("--players", type=int, default=2, help="players at the table, 2-4 (default 2)")
     p.add_argument(

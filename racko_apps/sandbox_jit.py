@@ -1,7 +1,7 @@
 """The compiled planner (numba's cache) for sandboxes: compiled once, copied into each sandbox.
 
 The planner of ``expert`` and ``search`` (agents.features) is compiled by numba at its first call
-(seconds of CPU: docs/coursework.md), and an isolated sandbox's private /tmp starts empty: without
+(seconds of CPU), and an isolated sandbox's private /tmp starts empty: without
 a cache every sandbox compiled it again, inside the bot's first move (past the move limit on a
 busy machine, so a student's bot built on ``expert`` forfeited rounds), and a league paid it twice
 per pairing. So a league (each of its processes) has a process of the toolkit (trusted: it runs
@@ -106,7 +106,7 @@ def no_scipy_for_numba() -> Iterator[None]:
     of a sandbox's start, paid twice per league pairing, for a planner that uses no linear
     algebra. Afterwards scipy imports as usual, and numba's ``np.dot`` and ``np.linalg`` find it
     (they look when they are first compiled); only ``np.correlate`` and ``np.convolve`` in a
-    bot's own numba code keep numba's loop without BLAS (docs/coursework.md)."""
+    bot's own numba code keep numba's loop without BLAS."""
     if "scipy" in sys.modules:
         yield
         return

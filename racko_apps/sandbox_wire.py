@@ -19,7 +19,7 @@ import numpy as np
 
 MAX_LINE = 1 << 16  # bytes in one reply line; a longer line is garbage, not a reply
 # A bot's clock per round, by default: the slowest shipped bot (``search``) uses about 1-3 s of a
-# 2-player round and about 6 s of a 4-player one on a busy 2-core machine (docs/coursework.md).
+# 2-player round and about 6 s of a 4-player one on a busy 2-core machine.
 DEFAULT_ROUND_SECONDS = 30.0
 OBS_DTYPE, MASK_DTYPE = np.dtype("<f4"), np.dtype("i1")  # an act request's arrays, as bytes
 

@@ -5,7 +5,7 @@ and the exported bots with onnxruntime-web, so the server only hands out files: 
 the shipped bots (``agents/pretrained/racko_{2,3,4}p.onnx`` + ``.json``) under ``/bots/``, and the
 three onnxruntime-web files under ``/vendor/ort/``. Nothing else is reachable: paths are resolved
 and must stay inside those roots. No COOP/COEP headers are sent, so the page runs onnxruntime-web's
-wasm on one thread (``docs/web.md``).
+wasm on one thread (``docs/bots/play-web.md``).
 
 The page ships as package data (``racko_apps/web_static``: a link to ``web/`` in the repository,
 its files in the wheel). onnxruntime-web (MIT, 14 MB of wasm) does not: in a checkout it is
@@ -192,7 +192,8 @@ def make_server(port: int, verbose: bool = False) -> ThreadingHTTPServer:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="racko web", description="Serve the browser game on 127.0.0.1 (see docs/web.md)."
+        prog="racko web",
+        description="Serve the browser game on 127.0.0.1 (see docs/bots/play-web.md).",
     )
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: any free)")
     parser.add_argument("--verbose", action="store_true", help="log every request")

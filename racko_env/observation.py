@@ -11,7 +11,7 @@ of the vector. ``LAYOUTS[v]`` is version v's tuple of fields, ``obs_size(v)`` it
 ``view(obs, v)`` the version-v view of a newer vector (its first ``obs_size(v)`` entries). Version 1
 (177 entries) is what older bot files were trained on; version 2
 appends each opponent slot's public history (where its card came from, when it changed, which card
-last came out of it) and the discard each opponent last passed over. ``docs/env.md`` lists every
+last came out of it) and the discard each opponent last passed over. ``docs/environment/observation.md`` lists every
 public fact at the table and whether (and why not) the observation holds it.
 
 The layout is the same size for 2, 3 and 4 players so that tools and bot files need one schema.
@@ -288,7 +288,7 @@ def _since(field: Field) -> int:
 
 
 def markdown_table() -> str:
-    """The layout as the docs show it (README.md, docs/env.md, docs/bot-format.md): a line
+    """The layout as the docs show it (README.md, docs/environment/observation.md, docs/bot-format.md): a line
     naming the version and its older views, then one row per field with the version it came in."""
     rows = [("index", "size", "version", "name", "meaning")]
     rows += [(f.indices, str(f.size), str(_since(f)), f"`{f.name}`", f.meaning) for f in LAYOUT]

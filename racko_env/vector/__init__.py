@@ -1,4 +1,4 @@
-"""Rack-O for many games at once in numpy: the training-speed engine (see ``docs/vector.md``).
+"""Rack-O for many games at once in numpy: the training-speed engine (see ``docs/environment/vector.md``).
 
 ``VectorGame`` is the batched rules engine, ``Encoder`` the batched observation encoder (the
 current layout, bit-identical to ``racko_env.observation``), ``VectorRacko`` adds the AEC env's episodes and rewards,

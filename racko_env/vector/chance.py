@@ -2,7 +2,7 @@
 
 Every random event of a batch goes through one ``ChanceSource`` so that it can be recorded and
 replayed. The differential tests use this to feed the reference engine (``RackoGame``) exactly the
-same deals and the same shuffles of the refilled draw pile (see ``docs/vector.md``).
+same deals and the same shuffles of the refilled draw pile (see ``docs/environment/vector.md``).
 
 Conventions (the same as ``RackoGame``):
 

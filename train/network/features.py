@@ -1,6 +1,6 @@
 """The structured network's features: what decides a Rack-O move, computed from the observation.
 
-An MLP over the 177 raw floats imitates ``expert`` poorly (docs/training.md has the measurement),
+An MLP over the raw observation imitates ``expert`` poorly,
 because what decides a move is relational: where a card fits between its neighbours, and how much
 closer it brings the rack to an ascending one given the cards that may still come.
 ``RackFeatures`` (no parameters) computes exactly those quantities inside the network, from the

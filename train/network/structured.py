@@ -135,7 +135,7 @@ class StructuredNetwork(nn.Module):
 
 class PolicyGraph(nn.Module):
     """A structured policy (``StructuredNetwork`` or SB3's ``StructuredPolicy``) as
-    ``(observation (B, 177), action_mask (B, 14) bool) -> (action, masked_logits)``: the masked
+    ``(observation (B, W), action_mask (B, A) bool) -> (action, masked_logits)``: the masked
     argmax, as ``model.predict(..., deterministic=True)`` plays."""
 
     def __init__(self, policy: nn.Module) -> None:

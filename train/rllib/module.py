@@ -2,7 +2,7 @@
 
 Vendored rather than taken from RLlib's ``examples/`` (whose masking module reads
 ``obs["observations"]`` and has changed across releases). The observation is the env's dict
-``{"observation": (177,), "action_mask": (14,)}``; illegal actions get the logit
+``{"observation": (W,), "action_mask": (A,)}``; illegal actions get the logit
 ``MASKED_LOGIT`` (-1e8, as in the exported bot graphs) so sampling, log-probabilities and the
 entropy see only legal moves, and the inference argmax is the bot's move.
 

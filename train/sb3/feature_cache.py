@@ -7,7 +7,7 @@ module. PPO looks at each observation once to act and then
 ``n_epochs`` more times to learn; computing the features when the env returns the observation and
 keeping them beside it in the rollout buffer does that work once instead of ``1 + n_epochs`` times.
 
-``FeatureCache`` is a ``VecEnvWrapper`` whose observations are ``[observation (177) | features]``;
+``FeatureCache`` is a ``VecEnvWrapper`` whose observations are ``[observation (W) | features]``;
 ``train.sb3.policy.StructuredExtractor`` reads the features when they are there and computes them when
 handed a bare observation (the exported graph and frozen opponents). Nothing else changes: the
 policy learns from exactly the numbers it would compute itself (tested).
