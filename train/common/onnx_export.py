@@ -86,6 +86,10 @@ def make_manifest(
     # The rule book's sizes are left out, so a default game's bot file is the same as ever.
     sizes = ("rack_size", "deck_size") if config.is_default_size else ()
     full = {k: v for k, v in config.to_dict().items() if k not in sizes}
+    run = (training or {}).get("config")
+    if isinstance(run, dict) and isinstance(run.get("rules"), dict):
+        rules_run = {k: v for k, v in run["rules"].items() if k not in sizes}
+        training = {**training, "config": {**run, "rules": rules_run}}
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
