@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from racko_apps.sandbox_bwrap import INSTALL_BWRAP, check_isolation, isolation_available
-from racko_apps.sandbox_user import check_user, user_available
+from racko_apps.sandbox_user import check_user, granted_note, user_available
 
 # What every report of a grade or league run with --no-isolation says at its top.
 NOT_ISOLATED = (
@@ -45,7 +45,7 @@ def choose_isolation(requested: str | None) -> tuple[str, str | None]:
         if isolation_available():
             return "bwrap", None
         if user_available():
-            return "user", USER_WARNING
+            return "user", _user_warning()
         return "none", NO_ISOLATION_WARNING
     if requested not in ISOLATIONS:
         raise ValueError(
@@ -55,4 +55,11 @@ def choose_isolation(requested: str | None) -> tuple[str, str | None]:
         check_isolation()
     elif requested == "user":
         check_user()
+        return requested, _user_warning()
     return requested, _WARNINGS[requested]
+
+
+def _user_warning() -> str:
+    """``USER_WARNING``, with the folders the user backend opened for passage where it did."""
+    note = granted_note()
+    return USER_WARNING if note is None else f"{USER_WARNING}; {note}"

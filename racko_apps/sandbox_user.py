@@ -44,23 +44,52 @@ OPEN_FILES = 256  # RLIMIT_NOFILE of a bot run this way
 _LOCKS = Path(tempfile.gettempdir()) / "racko-sandbox-users"
 
 
+def _closed_folders(path: Path) -> list[Path]:
+    """The folders above ``path`` that other users cannot pass through (no ``o+x``)."""
+    return [d for d in reversed(path.resolve().parents) if not os.stat(d).st_mode & stat.S_IXOTH]
+
+
 def _unreadable(path: Path) -> Path | None:
     """The first of ``path`` and the folders above it that other users cannot pass through or
     read (None when they can)."""
-    path = path.resolve()
-    for folder in reversed(path.parents):
-        if not os.stat(folder).st_mode & stat.S_IXOTH:
-            return folder
-    return None if os.stat(path).st_mode & stat.S_IROTH else path
+    closed = _closed_folders(path)
+    if closed:
+        return closed[0]
+    return None if os.stat(path.resolve()).st_mode & stat.S_IROTH else path
 
 
 _checked: list[str] = []  # "ok" once the probe passed in this process
+GRANTED: list[Path] = []  # folders this process let other users pass through (o+x, not read)
+
+
+def granted_note() -> str | None:
+    """The line a report adds where ``check_user`` opened folders for passage (None if none)."""
+    if not GRANTED:
+        return None
+    names = ", ".join(str(d) for d in GRANTED)
+    return (
+        f"user isolation: granted other users traversal (x, not read) on {names} to run this Python"
+    )
+
+
+def _grant_traversal(paths: list[str]) -> None:
+    """Let other users pass through (``o+x``, never read) exactly the folders above ``paths``
+    that lack it, e.g. a root-only ``/root`` holding pyenv's Python: a bot's user must run that
+    Python, and passage alone lists nothing in those folders, so files there that are not
+    world-readable (the grader's ``0600`` ones) stay closed."""
+    for path in paths:
+        for folder in _closed_folders(Path(path)):
+            mode = os.stat(folder).st_mode
+            os.chmod(folder, stat.S_IMODE(mode) | stat.S_IXOTH)
+            GRANTED.append(folder)
 
 
 def check_user() -> None:
     """Raise IsolationUnavailableError unless bots can run as users of their own here: this
     process is root, and its Python (with numpy) runs as another user (probed once per process:
-    a Python in a private home, or one whose library is found only there, does not)."""
+    a Python whose folders others cannot pass through gets ``o+x`` on just those folders, see
+    ``_grant_traversal``; one whose files others cannot read, or whose library is found only in
+    a private home, is refused)."""
     if not hasattr(os, "setuid") or os.geteuid() != 0:
         raise IsolationUnavailableError(
             "the 'user' isolation runs each bot as a user of its own and needs root; run the "
@@ -71,6 +100,7 @@ def check_user() -> None:
     import numpy
 
     needed = [sys.executable, sysconfig.get_paths()["stdlib"], os.path.dirname(numpy.__file__)]
+    _grant_traversal(needed)
     closed = next(filter(None, (_unreadable(Path(p)) for p in needed)), None)
     why = f"{closed} is closed to them" if closed is not None else _probe()
     if why:

@@ -1,7 +1,8 @@
 """racko_apps.sandbox's ``user`` isolation: each bot runs as an unprivileged user of its own.
 
-Run as root (CI runs this file with sudo); skipped otherwise, and where the Python environment
-is not readable by other users (a Python in a private home: the backend refuses it then).
+Run as root (CI runs this file with sudo); skipped otherwise, and failed instead under
+``RACKO_REQUIRE_ALL=1``. A Python in a private home (pyenv's under ``/root``) is no reason to
+skip: the backend lets other users pass through (never read) the folders above it.
 """
 
 from __future__ import annotations
@@ -33,16 +34,22 @@ import tempfile
 
 from agents.obs import legal_actions
 
-SECRET, RESULTS = {secret!r}, {results!r}
+SECRETS, CLOSED, RESULTS = {secrets!r}, {closed!r}, {results!r}
 
 
 class Bot:
     def __init__(self, num_players=2, seed=None):
         found = []
-        try:
-            found.append("read the grader's secret: " + open(SECRET).read())
-        except OSError:
-            pass
+        for secret in SECRETS:
+            try:
+                found.append("read the grader's secret: " + open(secret).read())
+            except OSError:
+                pass
+        for folder in CLOSED:
+            try:
+                found.append("listed the grader's folder: " + str(os.listdir(folder)))
+            except OSError:
+                pass
         try:
             open(os.path.join(RESULTS, "forged.json"), "w").write("{{}}")
             found.append("wrote into the results")
@@ -88,14 +95,14 @@ class Bot:
 
 
 @pytest.fixture
-def as_root():
-    """Skip unless bots can run as users of their own here (root, a Python others can run)."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("the user isolation needs root (CI runs this file with sudo)")
-    try:
-        choose_isolation("user")
-    except IsolationUnavailableError as err:
-        pytest.skip(str(err))
+def as_root(require):
+    """Bots can run as users of their own here: this is root (else skip, or fail in CI), and
+    the backend then works, even with Python in a private home (else the test fails)."""
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    require(is_root, "root (the user isolation)", "sudo -E python -m pytest " + __file__)
+    picked, warning = choose_isolation("user")
+    assert picked == "user" and warning is not None and warning.startswith(USER_WARNING)
+    assert "\n" not in warning
 
 
 @pytest.fixture
@@ -109,6 +116,9 @@ def grader():
     os.chmod(secret, 0o600)
     (folder / "results").mkdir(mode=0o755)
     (folder / "submissions").mkdir(mode=0o755)
+    private = folder / "private"  # a folder of the grader's closed to others, as /root is
+    private.mkdir(mode=0o700)
+    (private / "key.txt").write_text("the teacher's key")
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
@@ -120,9 +130,25 @@ def obs():
     return env.observe(env.agent_selection)
 
 
-def test_a_bot_of_its_own_user_is_kept_out_and_leaves_nothing(as_root, grader, obs, monkeypatch):
+@pytest.fixture
+def root_secret():
+    """A 0600 file in root's home (where pyenv's Python may live, so the backend may have let
+    other users pass through that home)."""
+    fd, name = tempfile.mkstemp(prefix="racko-secret-", dir=os.path.expanduser("~root"))
+    os.write(fd, b"root's own")
+    os.close(fd)
+    os.chmod(name, 0o600)
+    yield name
+    os.unlink(name)
+
+
+def test_a_bot_of_its_own_user_is_kept_out_and_leaves_nothing(
+    as_root, grader, root_secret, obs, monkeypatch
+):
     monkeypatch.setenv("RACKO_GRADER_TOKEN", "secret")
-    source = HOSTILE.format(secret=str(grader / "secret.txt"), results=str(grader / "results"))
+    secrets = [str(grader / "secret.txt"), str(grader / "private" / "key.txt"), root_secret]
+    closed = [str(grader / "private"), os.path.dirname(root_secret)]  # 0700, 0700 or 0701
+    source = HOSTILE.format(secrets=secrets, closed=closed, results=str(grader / "results"))
     (grader / "submissions" / "hostile.py").write_text(source)
     bot = SandboxedBot("hostile:Bot", grader / "submissions", isolation="user")
     try:
