@@ -16,8 +16,8 @@ solitaire agent against the exact optimum (``racko_env.solitaire``), with no gam
   P}``: the points of the highest threshold whose E the largest error does not exceed.
 - ``check: solitaire_turns`` scores a bot where no exact solve fits (full-size solitaire,
   ``rack_size: 10, deck_size: 40``): its mean turns over the rubric's ``rounds`` deals (env
-  seeds ``seed``, ``seed + 1``, ...; rounds cut at the turn limit) against ``expert``'s mean
-  on the same deals, played in-process. Its ``thresholds`` are ``{excess_percent: X, points:
+  seeds from the run's seed: the rubric's for practice, the secret one when graded; rounds cut
+  at the turn limit) against ``expert``'s mean on the same deals, played in-process. Its ``thresholds`` are ``{excess_percent: X, points:
   P}``: the points of the highest threshold whose X the bot's excess over ``expert``'s mean
   (in percent, 0 when it is not worse) does not exceed. An illegal action or a crash is 0.
 - ``check: loads`` as in every rubric. Other checks play games and are not for solitaire.
@@ -65,8 +65,9 @@ def policy_row(crit: Criterion, bot: Any, rubric: Rubric) -> dict[str, Any]:
     }
 
 
-def play_deals(bot: Any, rubric: Rubric) -> np.ndarray:
-    """The turns ``bot`` takes on each of the rubric's deals (env seeds ``seed`` onwards),
+def play_deals(bot: Any, rubric: Rubric, seed: int) -> np.ndarray:
+    """The turns ``bot`` takes on each of the rubric's ``rounds`` deals (env seeds ``seed``
+    onwards),
     each round cut at the rules' turn limit; ValueError naming an illegal action."""
     from racko_env.solitaire_env import RackoSolitaireEnv
 
@@ -75,7 +76,7 @@ def play_deals(bot: Any, rubric: Rubric) -> np.ndarray:
     env = RackoSolitaireEnv(rack_size=k, deck_size=n, turn_limit=limit)
     turns = np.empty(rubric.rounds, dtype=np.int64)
     for i in range(rubric.rounds):
-        obs, info = env.reset(seed=rubric.seed + i)
+        obs, info = env.reset(seed=seed + i)
         bot.reset()
         done = False
         while not done:
@@ -88,15 +89,15 @@ def play_deals(bot: Any, rubric: Rubric) -> np.ndarray:
     return turns
 
 
-def turns_row(crit: Criterion, bot: Any, rubric: Rubric) -> dict[str, Any]:
+def turns_row(crit: Criterion, bot: Any, rubric: Rubric, seed: int) -> dict[str, Any]:
     """A solitaire_turns criterion's row: the bot's mean turns against ``expert``'s on the same
     deals."""
     import agents
 
     expert = agents.load("expert", 1, **rubric.rules)
-    yardstick = float(play_deals(expert, rubric).mean())
+    yardstick = float(play_deals(expert, rubric, seed).mean())
     try:
-        turns = play_deals(bot, rubric)
+        turns = play_deals(bot, rubric, seed)
     except Exception as err:  # the bot's failure (an illegal action, a crash) is its grade
         return {"points": 0.0, "result": "not graded: " + " ".join(str(err).split())[:300]}
     mean = float(turns.mean())
@@ -175,7 +176,7 @@ def grade_solitaire(
             elif seated is None:
                 row.update(points=0.0, result="not graded: the bot did not load")
             elif crit.check == "solitaire_turns":
-                row.update(turns_row(crit, bot_object(seated, rubric), rubric))
+                row.update(turns_row(crit, bot_object(seated, rubric), rubric, seed))
             else:
                 row.update(policy_row(crit, bot_object(seated, rubric), rubric))
             rows.append(row)

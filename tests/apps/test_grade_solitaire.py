@@ -122,6 +122,8 @@ def test_solitaire_full_scores_expert_at_full_marks_and_random_lower() -> None:
     worse = grade("random", rubric, isolate=False)
     assert worse["criteria"][1]["excess_percent"] > 100
     assert worse["total"] < best["total"]
+    other = grade("expert", rubric, seed=7, seed_source="flag", isolate=False)["criteria"][1]
+    assert other["expert_mean_turns"] != turns["expert_mean_turns"]  # the seed deals
 
 
 def test_solitaire_turns_fits_any_size_but_exact_checks_need_one_that_solves() -> None:
