@@ -22,8 +22,13 @@ from racko_env.solitaire_space import check_size
 
 CHECKS = ("loads", "legal", "speed", "win_rate")
 # Solitaire's exact checks (racko_apps.grade_solitaire): the key of their thresholds' limits.
-SOLITAIRE_CHECKS = ("solitaire_policy", "solitaire_values")
-LIMIT_KEY = {"solitaire_policy": "gap_percent", "solitaire_values": "max_error"}
+SOLITAIRE_CHECKS = ("solitaire_policy", "solitaire_values", "solitaire_turns")
+LIMIT_KEY = {
+    "solitaire_policy": "gap_percent",
+    "solitaire_values": "max_error",
+    "solitaire_turns": "excess_percent",
+}
+EXACT_CHECKS = ("solitaire_policy", "solitaire_values")  # need a size that solves
 DEFAULT_VALUES_FILE = "values.npy"
 # When students see a criterion on Gradescope (its test's "visibility"; racko_apps.gradescope).
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
@@ -288,13 +293,17 @@ def _solitaire_criterion(raw: dict[str, Any], where: str, name: str, visibility:
 
 
 def _check_solitaire(rubric: Rubric) -> None:
-    """A solitaire rubric has a size that solves and only checks that need no games."""
+    """A solitaire rubric has only solitaire checks, and a size that solves if it grades
+    exactly (``solitaire_turns`` plays deals, at any size)."""
     for crit in rubric.criteria:
         if crit.check not in ("loads", *SOLITAIRE_CHECKS):
             raise RubricError(
                 f"rubric {rubric.source}: {crit.name}: a solitaire rubric (players: 1) grades "
                 f"with loads, {', '.join(SOLITAIRE_CHECKS)}; {crit.check} plays games"
             )
+    checks = {crit.check for crit in rubric.criteria}
+    if "solitaire_turns" in checks and not checks & set(EXACT_CHECKS):
+        return  # solitaire_turns plays deals: any size the rules allow
     try:
         check_size(*size(rubric))
     except (TypeError, ValueError) as err:

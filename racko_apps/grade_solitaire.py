@@ -1,4 +1,5 @@
-"""Exact grading of solitaire Rack-O: ``racko grade my_agent:Bot --rubric solitaire``.
+"""Grading of solitaire Rack-O: ``racko grade my_agent:Bot --rubric solitaire`` (exact) and
+``--rubric solitaire_full`` (full size, against ``expert`` on the same deals).
 
 A rubric with ``players: 1`` and the size in its rules (``rack_size``, ``deck_size``) grades a
 solitaire agent against the exact optimum (``racko_env.solitaire``), with no games and no noise:
@@ -13,6 +14,12 @@ solitaire agent against the exact optimum (``racko_env.solitaire``), with no gam
   turns still to play under optimal play, the current turn included (the optimal return's
   negative). Read with numpy, never unpickled. Its ``thresholds`` are ``{max_error: E, points:
   P}``: the points of the highest threshold whose E the largest error does not exceed.
+- ``check: solitaire_turns`` scores a bot where no exact solve fits (full-size solitaire,
+  ``rack_size: 10, deck_size: 40``): its mean turns over the rubric's ``rounds`` deals (env
+  seeds from the run's seed: the rubric's for practice, the secret one when graded; rounds cut
+  at the turn limit) against ``expert``'s mean on the same deals, played in-process. Its ``thresholds`` are ``{excess_percent: X, points:
+  P}``: the points of the highest threshold whose X the bot's excess over ``expert``'s mean
+  (in percent, 0 when it is not worse) does not exceed. An illegal action or a crash is 0.
 - ``check: loads`` as in every rubric. Other checks play games and are not for solitaire.
 
 The rubric's solitaire criteria are parsed and checked in ``racko_apps.grade_rubric``. The
@@ -55,6 +62,53 @@ def policy_row(crit: Criterion, bot: Any, rubric: Rubric) -> dict[str, Any]:
         "gap_percent": gap,
         "points": threshold_points(crit, max(gap, 0.0)),
         "result": f"exact expected turns {turns:.6f}, optimum {optimum:.6f} (gap {gap:+.3f}%)",
+    }
+
+
+def play_deals(bot: Any, rubric: Rubric, seed: int) -> np.ndarray:
+    """The turns ``bot`` takes on each of the rubric's ``rounds`` deals (env seeds ``seed``
+    onwards),
+    each round cut at the rules' turn limit; ValueError naming an illegal action."""
+    from racko_env.solitaire_env import RackoSolitaireEnv
+
+    k, n = size(rubric)
+    limit = rubric.rules.get("turn_limit", DEFAULT_TURN_LIMIT)
+    env = RackoSolitaireEnv(rack_size=k, deck_size=n, turn_limit=limit)
+    turns = np.empty(rubric.rounds, dtype=np.int64)
+    for i in range(rubric.rounds):
+        obs, info = env.reset(seed=seed + i)
+        bot.reset()
+        done = False
+        while not done:
+            action = bot.act({"observation": obs, "action_mask": info["action_mask"]})
+            obs, _, terminated, truncated, info = env.step(action)
+            if "illegal_action" in info:
+                raise ValueError(f"illegal action {info['illegal_action']} on deal {i}")
+            done = terminated or truncated
+        turns[i] = env.game.turn
+    return turns
+
+
+def turns_row(crit: Criterion, bot: Any, rubric: Rubric, seed: int) -> dict[str, Any]:
+    """A solitaire_turns criterion's row: the bot's mean turns against ``expert``'s on the same
+    deals."""
+    import agents
+
+    expert = agents.load("expert", 1, **rubric.rules)
+    yardstick = float(play_deals(expert, rubric, seed).mean())
+    try:
+        turns = play_deals(bot, rubric, seed)
+    except Exception as err:  # the bot's failure (an illegal action, a crash) is its grade
+        return {"points": 0.0, "result": "not graded: " + " ".join(str(err).split())[:300]}
+    mean = float(turns.mean())
+    excess = 100.0 * (mean / yardstick - 1.0)
+    return {
+        "mean_turns": mean,
+        "expert_mean_turns": yardstick,
+        "excess_percent": excess,
+        "points": threshold_points(crit, max(excess, 0.0)),
+        "result": f"mean turns {mean:.3f} over {rubric.rounds} deals, expert {yardstick:.3f} "
+        f"on the same deals ({excess:+.2f}%)",
     }
 
 
@@ -121,6 +175,8 @@ def grade_solitaire(
                 row.update(values_row(crit, folder, rubric, spec))
             elif seated is None:
                 row.update(points=0.0, result="not graded: the bot did not load")
+            elif crit.check == "solitaire_turns":
+                row.update(turns_row(crit, bot_object(seated, rubric), rubric, seed))
             else:
                 row.update(policy_row(crit, bot_object(seated, rubric), rubric))
             rows.append(row)

@@ -148,11 +148,16 @@ def evaluate(policy: Any, rack_size: int, deck_size: int, turn_limit: int | None
     the env plays it (``min(turns, turn_limit)``): finite for every policy, and the same for
     one that always goes Rack-O within the limit.
 
-    ``policy``: a bot (``act(observation)``); an int array of one action id per tabular
-    observation; or a float array ``(observations, 14)`` of action probabilities per
+    ``policy``: a bot (``act(observation)``), asked at the states it reaches; a batched bot
+    (``act_batch(obs, masks)``, ``agents.batched``), asked at every state in chunks; an int
+    array of one action id per tabular observation; or a float array ``(observations, 14)`` of action probabilities per
     observation (a stochastic policy: each row sums to 1 over the legal actions)."""
     sp = space(rack_size, deck_size)
-    if hasattr(policy, "act"):
+    if callable(getattr(policy, "act_batch", None)):
+        from racko_env.solitaire_env import batch_table
+
+        policy = batch_table(policy, rack_size, deck_size)
+    elif hasattr(policy, "act"):
         from racko_env.solitaire_env import bot_table
 
         policy = bot_table(policy, rack_size, deck_size)

@@ -39,7 +39,7 @@ from gymnasium import spaces
 from racko_env.actions import DISCARD, DRAW_PILE, NUM_ACTIONS, TAKE_DISCARD, Phase, as_action_id
 from racko_env.config import DEFAULT_TURN_LIMIT, RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import action_mask, encode, layout_for
+from racko_env.observation import CARD_VALUES, action_mask, encode, layout_for
 from racko_env.solitaire_space import SolitaireSpace, check_size, space
 
 SOLITAIRE_DECK = 40  # the deck of solitaire when ``deck_size`` is not given: cards 1-40
@@ -284,3 +284,65 @@ def _turn_successors(sp: SolitaireSpace, s: int, ask: Any) -> list[int]:
         if out is not None:
             result.append(out)
     return result
+
+
+def state_observations(sp: SolitaireSpace, observations: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The observation vectors (float32 [B, width]) and action masks (bool [B, 14]) of many
+    tabular observations at once: row i equals ``encode(state_game(sp, observations[i]), 0)``
+    (a placement's held card counted as drawn and kept), built in numpy, which is what asking
+    a batched bot at every state of a large size needs (``batch_table``)."""
+    o = np.asarray(observations, dtype=np.int64)
+    n_cards, free = sp.deck_size, sp.free
+    phase, state = np.divmod(o, sp.num_states)
+    row, mask = np.divmod(state, sp.masks - 1)
+    mask += 1
+    rid, j = np.divmod(row, free)
+    rack, outside = sp.racks[rid], sp.outside[rid]
+    rows = np.arange(len(o))
+    card = outside[rows, j]
+    q = np.arange(free)
+    bit = np.where(q[None, :] < j[:, None], q[None, :], q[None, :] - 1)  # [B, free]
+    in_draw = ((mask[:, None] >> np.maximum(bit, 0)) & 1).astype(bool) & (q[None, :] != j[:, None])
+    # A held card whose draw set is every other outside card: the draw took the pile's last card,
+    # and the others wait in the discard pile for the refill at the end of the turn.
+    refill = (phase > 0) & (mask == sp.masks - 1)
+    in_draw &= ~refill[:, None]
+    not_held = (phase == 0)[:, None] | (q[None, :] != j[:, None])
+    in_discard = ~in_draw & not_held
+    lay = layout_for(RulesConfig(num_players=1, rack_size=sp.rack_size, deck_size=n_cards))
+    values = CARD_VALUES[n_cards]
+    vec = np.zeros((len(o), lay.size), dtype=np.float32)
+    vec[:, lay.RACK] = values[rack]
+    vec[:, lay.HELD] = np.where(phase > 0, values[card], 0.0)
+    top = np.where(in_discard, outside, 0).max(axis=1)  # the discard pile is kept ascending
+    vec[:, lay.DISCARD_TOP] = values[np.where(phase == 0, card, top)]
+    vec[:, lay.DRAW_SIZE] = values[in_draw.sum(axis=1)]
+    vec[rows, lay.PHASE.start + phase] = 1.0
+    discard_cols = lay.IN_DISCARD.start + outside - 1
+    unseen_cols = lay.UNSEEN.start + outside - 1
+    vec[rows[:, None], discard_cols] = in_discard
+    vec[rows[:, None], unseen_cols] = in_draw
+    return vec, sp.legal[phase]
+
+
+def batch_table(policy: Any, rack_size: int, deck_size: int, chunk: int = 50_000) -> np.ndarray:
+    """A batched bot's action at every tabular observation, as a policy table: ``policy`` has
+    ``act_batch(obs, masks)`` (``agents.batched``), asked on ``chunk`` rows of
+    ``state_observations`` at a time. The per-game twin asks a bot only at the states it
+    reaches (``bot_table``), one at a time: too slow past a hundred thousand states, where
+    this takes seconds per million."""
+    sp = solitaire_space(rack_size, deck_size)
+    table = np.empty(sp.num_observations, dtype=np.int64)
+    for start in range(0, sp.num_observations, chunk):
+        ids = np.arange(start, min(start + chunk, sp.num_observations))
+        obs, masks = state_observations(sp, ids)
+        actions = np.asarray(policy.act_batch(obs, masks), dtype=np.int64).reshape(len(ids))
+        bad = np.flatnonzero(~masks[np.arange(len(ids)), np.clip(actions, 0, NUM_ACTIONS - 1)])
+        bad = np.union1d(bad, np.flatnonzero((actions < 0) | (actions >= NUM_ACTIONS)))
+        if len(bad):
+            first = int(ids[bad[0]])
+            raise ValueError(
+                f"the bot played illegal action {int(actions[bad[0]])} at {sp.decode(first)}"
+            )
+        table[ids] = actions
+    return table

@@ -108,3 +108,30 @@ def test_bad_solitaire_rubrics_are_named_in_one_line() -> None:
     with pytest.raises(RubricError, match="use a smaller deck_size"):
         parse_rubric({**huge, "criteria": ok}, "x.yaml")
     assert load_rubric("solitaire").max_points == 100
+
+
+def test_solitaire_full_scores_expert_at_full_marks_and_random_lower() -> None:
+    import dataclasses
+
+    rubric = dataclasses.replace(load_rubric("solitaire_full"), rounds=12)
+    assert rubric.rules == {"rack_size": 10, "deck_size": 40}
+    best = grade("expert", rubric, isolate=False)
+    assert best["total"] == 100, best["criteria"]
+    turns = best["criteria"][1]
+    assert turns["excess_percent"] == 0.0 and turns["mean_turns"] > 1
+    worse = grade("random", rubric, isolate=False)
+    assert worse["criteria"][1]["excess_percent"] > 100
+    assert worse["total"] < best["total"]
+    other = grade("expert", rubric, seed=7, seed_source="flag", isolate=False)["criteria"][1]
+    assert other["expert_mean_turns"] != turns["expert_mean_turns"]  # the seed deals
+
+
+def test_solitaire_turns_fits_any_size_but_exact_checks_need_one_that_solves() -> None:
+    data = dict(SMALL, rules={"rack_size": 10, "deck_size": 40})
+    turns = {"name": "t", "check": "solitaire_turns"}
+    turns["thresholds"] = [{"excess_percent": 10, "points": 5}]
+    assert parse_rubric({**data, "criteria": [turns]}, "t.yaml").criteria[0].points == 5
+    exact = {"name": "p", "check": "solitaire_policy"}
+    exact["thresholds"] = [{"gap_percent": 10, "points": 5}]
+    with pytest.raises(RubricError, match="deck_size"):
+        parse_rubric({**data, "criteria": [turns, exact]}, "t.yaml")

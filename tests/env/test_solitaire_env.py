@@ -18,6 +18,7 @@ from racko_env.solitaire_env import (
     RackoSolitaireEnv,
     observation_index,
     state_game,
+    state_observations,
     tabular_index,
 )
 
@@ -177,3 +178,20 @@ def test_a_bot_is_evaluated_as_the_table_it_plays() -> None:
     worse[: solution.space.num_states] = DRAW_PILE  # never take the discard top
     assert evaluate(_TableBot(worse, 3, 6), 3, 6) == pytest.approx(evaluate(worse, 3, 6))
     assert evaluate(worse, 3, 6) > solution.expected_turns
+
+
+@pytest.mark.parametrize(("k", "n"), [(3, 5), (3, 8), (4, 10)])
+def test_state_observations_are_the_encoders_at_state_game(k: int, n: int) -> None:
+    sp = space(k, n)
+    rng = np.random.default_rng(k * 100 + n)
+    ids = np.concatenate(
+        [
+            rng.integers(sp.num_observations, size=400),
+            np.arange(2 * sp.num_states - 50, 2 * sp.num_states + 50),
+        ]
+    )
+    vec, masks = state_observations(sp, ids)
+    for row, o in enumerate(ids.tolist()):
+        game = state_game(sp, o)
+        np.testing.assert_array_equal(vec[row], encode(game, 0), err_msg=str(sp.decode(o)))
+        np.testing.assert_array_equal(masks[row], action_mask(game, 0).astype(bool))
