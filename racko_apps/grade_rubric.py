@@ -17,7 +17,7 @@ from typing import Any
 from racko_apps.referee import is_bot_file_spec, is_python_spec
 from racko_apps.sandbox import DEFAULT_ALLOW, DEFAULT_ROUND_SECONDS, check_allow
 from racko_env.config import RulesConfig
-from racko_env.rules import MAX_PLAYERS, MIN_PLAYERS, SOLITAIRE
+from racko_env.rules import MAX_PLAYERS, SOLITAIRE
 from racko_env.solitaire_space import check_size
 
 CHECKS = ("loads", "legal", "speed", "win_rate")
@@ -150,8 +150,8 @@ def parse_rubric(data: Any, source: str, folder: str | None = None) -> Rubric:
         values[key] = _number(data[key], f"rubric {source}: {key}", kind, positive=key != "seed")
     if not SOLITAIRE <= values["players"] <= MAX_PLAYERS:
         raise RubricError(
-            f"rubric {source}: players must be from {MIN_PLAYERS} to {MAX_PLAYERS} (or "
-            f"{SOLITAIRE}: solitaire), got {values['players']}"
+            f"rubric {source}: players must be from {SOLITAIRE} (solitaire) to {MAX_PLAYERS}, "
+            f"got {values['players']}"
         )
     rules = data.get("rules") or {}
     if not isinstance(rules, dict):
