@@ -178,8 +178,9 @@ def check_manifest(
             f"asked to play with {num_players}"
         )
 
-    def options(config: RulesConfig) -> dict[str, Any]:  # deck_size 0 is the players' default
-        return {**config.to_dict(), "deck_size": config.num_cards}
+    def options(config: RulesConfig) -> dict[str, Any]:  # the players' default deck is 0
+        default = RulesConfig(num_players=config.num_players).num_cards
+        return {**config.to_dict(), **({"deck_size": 0} if config.num_cards == default else {})}
 
     wanted = options(RulesConfig.from_dict({"num_players": num_players, **rules_options}))
     try:

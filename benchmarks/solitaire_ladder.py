@@ -28,7 +28,7 @@ from typing import Any
 
 from racko_env.solitaire import evaluate, solve
 
-LADDER = ((3, 5), (3, 6), (3, 8), (4, 10), (4, 11))
+LADDER = ((3, 5), (3, 6), (3, 8), (4, 10), (4, 11), (4, 12))
 BASELINE_SIZES = ((3, 8), None), ((4, 10), 120.0)
 
 
@@ -70,7 +70,7 @@ def expert_gap(k: int, n: int, optimum: float) -> float | str:
 def baseline_rows(quick: bool, budget: float, out: Path) -> list[list[Any]]:
     """Each tabular baseline on the baseline sizes: gap, steps, learning time, table size."""
     from train import tabular_mc, tabular_q_learning, tabular_sarsa
-    from train.tabular_common import parse_args
+    from train.common.tabular import parse_args
 
     rows = []
     for (k, n), limit in BASELINE_SIZES:

@@ -89,7 +89,7 @@ print(f"from state {obs}: {solution.values[obs]:.4f} turns, play {solution.polic
 
 # %%
 from train import tabular_q_learning
-from train.tabular_common import parse_args
+from train.common.tabular import parse_args
 
 flags = ["--out", str(OUT / "q_learning"), "--quiet"]
 if QUICK:

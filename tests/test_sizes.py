@@ -74,7 +74,7 @@ NEW_FEATURES: dict[str, str] = {
     "racko_env/solitaire_env.py": "solitaire: Gymnasium env",
     "racko_env/solitaire_space.py": "solitaire: state numbering",
     "racko_env/solitaire_vector.py": "solitaire: tabular vector form",
-    "train/tabular_common.py": "solitaire: tabular baselines",
+    "train/common/tabular.py": "solitaire: tabular baselines",
     "train/tabular_mc.py": "solitaire: tabular baselines",
     "train/tabular_q_learning.py": "solitaire: tabular baselines",
     "train/tabular_sarsa.py": "solitaire: tabular baselines",

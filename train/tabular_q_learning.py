@@ -13,7 +13,7 @@ Because ``racko_env.solitaire.solve`` knows the optimum exactly, the learning cu
 at each evaluation point the greedy policy of the table is scored by exact policy evaluation
 (``racko_env.solitaire.evaluate``), not by playing games. It writes ``curve.png`` (the curve
 against the optimum) and ``result.json`` into ``--out``. Shared plumbing (flags, the curve, the
-files): ``train/tabular_common.py``. Docs: ``docs/coursework/ladder.md``.
+files): ``train/common/tabular.py``. Docs: ``docs/coursework/ladder.md``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import gymnasium
 import numpy as np
 
 import racko_env  # noqa: F401  (registers racko/RackoSolitaire-v0)
-from train.tabular_common import TabularArgs, Tracker, epsilon, parse_args
+from train.common.tabular import TabularArgs, Tracker, epsilon, parse_args
 
 NAME = "tabular_q_learning"
 

@@ -371,6 +371,7 @@ def test_grade_sandboxes_an_exported_bot_that_never_returns(tmp_path, can_isolat
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # one Ray cluster at a time (pytest -n: --dist loadgroup)
 def test_a_league_on_a_ray_cluster(tmp_path, monkeypatch, can_isolate):
     ray = pytest.importorskip("ray")
     from racko_apps.new_bot import write_bot

@@ -66,8 +66,14 @@ def test_whole_batches_and_a_cosine_schedule() -> None:
 def test_no_other_module_writes_its_own_adam_loop() -> None:
     """Cloning and the critic warm-up fit through this loop; PPO's own update is
     the libraries' (SB3, RLlib), cleanrl_ppo.py is the one-file PPO to read, and torchrl_ppo.py
-    hands TorchRL's own PPO loss its optimiser (the library's recipe, shown as it is)."""
-    allowed = {"train/common/fitting.py", "train/cleanrl_ppo.py", "train/torchrl_ppo.py"}
+    hands TorchRL's own PPO loss its optimiser (the library's recipe, shown as it is);
+    dqn_features.py is the one-file DQN to read, in cleanrl_ppo.py's style."""
+    allowed = {
+        "train/common/fitting.py",
+        "train/cleanrl_ppo.py",
+        "train/torchrl_ppo.py",
+        "train/dqn_features.py",
+    }
     hits = []
     for path in sorted((REPO / "train").rglob("*.py")):
         rel = str(path.relative_to(REPO))

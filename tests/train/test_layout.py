@@ -14,12 +14,17 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 FRONT_DOORS = [
     "cleanrl_ppo",
+    "dqn_features",
     "exploit",
     "export",
+    "linear_q_features",
     "plot_curve",
     "ppo",
     "rllib_ppo",
     "sweep",
+    "tabular_mc",
+    "tabular_q_learning",
+    "tabular_sarsa",
     "tianshou_dqn",
     "torchrl_ppo",
 ]

@@ -11,7 +11,7 @@ import pytest
 
 from racko_env.solitaire import evaluate, space
 from train import tabular_mc, tabular_q_learning, tabular_sarsa
-from train.tabular_common import parse_args
+from train.common.tabular import parse_args
 
 BASELINES = {"mc": tabular_mc, "sarsa": tabular_sarsa, "q_learning": tabular_q_learning}
 
