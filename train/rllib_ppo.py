@@ -135,6 +135,7 @@ def init_ray(address: str | None, cfg: RLlibConfig) -> None:
     # room for every runner and learner actor even past the cores (they then share them)
     cpus = max(os.cpu_count() or 1, math.ceil(r.env_runners * r.cpus_per_env_runner) + r.learners)
     ray.init(
+        address="local",  # a new instance of its own, never a cluster left running
         num_cpus=cpus,
         num_gpus=0 if r.gpus_per_learner == 0 else None,
         include_dashboard=False,

@@ -408,6 +408,7 @@ def init_ray(address: str | None, out: Path) -> None:
     if temp != out / ".ray":
         print(f"Ray's session files: {temp} ({out / '.ray'} is too long for its sockets)")
     ray.init(
+        address="local",  # a new instance of its own, never a cluster left running
         num_cpus=os.cpu_count() or 1,
         num_gpus=0,
         include_dashboard=False,
