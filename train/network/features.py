@@ -1,24 +1,13 @@
 """The structured network's features: what decides a Rack-O move, computed from the observation.
 
-An MLP over the raw observation imitates ``expert`` poorly,
-because what decides a move is relational: where a card fits between its neighbours, and how much
-closer it brings the rack to an ascending one given the cards that may still come.
-``RackFeatures`` (no parameters) computes exactly those quantities inside the network, from the
-same observation (the env's contract and the exported graph's inputs stay as they are): per slot,
-the card, its neighbours, whether it ascends from them, how many cards that may still come lie
-below it, whether the card in question (the held card, or the discard top while drawing) fits
-between the neighbours, and the ``expert`` planner's plan cost with that card put there
-(``train.common.afterstate.placement_plan_costs``, the torch twin of ``agents.expert``); globally,
-the decision, the plan cost of the rack as it is, the best placement's saving and the expected
-saving of a blind draw.
-
-It is a twin of the compiled kernel ``agents.features.rack_features`` (what training and the
-quick evaluation compute, tens of times faster): the torch module exists because the exported bot
-graph must hold its features. ``tests/agents/test_features.py`` holds the two equal.
-
-``StructuredFeatures`` is the network's input layer: handed ``[observation | features]`` (the
-features computed once by the kernel, in training) it reads them; handed a bare observation (the
-exported graph, frozen opponents) it computes them.
+What decides a move is relational (where a card fits between its neighbours, how much closer it
+brings the rack to an ascending one given the cards that may still come), which an MLP over the
+raw observation learns poorly. ``RackFeatures`` (no weights) computes those quantities per slot
+and globally, with the ``expert`` planner's plan costs (``placement_plan_costs``, the torch twin
+of ``agents.expert``). It is a twin of the compiled kernel ``agents.features.rack_features``
+(``tests/agents/test_features.py`` holds the two equal), kept because the exported bot graph
+must hold its features. ``StructuredFeatures`` reads features handed in with the observation
+(``[observation | features]``, computed by the kernel in training) and computes them otherwise.
 """
 
 from __future__ import annotations
@@ -28,7 +17,9 @@ from torch import nn
 
 from agents.features import (
     AGE_SCALE,
+    EXPERT_PLAN,
     GLOBAL_FEATURES,
+    NO_PLAN,
     SLOT_FEATURES,
     TAKE_DEALT,
     TAKE_REFILLED,
@@ -39,6 +30,7 @@ from racko_env.observation import (
     DRAW_TOP_KNOWN,
     HELD,
     HELD_FROM_DISCARD,
+    IN_DISCARD,
     OBS_SIZE,
     OPP_PRESENT,
     OPP_SCORES,
@@ -53,11 +45,99 @@ from racko_env.observation import (
     TURN,
     UNSEEN,
 )
-from train.common.afterstate import NO_PLAN, card_tables, placement_plan_costs
 
 RACK_SIZE = 10
 FEATURES = RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES  # the flattened width (flat_features)
 SAVING_SCALE = 10.0  # plan-cost savings are in expected draws; most lie within +-10
+
+
+def card_tables(obs: torch.Tensor, num_cards: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Cumulative counts (B, N + 1): entry v = cards of value <= v that may come / that are unseen.
+
+    "May come" is unseen or in the discard pile (a shuffle brings the pile back); cards in the own
+    rack, in an opponent's known slot or held in public view can not.
+    """
+    unseen = obs[:, UNSEEN.start : UNSEEN.start + num_cards]
+    avail = unseen + obs[:, IN_DISCARD.start : IN_DISCARD.start + num_cards]
+    zero = torch.zeros_like(unseen[:, :1])
+    return (
+        torch.cat([zero, torch.cumsum(avail, dim=1)], dim=1),
+        torch.cat([zero, torch.cumsum(unseen, dim=1)], dim=1),
+    )
+
+
+def _gather(cum: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """cum[b, idx[b, ...]] for an index tensor of any shape (B, ...)."""
+    return torch.gather(cum, 1, idx.reshape(idx.shape[0], -1)).reshape(idx.shape)
+
+
+def placement_plan_costs(
+    rack: torch.Tensor,
+    cards: torch.Tensor,
+    cum_avail: torch.Tensor,
+    gap_power: float = EXPERT_PLAN[0],
+    width_power: float = EXPERT_PLAN[1],
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Plan costs (B, C, 10) of the rack with card ``cards[b, c]`` put into each slot, and of
+    the rack as it is (B,): the same numbers as ``plan_cost`` on those racks, much faster.
+
+    As in ``agents.expert``: the best plan keeping the new card joins the best prefix plan before
+    it (forward table) to the best suffix plan after it (backward table), both computed once for
+    the rack; the best plan not keeping it is the best plan that spans the slot with one gap.
+    """
+    b = rack.shape[0]
+    n = cum_avail.shape[1] - 1
+    size = RACK_SIZE + 2
+    dtype = cum_avail.dtype
+    total = cum_avail[:, -1].clamp(min=1.0)
+    cum = torch.cat([cum_avail, cum_avail[:, -1:]], dim=1)  # value n + 1 counts like n
+    vals = torch.cat(
+        [torch.zeros_like(rack[:, :1]), rack, torch.full_like(rack[:, :1], n + 1)], dim=1
+    )
+    big = torch.tensor(NO_PLAN, dtype=dtype)
+
+    def gap(lo: torch.Tensor, hi: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+        """Cost of g slots between kept cards lo < hi (NO_PLAN when not lo < hi or too few)."""
+        between = _gather(cum, (hi - 1).clamp(min=0)) - _gather(cum, lo.clamp(max=n + 1))
+        t = total.reshape(b, *([1] * (between.dim() - 1)))
+        cost = (t / between.clamp(min=1.0)) ** width_power * g**gap_power
+        ok = (lo < hi) & (between >= g) & (g >= 0)
+        return torch.where(ok, cost, big)
+
+    pos = torch.arange(size)
+    g_mat = (pos[None, :] - pos[:, None] - 1).to(dtype)  # [i, j]: slots strictly between
+    base = gap(
+        vals[:, :, None].expand(b, size, size),
+        vals[:, None, :].expand(b, size, size),
+        g_mat.expand(b, size, size),
+    )  # (B, i, j)
+    fwd = [torch.zeros(b, dtype=dtype)]
+    for j in range(1, size):
+        fwd.append((torch.stack(fwd, 1) + base[:, :j, j]).min(1).values.clamp(max=NO_PLAN))
+    bwd = [torch.zeros(b, dtype=dtype)]
+    for i in range(size - 2, -1, -1):
+        later = torch.stack(bwd[::-1], 1)  # bwd of positions i + 1 .. size - 1
+        bwd.append((base[:, i, i + 1 :] + later).min(1).values.clamp(max=NO_PLAN))
+    f = torch.stack(fwd, 1)
+    bk = torch.stack(bwd[::-1], 1)
+    # skip[p]: best plan with one gap over position p (slot p - 1): i < p < j
+    span = f[:, :, None] + base + bk[:, None, :]  # (B, i, j)
+    p_idx = torch.arange(1, size - 1)
+    mask = (pos[None, :, None] < p_idx[:, None, None]) & (p_idx[:, None, None] < pos[None, None, :])
+    skip = torch.where(mask[None], span[:, None], big).amin(dim=(2, 3))  # (B, 10)
+    # left[b, c, p]: best prefix plan ending with the new card c kept at position p
+    c = cards[:, :, None, None]  # (B, C, 1, 1)
+    i_pos = pos[None, None, :, None]  # i = 0..11 (only i < p counts)
+    p_pos = p_idx[None, None, None, :]  # p = 1..10
+    lo = vals[:, None, :, None].expand(b, cards.shape[1], size, RACK_SIZE)
+    g_left = (p_pos - i_pos - 1).to(dtype).expand_as(lo)
+    left = f[:, None, :, None] + gap(lo, c.expand_as(lo), g_left)
+    left = torch.where(i_pos < p_pos, left, big).min(dim=2).values  # (B, C, 10)
+    g_right = (i_pos - p_pos - 1).to(dtype).expand_as(lo)  # here i plays j > p
+    right = gap(c.expand_as(lo), lo, g_right) + bk[:, None, :, None]
+    right = torch.where(i_pos > p_pos, right, big).min(dim=2).values
+    keep = (left + right).clamp(max=NO_PLAN)
+    return torch.minimum(keep, skip[:, None, :]), f[:, -1]
 
 
 def _slog(x: torch.Tensor) -> torch.Tensor:
