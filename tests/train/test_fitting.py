@@ -1,4 +1,4 @@
-"""The one fitting loop (train/common/fitting.py) that cloning and the critic warm-up use: seeded,
+"""The one fitting loop (train/sb3/warmstart.py) that cloning and the critic warm-up use: seeded,
 minibatched, the loss falls."""
 
 from __future__ import annotations
@@ -8,59 +8,49 @@ from pathlib import Path
 
 import torch
 
-from train.common.fitting import fit_minibatches
+from train.sb3.warmstart import _fit
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def _fit(seed: int, **options) -> tuple[list[float], torch.Tensor]:
+class _Policy(torch.nn.Linear):
+    def set_training_mode(self, mode: bool) -> None:
+        self.train(mode)
+
+
+def _run(seed: int) -> tuple[list[float], torch.Tensor, list[int], list[int]]:
     torch.manual_seed(0)
-    net = torch.nn.Linear(3, 1)
+    net = _Policy(3, 1)
     x = torch.randn(100, 3)
     y = x @ torch.tensor([1.0, -2.0, 0.5]) + 0.3
     seen: list[int] = []
-    losses = fit_minibatches(
-        net.parameters(),
-        lambda idx: (
-            seen.append(len(idx)),
-            torch.nn.functional.mse_loss(net(x[idx]).squeeze(1), y[idx]),
-        )[1],
+    epochs: list[int] = []
+
+    def loss_of(idx: torch.Tensor) -> torch.Tensor:
+        seen.append(len(idx))
+        return torch.nn.functional.mse_loss(net(x[idx]).squeeze(1), y[idx])
+
+    losses = _fit(
+        net,
+        list(net.parameters()),
+        loss_of,
         len(x),
-        epochs=20,
-        batch_size=32,
-        learning_rate=0.05,
-        seed=seed,
-        **options,
+        20,
+        32,
+        0.05,
+        seed,
+        lambda e, n, m: epochs.append(e),
     )
-    assert seen[:4] == [32, 32, 32, 32 if options.get("full_batches_only") else 4]
-    return losses, net.weight.detach().clone()
+    return losses, net.weight.detach().clone(), seen, epochs
 
 
 def test_the_loss_falls_and_the_same_seed_gives_the_same_fit() -> None:
-    losses, w = _fit(1)
+    losses, w, seen, epochs = _run(1)
+    assert seen[:4] == [32, 32, 32, 4] and epochs == list(range(1, 21))
     assert losses[-1] < 0.1 * losses[0]
-    again, w2 = _fit(1)
+    again, w2, _, _ = _run(1)
     assert again == losses and torch.equal(w, w2)
-    assert not torch.equal(_fit(2)[1], w)
-
-
-def test_whole_batches_and_a_cosine_schedule() -> None:
-    epochs_seen = []
-    losses, _ = _fit(1, full_batches_only=True, cosine_schedule=True)
-    assert losses[-1] < losses[0]
-    torch.manual_seed(0)
-    net = torch.nn.Linear(1, 1)
-    fit_minibatches(
-        net.parameters(),
-        lambda idx: net(torch.ones(len(idx), 1)).pow(2).mean(),
-        10,
-        3,
-        5,
-        0.1,
-        0,
-        on_epoch=lambda epoch, loss: epochs_seen.append(epoch),
-    )
-    assert epochs_seen == [1, 2, 3]
+    assert not torch.equal(_run(2)[1], w)
 
 
 def test_no_other_module_writes_its_own_adam_loop() -> None:
@@ -69,7 +59,7 @@ def test_no_other_module_writes_its_own_adam_loop() -> None:
     hands TorchRL's own PPO loss its optimiser (the library's recipe, shown as it is);
     dqn_features.py is the one-file DQN to read, in cleanrl_ppo.py's style."""
     allowed = {
-        "train/common/fitting.py",
+        "train/sb3/warmstart.py",
         "train/cleanrl_ppo.py",
         "train/torchrl_ppo.py",
         "train/dqn_features.py",

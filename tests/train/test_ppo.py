@@ -75,7 +75,7 @@ def test_init_from_starts_from_a_saved_policy(tmp_path: Path) -> None:
     source = tmp_path / "source"
     assert ppo.main(["--config", str(SMOKE), "--out", str(source), "--no-progress"]) == 0
     cfg = load_config(SMOKE, init_from=str(source / "final_model.pt"), total_steps=256)
-    from train.sb3.envs import make_vec_env
+    from train.sb3.model import make_vec_env
 
     env = make_vec_env(cfg, ["heuristic"], [1.0])
     model = build_model(cfg, env)

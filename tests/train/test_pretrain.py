@@ -1,4 +1,4 @@
-"""Batched teacher-data collection for the behaviour-cloning warm start (train/sb3/pretrain.py)."""
+"""Teacher-data collection for the behaviour-cloning warm start (train/sb3/warmstart.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 import agents
 from racko_env.observation import OBS_SIZE, OPP_PRESENT
-from train.sb3.pretrain import collect_teacher_data
+from train.sb3.warmstart import collect_teacher_data
 
 
 @pytest.mark.parametrize("teacher", ["heuristic", "expert"])
@@ -52,8 +52,7 @@ def test_behaviour_cloning_learns_the_teacher() -> None:
     from sb3_contrib import MaskablePPO
 
     from racko_env.gym_env import RackoGymEnv
-    from train.sb3.pretrain import collect_teacher_data
-    from train.sb3.warmstart import agreement, clone_actor
+    from train.sb3.warmstart import agreement, clone_actor, collect_teacher_data
 
     obs, masks, actions = collect_teacher_data("heuristic", 2, {}, 4000, seed=0)
     assert obs.shape == (4000, OBS_SIZE) and masks[np.arange(4000), actions].all()

@@ -12,11 +12,11 @@ from gymnasium import spaces  # noqa: E402
 from racko_env.observation import OBS_SIZE  # noqa: E402
 from train.sb3.feature_cache import FeatureCache  # noqa: E402
 from train.sb3.policy import StructuredPolicy  # noqa: E402
-from train.sb3.pretrain import collect_teacher_data  # noqa: E402
 from train.sb3.vec_env import RackoVecEnv  # noqa: E402
 from train.sb3.warmstart import (  # noqa: E402
     actor_parameters,
     clone_actor,
+    collect_teacher_data,
     critic_parameters,
     rollout_returns,
     warm_critic,

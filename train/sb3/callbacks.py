@@ -65,7 +65,6 @@ class Checkpointer:
     def checkpoint(self) -> Path:
         """A checkpoint at this rollout boundary (written once, also when asked twice here)."""
         from train.sb3.checkpoint import save_checkpoint
-        from train.sb3.envs import env_states
 
         done = self.last_checkpoint
         if done is not None and done.name == f"step_{self.model.num_timesteps:012d}":
@@ -80,7 +79,7 @@ class Checkpointer:
             self.run_dir,
             self.model,
             self.pool,
-            env_states(self.vec_env),
+            getattr(self.vec_env, "venv", self.vec_env).get_state(),  # under the feature cache
             extra,
             config_data(self.cfg),
         )

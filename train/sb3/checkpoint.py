@@ -164,7 +164,7 @@ def load_checkpoint(ckpt: Path, model: Any, pool: SnapshotPool) -> dict[str, Any
 
     Restores the policy and optimizer, the step counters, the last observation and the snapshot
     pool. Returns the state dict: ``extra`` (callback state), the VecEnv's state as ``env_state``
-    (``(meta, arrays)`` or None) for ``train.sb3.envs.restore_env_states``, and the RNG states for
+    (``(meta, arrays)`` or None), and the RNG states for
     ``restore_rngs`` (call that last).
     """
     state = read_checkpoint_state(ckpt)
@@ -215,12 +215,12 @@ def resume_run(
 ) -> dict[str, Any]:
     """The resume phase of a run (``train.sb3.trainer``): model, optimizer, pool, games and random
     streams as the checkpoint left them; the checkpoint's state (``load_checkpoint``)."""
-    from train.sb3.envs import restore_env_states
-
     state = load_checkpoint(ckpt, model, pool)
     vec_env.set_opponent_pool(*pool.mix(cfg.opponents))
-    if not restore_env_states(vec_env, state["env_state"]):  # no saved games: deal afresh
+    if state["env_state"] is None:  # no saved games: deal afresh
         vec_env.seed(cfg.seed + model.num_timesteps)
         model._last_obs = None
+    else:  # the games as they were (``vec_env`` may be wrapped: the feature cache)
+        getattr(vec_env, "venv", vec_env).set_state(*state["env_state"])
     restore_rngs(state)
     return state

@@ -1,43 +1,21 @@
-"""How a PPO run evaluates its policy: the evaluation every trainer runs
-(``train.common.evaluation.evaluate_against``: duplicate rounds of the quick batched check) of a
-snapshot of the model, and the run's evaluation record as it grows (``train.common.eval_record``)."""
+"""How a PPO run evaluates: a snapshot of the model in the evaluation every trainer runs
+(``train.common.evaluation``), and the run's record as it grows."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import time
 from typing import Any
 
-from train.common.config import TrainConfig
-from train.common.eval_record import write_final
-from train.common.evaluation import EvalCurve, describe_eval, evaluate_against
+from train.common.evaluation import EvalCurve, describe_eval
 from train.sb3.model import make_snapshot
-
-__all__ = ["EvalHistory", "describe_eval", "evaluate_against", "final_evaluation"]
-
-
-def final_evaluation(
-    model: Any, cfg: TrainConfig, run_dir: Path, log: Any = None
-) -> dict[str, Any]:
-    """``final_eval.rounds`` duplicate rounds of the deterministic policy against the
-    ``final_eval`` opponents (``evaluate_against``), saved to ``final_eval.json``."""
-    f = cfg.final_eval
-    player = make_snapshot(model, "final")
-    results = evaluate_against(player, cfg, f.opponents, f.rounds, f.seed, log)
-    write_final(run_dir, results)
-    return results
 
 
 class EvalHistory(EvalCurve):
-    """A run's evaluation record as it grows (eval_history.json): the periodic checks against
-    ``eval.opponents`` and the final evaluation, each a row with steps, wall-clock minutes (the
-    earlier sessions' too, on resume) and win rates with 95% intervals (2 players: the learner's
-    against each opponent; 3-4 players, one table: ``learner`` and each opponent's own);
-    ``resume`` continues the rows a checkpoint holds."""
+    """A PPO run's eval_history.json: the periodic checks against ``eval.opponents`` and the final
+    evaluation, a row each (``train.common.eval_record``)."""
 
     def evaluate(self, model: Any, cb: Any) -> None:
         """Duplicate rounds against ``eval.opponents``: a line, a history row, TensorBoard."""
-        import time
-
         cfg = self.cfg
         t0 = time.time()
         player = make_snapshot(model, "eval")

@@ -31,6 +31,22 @@ def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
     return policy_kwargs("flat", cfg.num_players, net_arch=list(p.net_arch), activation_fn=act)
 
 
+def make_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -> Any:
+    """``cfg.n_envs`` games against opponents drawn from the pool by weight (``RackoVecEnv``)."""
+    from train.sb3.vec_env import RackoVecEnv
+
+    return RackoVecEnv(
+        cfg.n_envs,
+        num_players=cfg.num_players,
+        opponents=opponents,
+        opponent_weights=weights,
+        seed=cfg.seed,
+        reward=cfg.reward,
+        episode=cfg.episode,
+        **cfg.rules_options(),
+    )
+
+
 def wrap_features(cfg: TrainConfig, vec_env: Any) -> Any:
     """The structured policy's features computed once per observation (``train.sb3.feature_cache``)."""
     if cfg.ppo.policy != "structured":

@@ -17,7 +17,13 @@ from train.common.files import RunFolderError
 from train.common.runs import FINAL_MODEL
 from train.sb3.callbacks import STOP_SIGNALS, Checkpointer, ProgressCallback
 from train.sb3.export import export_ppo_run
-from train.sb3.model import build_model, init_policy_from, make_snapshot, wrap_features
+from train.sb3.model import (
+    build_model,
+    init_policy_from,
+    make_snapshot,
+    make_vec_env,
+    wrap_features,
+)
 
 __all__ = ["STOP_SIGNALS", "ProgressCallback", "Trainer"]
 
@@ -71,7 +77,6 @@ class Trainer:
         """The snapshot pool, the VecEnv (the config's opponents first) and a fresh model."""
         from train.common.config import SELF
         from train.common.snapshot_pool import SnapshotPool
-        from train.sb3.envs import make_vec_env
 
         cfg = self.cfg
         self.pool = SnapshotPool(cfg.selfplay.pool_size, cfg.selfplay.latest_weight)

@@ -1,19 +1,16 @@
 """The warm start PPO fine-tunes from: clone the teacher's moves, then teach the critic what they win.
 
-Why both halves. PPO from a random policy against strong bots sees almost no wins and learns
-slowly; cloning a teacher (``expert``) gives it a competent actor. But the advantages PPO follows
-are ``return - V(s)``: with a critic that knows nothing, the first updates push the cloned actor
-around with noise. So after cloning the actor (critic untouched), the critic is fitted alone
-(actor frozen) to the returns the cloned actor actually gets against the training opponents,
-and PPO starts with both halves trained.
-
-Both work on the policy's *inputs* as the training env hands them out (with the structured
-policy: observation and cached features, ``train.sb3.feature_cache``), so the features are computed
-once per observation here too.
+PPO from a random policy against strong bots sees almost no wins; cloning a teacher (``expert``)
+gives it a competent actor. But PPO's advantages are ``return - V(s)``, and a critic that knows
+nothing would push the cloned actor around with noise: so the critic is then fitted alone (actor
+frozen) to the returns the clone gets against the training opponents. Both work on the policy's
+inputs as the training env hands them out (with the structured policy, the observation and its
+cached features).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -21,12 +18,15 @@ import numpy as np
 import torch
 from torch import nn
 
-from train.common.fitting import fit_minibatches
+from racko_env import racko_v1
+from racko_env.observation import OBS_SIZE
+from train.common.files import write_json_atomic
 from train.common.snapshot import MASKED_LOGIT
 
 Progress = Callable[[int, int, str], None]  # (done, total, message)
 
 CRITIC_PREFIXES = ("value_net.", "mlp_extractor.value_net.", "mlp_extractor.critic.")
+BATCHED_TEACHERS = ("random", "heuristic", "expert")  # have vectorized twins in agents.batched
 
 
 def critic_parameters(policy: nn.Module) -> list[nn.Parameter]:
@@ -78,17 +78,25 @@ def _fit(
     seed: int,
     progress: Progress | None,
 ) -> list[float]:
-    """The project's fitting loop (``train.common.fitting``) on ``params`` only, the policy in
-    training mode; mean loss per epoch."""
-
-    def report(epoch: int, loss: float) -> None:
-        if progress is not None:
-            progress(epoch, epochs, f"epoch {epoch}/{epochs}, loss {round(loss, 5):.4f}")
-
+    """Adam on ``params`` only over seeded shuffled minibatches of row indices (``loss_of(idx)``
+    is a minibatch's loss), the policy in training mode; the mean loss per row of each epoch."""
+    opt = torch.optim.Adam(params, lr=learning_rate)
+    gen = torch.Generator().manual_seed(seed)
     policy.set_training_mode(True)
-    losses = fit_minibatches(
-        params, loss_of, rows, epochs, batch_size, learning_rate, seed, on_epoch=report
-    )
+    losses = []
+    for epoch in range(1, epochs + 1):
+        perm = torch.randperm(rows, generator=gen)
+        total = 0.0
+        for start in range(0, rows, batch_size):
+            idx = perm[start : start + batch_size]
+            loss = loss_of(idx)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss.detach()) * len(idx)
+        losses.append(total / max(rows, 1))
+        if progress is not None:
+            progress(epoch, epochs, f"epoch {epoch}/{epochs}, loss {round(losses[-1], 5):.4f}")
     policy.set_training_mode(False)
     return [round(v, 5) for v in losses]
 
@@ -219,21 +227,109 @@ def warm_critic(
     return {"value_loss_before": before, "value_loss_after": held_out_loss(), "rows": len(inputs)}
 
 
+# ----------------------------------------------------------------- the teacher's decisions
+
+
+def collect_teacher_data(
+    teacher: str,
+    num_players: int,
+    rules: dict[str, Any],
+    decisions: int,
+    seed: int,
+    episode: str = "round",
+    batched: bool = False,
+    n_envs: int = 256,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``decisions`` (observation, mask, action) triples from teacher-vs-teacher games.
+
+    By default every seat's decisions in seeded ``racko_v1`` games, one game at a time (any bot).
+    ``batched=True`` (a teacher of ``BATCHED_TEACHERS``) plays ``n_envs`` games at once in the
+    batched engine with the teacher's ``agents.batched`` twin and records the learner seat's
+    decisions: the same kind of data, several times faster, but other games.
+    """
+    import agents
+
+    if decisions < 1:
+        raise ValueError(f"decisions must be at least 1, got {decisions}")
+    if batched:
+        return _collect_batched(teacher, num_players, rules, decisions, seed, episode, n_envs)
+    bots = [agents.load(teacher, num_players=num_players, **rules) for _ in range(num_players)]
+    env = racko_v1.raw_env(num_players=num_players, episode=episode, **rules)
+    obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
+    mask_buf = np.zeros((decisions, 14), dtype=bool)
+    act_buf = np.zeros(decisions, dtype=np.int64)
+    n = 0
+    rng = np.random.default_rng(seed)
+    while n < decisions:
+        env.reset(seed=int(rng.integers(2**63)))
+        for bot in bots:
+            bot.reset()
+        round_number = env.game.round_number
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            if env.game.round_number != round_number:
+                round_number = env.game.round_number
+                for bot in bots:
+                    bot.reset()
+            action = int(bots[env.agent_name_mapping[agent]].act(obs))
+            obs_buf[n] = obs["observation"]
+            mask_buf[n] = obs["action_mask"].astype(bool)
+            act_buf[n] = action
+            n += 1
+            if n == decisions:
+                break
+            env.step(action)
+    return obs_buf, mask_buf, act_buf
+
+
+def _collect_batched(
+    teacher: str,
+    num_players: int,
+    rules: dict[str, Any],
+    decisions: int,
+    seed: int,
+    episode: str,
+    n_envs: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The learner seat's decisions in ``RackoVecEnv`` games, the teacher in every seat."""
+    from agents.batched import load_batch
+    from train.sb3.vec_env import RackoVecEnv
+
+    if teacher not in BATCHED_TEACHERS:
+        raise ValueError(f"batched collection needs one of {BATCHED_TEACHERS}, got {teacher!r}")
+    env = RackoVecEnv(
+        n_envs, num_players=num_players, opponents=[teacher], seed=seed, episode=episode, **rules
+    )
+    label = load_batch(teacher, num_players, seed=seed + 1, **rules)
+    obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
+    mask_buf = np.zeros((decisions, 14), dtype=bool)
+    act_buf = np.zeros(decisions, dtype=np.int64)
+    obs, n = env.reset(), 0
+    while n < decisions:
+        masks = env.action_masks()
+        actions = np.asarray(label.act_batch(obs, masks), dtype=np.int64)
+        k = min(len(obs), decisions - n)
+        obs_buf[n : n + k], mask_buf[n : n + k], act_buf[n : n + k] = (
+            obs[:k],
+            masks[:k],
+            actions[:k],
+        )
+        n += k
+        obs, _, _, _ = env.step(actions)
+    env.close()
+    return obs_buf, mask_buf, act_buf
+
+
 # ----------------------------------------------------------------- the run's warm-start phase
 
 
 def clone_teacher(cfg: Any, model: Any, vec_env: Any, log: Any, run_dir: Any) -> dict[str, Any]:
-    """Behaviour cloning of the actor from the teacher bot (config ``pretrain``), the first half
-    of a new run's warm start (``train.sb3.trainer``); its record, also written to warmstart.json
-    (empty when ``pretrain.decisions`` is 0).
-
-    The teacher's decisions are collected in chunks of 10,000 (each its own seeded batch of
-    games) so that progress shows.
-    """
-    import time
-
-    from train.sb3.pretrain import BATCHED_TEACHERS, collect_teacher_data
-
+    """Clone the actor from the config's ``pretrain.teacher``, the first half of a new run's warm
+    start; its record, also written to warmstart.json (empty when ``pretrain.decisions`` is 0).
+    The decisions are collected in seeded chunks of 10,000, so that progress shows."""
     pre = cfg.pretrain
     if pre.decisions == 0:
         return {}
@@ -264,63 +360,32 @@ def clone_teacher(cfg: Any, model: Any, vec_env: Any, log: Any, run_dir: Any) ->
                 parts.append(augment(obs[i : i + 8192]))
                 ph.advance(len(parts[-1]))
         inputs = np.concatenate(parts)
-    record = clone_and_record(
-        model.policy,
-        (inputs, masks, actions),
-        pre,
-        cfg.seed,
-        log,
-        run_dir,
-        "cloning the actor",
-        collect_seconds=time.time() - t0,
-    )
-    log.info(
-        f"cloned {pre.teacher}: agreement {record['agreement']:.1%} on {record['holdout']:,} "
-        "held-out decisions"
-    )
-    return record
-
-
-def clone_and_record(
-    policy: Any,
-    data: tuple[np.ndarray, np.ndarray, np.ndarray],
-    section: Any,
-    seed: int,
-    log: Any,
-    run_dir: Any,
-    phase: str,
-    collect_seconds: float,
-) -> dict[str, Any]:
-    """``clone_actor`` on the teacher's (inputs, masks, actions) under a progress phase, and its
-    record written to ``run_dir/warmstart.json``: the one cloning step of every trainer's warm
-    start. ``section`` holds ``teacher``, ``decisions``, ``epochs``, ``batch_size`` and
-    ``learning_rate`` (the SB3 config's ``pretrain``)."""
-    import time
-
-    from train.common.files import write_json_atomic
-
-    inputs, masks, actions = data
+    collect_seconds = time.time() - t0
     t1 = time.time()
-    with log.phase(phase, section.epochs, "epochs", every_s=0.0) as ph:
+    with log.phase("cloning the actor", pre.epochs, "epochs", every_s=0.0) as ph:
         info = clone_actor(
-            policy,
+            model.policy,
             inputs,
             masks,
             actions,
-            section.epochs,
-            section.batch_size,
-            section.learning_rate,
-            seed,
+            pre.epochs,
+            pre.batch_size,
+            pre.learning_rate,
+            cfg.seed,
             progress=ph.hook,
         )
     record = {
-        "teacher": section.teacher,
-        "decisions": section.decisions,
+        "teacher": pre.teacher,
+        "decisions": pre.decisions,
         "collect_seconds": round(collect_seconds, 1),
         "fit_seconds": round(time.time() - t1, 1),
         **info,
     }
     write_json_atomic(run_dir / "warmstart.json", record)
+    log.info(
+        f"cloned {pre.teacher}: agreement {record['agreement']:.1%} on {record['holdout']:,} "
+        "held-out decisions"
+    )
     return record
 
 
@@ -329,10 +394,6 @@ def warm_up_critic(
 ) -> None:
     """Fit the critic alone to the returns the (cloned) actor gets in the training env, the
     second half of a new run's warm start; adds ``critic`` to ``record`` (warmstart.json)."""
-    import time
-
-    from train.common.files import write_json_atomic
-
     pre = cfg.pretrain
     if pre.critic_steps == 0:
         return
@@ -343,14 +404,7 @@ def warm_up_critic(
         )
     with log.phase("critic warm-up: fitting", pre.critic_epochs, "epochs", 0.0) as ph:
         info = warm_critic(
-            model.policy,
-            inputs,
-            returns,
-            pre.critic_epochs,
-            1024,
-            1e-3,
-            cfg.seed,
-            progress=ph.hook,
+            model.policy, inputs, returns, pre.critic_epochs, 1024, 1e-3, cfg.seed, progress=ph.hook
         )
     record["critic"] = {**info, "seconds": round(time.time() - t0, 1)}
     write_json_atomic(run_dir / "warmstart.json", record)
