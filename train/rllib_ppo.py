@@ -24,7 +24,6 @@ import json
 import math
 import os
 import signal
-import socket
 import tempfile
 import time
 from pathlib import Path
@@ -34,115 +33,31 @@ from train.common import front_door
 
 front_door.thread_defaults()  # before numpy and torch load: they read them once
 
-REPO = Path(__file__).resolve().parent.parent
-
 from train.common.files import write_text_atomic  # noqa: E402
 from train.common.progress import RunLog  # noqa: E402
 from train.common.runs import RunKind  # noqa: E402
-from train.rllib.checkpoint import (  # noqa: E402
-    CHECKPOINTS,
-    read_state,
-    save_checkpoint,
-)
+from train.rllib.checkpoint import CHECKPOINTS, read_state, save_checkpoint  # noqa: E402
+from train.rllib.cluster import UserError, start_ray  # noqa: E402
 from train.rllib.config import RLlibConfig  # noqa: E402
-from train.rllib.evaluation import EvalHistory  # noqa: E402
+from train.rllib.finish import EvalHistory  # noqa: E402
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 VECTOR_ENV = "racko_vector"  # the name the vector path's env creator is registered under
 
 
-class UserError(Exception):
-    """A problem with the command line, config or cluster: printed as one line, no traceback."""
-
-
-# --------------------------------------------------------------------------- Ray
-
-
-def _check_reachable(address: str) -> None:
-    """Fail fast and clearly on ``host:port`` nobody listens on (ray.init would retry a while)."""
-    if address in ("auto", "local") or address.startswith("ray://"):
-        return
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
-        raise UserError(f"--address {address!r}: expected 'auto' or HOST:PORT of a Ray head node")
-    try:
-        with socket.create_connection((host, int(port)), timeout=5):
-            pass
-    except OSError as exc:
-        raise UserError(f"cannot reach a Ray cluster at {address}: {exc.strerror or exc}") from None
-
-
-def ray_temp_dir() -> str:
+def ray_temp_dir() -> Path:
     """Ray's session files: ``$RAY_TMPDIR`` or ``<system temp>/ray`` (short: Ray puts unix
     sockets in it, and their paths may not exceed ~107 characters)."""
-    return os.environ.get("RAY_TMPDIR") or os.path.join(tempfile.gettempdir(), "ray")
+    return Path(os.environ.get("RAY_TMPDIR") or os.path.join(tempfile.gettempdir(), "ray"))
 
 
-def keep_home_clean(run_dir: Path, joining: bool) -> None:
-    """Nothing of a run goes to the user's home. Two libraries would write there by default:
-    Ray 2.60 saves a token for a new local cluster's authentication in ``~/.ray/auth_token``
-    (here the token lives in this process's environment instead, inherited by Ray's processes),
-    and onnxruntime keeps a device id under ``$XDG_CACHE_HOME`` (default ``~/.cache``; here the
-    run folder's ``.cache``)."""
-    import secrets
-
-    os.environ["XDG_CACHE_HOME"] = str((run_dir / ".cache").resolve())
-    if joining:  # the cluster's own authentication settings apply
-        return
-    if not any(
-        os.environ.get(k) for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")
-    ):
-        os.environ["RAY_AUTH_MODE"] = "token"
-        os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
-
-
-CODE_PACKAGES = ("racko_env", "racko_eval", "agents", "train")  # what a job's workers import
-
-
-def join_cluster(address: str) -> None:
-    """Join the Ray cluster at ``address`` (``auto``, HOST:PORT); the repository's packages
-    travel to every node with the job. Also ``train/sweep.py``'s way onto a cluster."""
-    import ray
-
-    _check_reachable(address)
-    try:
-        ray.init(
-            address=address,
-            runtime_env={"py_modules": [str(REPO / p) for p in CODE_PACKAGES]},
-            logging_level="ERROR",
-            log_to_driver=False,
-        )
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise UserError(f"cannot join the Ray cluster at {address}: {exc}") from None
-
-
-def use_this_checkout() -> None:
-    """Local Ray workers import this checkout, not another installed copy (``PYTHONPATH``)."""
-    os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(REPO)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
-    )
-
-
-def init_ray(address: str | None, cfg: RLlibConfig) -> None:
-    """Start a local Ray instance, or join the cluster at ``address`` (``auto``, HOST:PORT)."""
-    import ray
-
-    if address:
-        join_cluster(address)
-        return
-    use_this_checkout()
+def init_ray(address: str | None, run_dir: Path, cfg: RLlibConfig) -> None:
+    """Start a local Ray instance with room for every runner and learner actor (even past the
+    cores: they then share them), or join the cluster at ``address``."""
     r = cfg.resources
-    # room for every runner and learner actor even past the cores (they then share them)
     cpus = max(os.cpu_count() or 1, math.ceil(r.env_runners * r.cpus_per_env_runner) + r.learners)
-    ray.init(
-        address="local",  # a new instance of its own, never a cluster left running
-        num_cpus=cpus,
-        num_gpus=0 if r.gpus_per_learner == 0 else None,
-        include_dashboard=False,
-        _temp_dir=ray_temp_dir(),
-        logging_level="ERROR",
-        log_to_driver=False,
-    )
+    gpus = 0 if r.gpus_per_learner == 0 else None
+    start_ray(address, run_dir, ray_temp_dir(), cpus, gpus)
 
 
 def keep_logs_in(run_dir: Path) -> None:
@@ -340,10 +255,7 @@ class Trainer:
         if ckpt is not None:
             self.state.update(read_state(ckpt))
             self.evals.resume(self.state["iteration"])
-        keep_home_clean(
-            run_dir, joining=bool(self.address)
-        )  # before Ray is imported: it reads the auth mode then
-        init_ray(self.address, cfg)
+        init_ray(self.address, run_dir, cfg)
         import ray
 
         from train.rllib.vector import SnapshotLeague

@@ -55,6 +55,7 @@ from train.common.files import (  # noqa: E402
     write_text_atomic,
     write_yaml_atomic,
 )
+from train.rllib.cluster import start_ray  # noqa: E402
 
 MAX_TEMP_DIR = 40  # Ray's socket paths (<temp>/session_<date>_<pid>/sockets/plasma_store) < 108
 RESERVED_KEYS = ("seed", "out", "kind")  # set by the sweep itself
@@ -392,32 +393,6 @@ def ray_temp_dir(out: Path) -> Path:
     return Path(tempfile.gettempdir()) / f"racko-sweep-{key}"
 
 
-def init_ray(address: str | None, out: Path) -> None:
-    """Start a local Ray instance, or join the cluster at ``address``; as ``train/rllib_ppo.py``
-    does, with its care for the home folder (``keep_home_clean``, before Ray is imported)."""
-    from train.rllib_ppo import join_cluster, keep_home_clean, use_this_checkout
-
-    keep_home_clean(out, joining=bool(address))
-    if address:
-        join_cluster(address)
-        return
-    import ray
-
-    use_this_checkout()  # trials import this checkout
-    temp = ray_temp_dir(out)
-    if temp != out / ".ray":
-        print(f"Ray's session files: {temp} ({out / '.ray'} is too long for its sockets)")
-    ray.init(
-        address="local",  # a new instance of its own, never a cluster left running
-        num_cpus=os.cpu_count() or 1,
-        num_gpus=0,
-        include_dashboard=False,
-        _temp_dir=str(temp),
-        logging_level="ERROR",
-        log_to_driver=False,
-    )
-
-
 def run_sweep(sweep_path: Path, address: str | None = None) -> list[dict[str, Any]]:
     """Plan, run (or resume) every trial on Ray Tune, write and return the records."""
     sweep = parse_config(read_yaml(sweep_path), str(sweep_path), SweepConfig)
@@ -433,7 +408,10 @@ def run_sweep(sweep_path: Path, address: str | None = None) -> list[dict[str, An
     # folders, named by their settings, are still found and reused)
     digest = hashlib.sha256(json.dumps(trials, sort_keys=True).encode()).hexdigest()[:8]
     storage, name = out / "tune", f"sweep-{digest}"
-    init_ray(address, out)  # first: Ray reads its authentication settings when imported
+    temp = ray_temp_dir(out)
+    if not address and temp != out / ".ray":
+        print(f"Ray's session files: {temp} ({out / '.ray'} is too long for its sockets)")
+    start_ray(address, out, temp, os.cpu_count() or 1, 0)  # before Ray is imported here
     import ray
     from ray import tune
     from ray.tune import RunConfig, TuneConfig
@@ -493,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
         help="join a running Ray cluster: 'auto' or HOST:PORT (default: a local Ray instance)",
     )
     args = parser.parse_args(argv)
-    from train.rllib_ppo import UserError
+    from train.rllib.cluster import UserError
 
     try:
         run_sweep(Path(args.config), args.address)

@@ -195,7 +195,7 @@ def test_the_front_door_holds_only_what_ships() -> None:
 
 def test_every_trainer_uses_the_one_quick_check() -> None:
     assert "racko_eval" in _imports(REPO / "train/common/evaluation.py", "racko_eval")
-    for path in ("sb3/evaluation", "rllib/evaluation"):
+    for path in ("sb3/evaluation", "rllib/finish"):
         assert "train.common.evaluation" in _imports(REPO / f"train/{path}.py"), path
     text = "\n".join(_path(m).read_text() for m in MODULES)
     assert "def evaluate_vs" not in text and "def win_rate(" not in text

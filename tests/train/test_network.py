@@ -99,7 +99,7 @@ def test_rllib_needs_no_stable_baselines3() -> None:
         import gymnasium as gym
         import torch
         from racko_env.observation import OBS_SIZE
-        import train.rllib.evaluation, train.rllib.export, train.rllib.finish, train.rllib.module
+        import train.rllib.finish, train.rllib.module
         import train.rllib_ppo
         from train.rllib.env import observation_space
         from train.rllib.module import MaskedActorCritic, export_graph

@@ -43,7 +43,7 @@ def test_module_masks_and_export_matches(tmp_path: Path) -> None:
             0
         ]
     np.testing.assert_array_equal(exported.numpy(), acts)
-    from train.rllib.export import export_bot
+    from train.rllib.finish import export_bot
 
     cfg = load_rllib_config(
         SMOKE,
@@ -131,7 +131,7 @@ def test_structured_module_equals_the_sb3_structured_policy() -> None:
 # an export check and a process; quick: test_module_masks_and_export_matches, test_export
 @pytest.mark.slow
 def test_structured_export_plays_with_numpy_and_onnxruntime_only(tmp_path: Path) -> None:
-    from train.rllib.export import export_bot
+    from train.rllib.finish import export_bot
 
     _, module = _structured_pair(seed=1)
     onnx_path, _ = export_bot(module, tmp_path, load_rllib_config(SMOKE))

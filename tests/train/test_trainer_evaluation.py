@@ -25,7 +25,7 @@ def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) ->
     from agents.batched import load_batch
     from train.rllib.config import load_rllib_config
     from train.rllib.env import observation_space
-    from train.rllib.export import export_bot
+    from train.rllib.finish import export_bot
 
     cfg = load_rllib_config(REPO / "configs" / "smoke_rllib.yaml")
     torch.manual_seed(0)
