@@ -1,15 +1,9 @@
 """Export a PPO run folder as a bot file: ``python train/export.py RUN_DIR``.
 
-The run's ``config.yaml`` says which trainer made it (``kind: ppo``, from ``train/ppo.py``); the
-exporter rebuilds the policy from the validated config and the run's data-only weights
-(``final_model.pt`` or the newest checkpoint), checks the ONNX graph against the policy on
-``--check`` observations and writes ``RUN_DIR/bot.onnx`` + ``bot.json``. Nothing is guessed from
-the files on disk and nothing is unpickled. RLlib runs export themselves when they finish
-(``train/rllib_ppo.py``).
-
-The graph-building pieces live in ``train.common.onnx_export`` (and, for SB3 models,
-``train.sb3.export``).
-"""
+The policy is rebuilt from the run's validated ``config.yaml`` (``kind: ppo``) and its data-only
+weights (``final_model.pt`` or the newest checkpoint), checked against the ONNX graph on
+``--check`` observations and written as ``RUN_DIR/bot.onnx`` + ``bot.json``. RLlib runs export
+themselves when they finish."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
 """Plot a run's learning curve: ``racko plot RUN_DIR --out curve.png``.
 
-Any trainer's run folder: its ``eval_history.json`` has one schema (``train.common.eval_record``).
-Top two: the evaluation win rates with their 95% intervals (duplicate rounds of the deterministic
-policy against each evaluation bot on fixed deals), by env steps (by iterations for a run that
-counts no env steps: RLlib's) and by wall-clock minutes since the run started (a PPO
-run's first point is its warm start, before PPO). Bottom: the training episodes' mean reward from
-TensorBoard where the run logged it (SB3's ``rollout/ep_rew_mean``, RLlib's
-``env_runners/episode_return_mean``; with ``reward: win`` that is 2 * win rate - 1 in 2-player
-games).
-"""
+Any trainer's run folder (``train.common.eval_record``): the evaluation win rates with their 95%
+intervals by env steps (iterations for RLlib) and by wall-clock minutes, and below them the
+training episodes' mean reward from TensorBoard where the run logged it."""
 
 from __future__ import annotations
 

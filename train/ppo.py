@@ -1,16 +1,10 @@
 """Train a Rack-O bot with MaskablePPO and self-play: ``python train/ppo.py --config configs/2p.yaml``.
 
-The run folder (``out`` in the config, ``--out``) receives: ``config.yaml`` (the resolved config,
-``kind: ppo``), ``tb/`` (TensorBoard logs), ``checkpoints/`` (every ``checkpoint_every`` steps, at
-rollout boundaries, in data-only formats: train/sb3/checkpoint.py), ``eval_history.json`` (periodic
-win rates of the quick batched check, racko_eval/quick_eval.py), ``final_model.pt`` (the policy's
-weights only), ``final_eval.json`` (a duplicate tournament) and the exported bot ``bot.onnx`` +
-``bot.json``. Every file is written atomically.
-
-Same seed + config -> same run (on the same machine and ``n_envs``). Ctrl-C finishes the rollout
-in progress, checkpoints at the rollout boundary and exports; ``--resume`` then continues bit for
-bit as if the run had not stopped (the batched engine's games are saved in the checkpoint).
-"""
+The run folder (``out``, ``--out``; docs/training/main-job.md) receives the resolved
+``config.yaml``, ``tb/``, data-only ``checkpoints/``, ``eval_history.json``, ``final_model.pt``,
+``final_eval.json`` and the bot, ``bot.onnx`` + ``bot.json``, each written atomically. Same seed
+and config, same run. Ctrl-C finishes the rollout in progress, checkpoints and exports;
+``--resume`` then continues bit for bit as if the run had not stopped."""
 
 from __future__ import annotations
 

@@ -1,21 +1,11 @@
 """Self-play PPO on Ray RLlib, on one machine or a cluster: ``python train/rllib_ppo.py --config
-configs/2p_rllib.yaml``.
+configs/2p_rllib.yaml`` (docs/training/rllib.md).
 
-The scale-out path (docs/training/rllib.md); ``train/ppo.py`` (SB3 + the batched numpy engine) stays the
-fast default on one machine. RLlib's env runners step either the batched engine with its
-opponents inside through Gymnasium's vector API (``env: vector``, the default:
-``agents.vector_env.RackoVectorEnv`` via ``train.rllib.vector``) or the PettingZoo env
-``racko_v1`` one decision at a time (``env: multi_agent``, ``train.rllib.env``); the module masks
-illegal actions itself (``train.rllib.module``) and trains against baseline bots and frozen
-snapshots of itself (on ``multi_agent`` also against itself in every seat), and the trainer
-exports the same bot files as the SB3 trainer (``bot.onnx`` + ``bot.json``, docs/bot-format.md).
-
-The run folder (``out``, ``--out``) receives ``config.yaml``, ``tb/`` (TensorBoard),
-``checkpoints/iter_NNNNNN/`` (RLlib's checkpoint + ``trainer.json``), ``eval_history.json``,
-``final_eval.json``, ``cluster.json`` (where the env runners ran), ``ray/`` (RLlib's own logs),
-and the bot. Ray's session files go to ``$RAY_TMPDIR`` or the system temp dir; nothing goes to
-the user's home. Local by default; ``--address auto`` (or ``RAY_ADDRESS``) joins a running cluster.
-"""
+RLlib's env runners step either the batched engine with its opponents inside, through
+Gymnasium's vector API (``env: vector``, ``train.rllib.vector``), or ``racko_v1`` one decision at
+a time (``env: multi_agent``, ``train.rllib.env``); the masked module (``train.rllib.module``)
+trains against bots and frozen snapshots of itself, and the run ends with the same bot files as
+``train/ppo.py``. Local by default; ``--address auto`` (or ``RAY_ADDRESS``) joins a cluster."""
 
 from __future__ import annotations
 

@@ -1,25 +1,12 @@
 """Seeds and sweeps of the main job on Ray Tune: ``python train/sweep.py --config
-configs/sweep_2p.yaml [--address auto]``.
+configs/sweep_2p.yaml [--address auto]`` (docs/training/rllib.md).
 
-Every trial is one ordinary run of ``train/ppo.py`` (its ``Trainer`` and run-folder contract
-``PPO_RUN``, imported): a run folder under ``<out>/trials/<name>/`` with its checkpoints, ``final_eval.json``
-and its own ``bot.onnx``, which ``python train/ppo.py --resume --out ...`` could continue by hand.
-The sweep config names the run config every trial starts from, the seeds, and optionally a grid
-and/or random samples over named keys of that config (dotted paths, e.g. ``ppo.learning_rate``),
-checked against the run config's schema before anything starts. Each (point, seed) pair is a
-trial, one per ``cpus_per_trial`` CPUs (docs/training/rllib.md).
-
-Trials are planned here, deterministically, from the sweep config (random samples from
-``search_seed``), and named by a hash of their settings, so a re-run finds the same folders:
-a trial whose folder holds its bot is finished and is not trained again, one with a checkpoint
-resumes from it, one without starts over. Ray Tune's own experiment state (``<out>/tune/``) is
-restored too when it exists, so finished trials are not even scheduled again.
-
-Nothing goes to the user's home: Ray's session files go to ``<out>/.ray`` (or, where that path is
-too long for Ray's unix sockets, a short folder in the system temp dir), Tune's storage to
-``<out>/tune``, and the caches of the libraries to ``<out>/.cache``. The results table is printed
-and written to ``<out>/results.md`` and ``<out>/results.json``.
-"""
+Every trial is one ordinary run of ``train/ppo.py`` in ``<out>/trials/<name>/``. The sweep config
+names the run config, the seeds, and optionally a grid and random samples over dotted keys of it
+(``ppo.learning_rate``), checked against its schema before anything starts. Trials are planned
+here, deterministically, and named by a hash of their settings, so a re-run finds the same
+folders: a trial with its bot is not trained again, one with a checkpoint resumes. The results
+table goes to ``<out>/results.md`` and ``<out>/results.json``; nothing goes to the user's home."""
 
 from __future__ import annotations
 

@@ -1,31 +1,12 @@
 """Masked DQN on Rack-O with Tianshou's PettingZoo wrapper: ``python train/tianshou_dqn.py``.
 
-A short example for Tianshou users (``docs/training/tianshou.md``), not the project's trainer
-(``train/ppo.py``). It shows what Tianshou 2 needs to train on ``racko_v1``:
-
-- **The env is wrapped as it is.** ``tianshou.env.PettingZooEnv`` takes the AEC env
-  ``racko_v1.env(...)`` directly: racko's observations are dicts of ``"observation"`` and
-  ``"action_mask"``, exactly what the wrapper turns into Tianshou's ``obs.obs`` and ``obs.mask``
-  (and ``obs.agent_id``, the agent on turn). No adapter is needed.
-- **One learner, one fixed opponent, dispatched by agent.** ``MultiAgentOffPolicyAlgorithm``
-  (Tianshou's multi-agent policy manager) gives ``player_0``'s decisions to a ``DQN`` whose
-  ``DiscreteQLearningPolicy`` masks illegal actions (their Q-values are pushed below every legal
-  one; its epsilon-greedy exploration samples legal actions only) and ``player_1``'s to the
-  opponent: Tianshou's masked random policy (``MARLRandomDiscreteMaskedOffPolicyAlgorithm``), or
-  any racko bot (``agents.load``) through ``BotAlgorithm`` below, which learns nothing.
-- **Trained by Tianshou's own off-policy trainer** (``run_training``), its test episodes scored
-  by the learner's reward (``multi_agent_return_reduction``).
-
-What the wrapper does with a turn-based game: each transition belongs to the agent that acted,
-and carries every agent's reward after that step. A round that ``player_1``'s move ends
-therefore puts the learner's loss on ``player_1``'s transition: the learner's own transitions see
-its wins (its Rack-O ends the round) and not its losses, and a transition whose turn passes has
-the next agent's observation as its next one. That is Tianshou's design for AEC envs (its
-tic-tac-toe example has the same); for a learner that sees every reward use the single-agent
-view ``racko/Racko-v1`` (``docs/environment/index.md``) or TorchRL (``train/torchrl_ppo.py``).
-
-Same ``--seed``, same run.
-"""
+An example for Tianshou users (docs/training/tianshou.md), not the project's trainer. The AEC
+env goes into ``tianshou.env.PettingZooEnv`` as it is; ``player_0``'s decisions go to a masked
+``DQN``, ``player_1``'s to a fixed opponent (Tianshou's masked random policy, or a racko bot
+through ``BotAlgorithm``), under Tianshou's multi-agent manager and off-policy trainer. As in
+Tianshou's own AEC examples, a transition carries the rewards after the acting agent's step, so
+the learner's transitions see its wins but not the losses the opponent's move ends (the page
+says what follows). Same ``--seed``, same run."""
 
 from __future__ import annotations
 

@@ -1,26 +1,11 @@
 """Masked PPO on Rack-O with TorchRL's PettingZoo wrapper: ``python train/torchrl_ppo.py``.
 
-A short example for TorchRL users (``docs/training/torchrl.md``), not the project's trainer
-(``train/ppo.py``). It shows what TorchRL needs to train on ``racko_v1`` and nothing else:
-
-- **The env is wrapped as it is.** ``torchrl.envs.PettingZooWrapper`` takes the AEC env
-  ``racko_v1.env(...)`` directly: an AEC env must be wrapped with ``use_mask=True`` (one agent
-  acts a step; ``(group, "mask")`` says which), and because racko's observations are dicts with
-  an ``"action_mask"`` entry, the wrapper moves it to ``(group, "action_mask")`` and keeps the
-  action spec's mask up to date (an agent not on turn gets an all-true mask, so a masked
-  distribution is never empty). No adapter is needed.
-- **Two groups, one learner.** ``group_map`` seats ``player_0`` in the group ``"learner"`` (a
-  ``ProbabilisticActor`` over TorchRL's ``MaskedCategorical``, so it never samples an illegal
-  action) and ``player_1`` in ``"opponent"``: a fixed racko bot (``agents.load``) in a
-  ``TensorDictModule``. The collector runs both as one policy.
-- **Only the learner's own decisions train.** GAE runs over every step of the learner's view
-  (its value while the opponent moves is a value too), then the batch keeps the rows where
-  ``("learner", "mask")`` is true for ``ClipPPOLoss``. The win reward arrives at the round's last
-  step for both groups (zero-sum, +1/-1).
-
-Same ``--seed``, same run. Prints one line per batch: rounds finished, the learner's mean round
-reward in them, the loss.
-"""
+An example for TorchRL users (docs/training/torchrl.md), not the project's trainer. The AEC env
+goes into ``PettingZooWrapper`` as it is (``use_mask=True``: one agent acts per step, and the
+wrapper keeps each group's ``action_mask``); ``player_0`` is the group ``"learner"``, a
+``ProbabilisticActor`` over ``MaskedCategorical``, and ``player_1`` the group ``"opponent"``, a
+fixed racko bot. GAE runs over every step of the learner's view, then only the rows where the
+learner acted train ``ClipPPOLoss``. Same ``--seed``, same run; one line per batch."""
 
 from __future__ import annotations
 

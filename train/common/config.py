@@ -1,17 +1,10 @@
 """The training config schema: YAML files in ``configs/`` are validated against it, up front.
 
-Everything a run will need is checked when the file is loaded, before any training: unknown keys,
-types (pydantic strict mode: ``'yes'`` is not ``True`` and ``'2'`` is not ``2``), ranges (seeds
-within 0..2**32-1, finite positive weights), duplicate YAML keys, an empty file, and every bot the
-run will seat (``opponents``, ``eval.opponents``, ``final_eval.opponents``, ``pretrain.teacher``,
-the value config's ``opponent`` and ``eval.opponents``): a typo fails here and not hours later.
-Each problem is reported as one line that names the file and the key (``ConfigError``).
-
-Bot specs are resolved the way ``agents.load`` resolves them, without loading heavy files: a
-built-in name, a bot file that exists beside its ``.json`` manifest, or a ``module:Class`` whose
-module is imported to find the class. Importing a ``module:Class`` runs that module's code: such
-specs are code by design (docs/training/main-job.md), the same as running a script.
-"""
+Unknown keys, types (pydantic strict mode: ``'yes'`` is not ``True``), ranges, duplicate YAML
+keys, an empty file and every bot the run will seat are checked when the file is loaded, so a typo
+fails here and not hours later, in one line naming the file and the key (``ConfigError``). Bot
+specs are checked as ``agents.load`` resolves them, without loading heavy files; a
+``module:Class`` spec imports its module, which runs its code (such specs are code by design)."""
 
 from __future__ import annotations
 

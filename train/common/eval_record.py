@@ -1,25 +1,11 @@
-"""The evaluation record, one schema whatever trainer wrote it (``docs/training/main-job.md``).
+"""The evaluation record, one schema whatever trainer wrote it (docs/training/main-job.md).
 
-A run folder holds
-
-- ``eval_history.json``: the learning curve, a list of rows in order, one per evaluation::
-
-      {"timesteps": 262144, "iteration": 3, "minutes": 5.1, "rounds": 1000,
-       "heuristic": 0.741, "heuristic_ci95": [0.721, 0.760], "expert": ..., "expert_ci95": ...,
-       "final": true}
-
-  ``timesteps`` (env steps so far) or ``iteration`` (training iterations so far) or both;
-  ``minutes`` of wall time since the run started; ``rounds``: duplicate deals per opponent; per
-  opponent the learner's win rate and its 95% Wilson interval. At a table of 3-4 players every
-  opponent sits at one table: the opponents' keys then hold *their* win rates, and ``learner``,
-  ``learner_ci95`` the learner's. ``final`` marks the row of the final evaluation.
-- ``final_eval.json``: the final evaluation, per opponent
-  ``{"opponent", "rounds", "win_rate", "ci95", "seed"}`` and what the evaluator adds (``table``,
-  ``opponent_win_rate``, ``opponent_ci95``, ``seats``, ``played``, ``mean_round_score``, ...).
-
-``train/plot_curve.py`` plots any run's ``eval_history.json`` (``timesteps`` on the x axis where
-the rows have it, else ``iteration``).
-"""
+``eval_history.json`` is the learning curve, a row per evaluation: ``timesteps`` and/or
+``iteration``, ``minutes`` of wall time, ``rounds`` (duplicate deals per opponent), per opponent
+the learner's win rate and its 95% interval (``heuristic``, ``heuristic_ci95``), and ``final`` on
+the final evaluation's row. At a table of 3-4 players the opponents' keys hold *their* rates and
+``learner``, ``learner_ci95`` the learner's. ``final_eval.json`` holds the final evaluation's
+``opponent_result`` per opponent."""
 
 from __future__ import annotations
 

@@ -1,19 +1,11 @@
 """The trainers' front door, written once: ``train/ppo.py`` and ``rllib_ppo.py`` are each a
 ``FrontDoor`` with their own run kind.
 
-Every one has the same command line (``--config FILE``, ``--out RUN_DIR``, ``--resume``, the
-run's length as ``--total-steps`` or ``--iterations``, ``--seed`` where the trainer takes it, and
-the trainer's own flags), decides a new run or a resumed one by the run-folder contract
-(``train.common.runs.prepare_run``), and fails the same way: a bad config, run folder or missing
-file is one line ``NAME: error: ...`` on stderr and exit status 2, no traceback. ``fail`` is that
-line for the other commands of ``train/`` (``export.py``, ``sweep.py``), and ``OneLineParser``
-with its number types (``positive_int``, ``positive_float``, ``probability``, ``settings_flags``)
-the command line of the scripts that are not front doors (``exploit.py``, ``torchrl_ppo.py``,
-``tianshou_dqn.py``): a usage error is one line too.
-
-This module imports nothing heavy at load, so that a front door can set the process's thread
-defaults (``thread_defaults``) before numpy and torch load and read them once.
-"""
+Each has the same command line (``--config``, ``--out``, ``--resume``, the run's length, ``--seed``
+where it takes one, its own flags) and fails the same way: bad input is one line ``NAME: error:
+...`` on stderr and exit status 2. ``fail`` is that line for the other commands of ``train/``,
+``OneLineParser`` and its number types the command line of the examples. Nothing heavy is
+imported at load, so that ``thread_defaults`` runs before numpy and torch read them."""
 
 from __future__ import annotations
 

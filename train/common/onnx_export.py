@@ -267,18 +267,13 @@ def export_torch_bot(
     check: int = 300,
     training: dict[str, Any] | None = None,
 ) -> tuple[Path, Path]:
-    """Write a torch policy as a racko bot file: ``path`` (``NAME.onnx``) and its manifest
-    ``NAME.json`` beside it (docs/bot-format.md), which ``agents.load``, ``racko grade`` and
-    ``racko league`` play like any exported bot.
+    """Write a torch policy as a racko bot file: ``path`` (``NAME.onnx``) and its manifest ``NAME.json``
+    (docs/bot-format.md), which ``agents.load`` plays like any exported bot.
 
-    ``module`` is any ``torch.nn.Module`` whose ``forward(observation)`` maps a batch of
-    observations (float32, ``[batch, OBS_SIZE]``, the current layout) to one logit per action
-    (``[batch, NUM_ACTIONS]``), whatever its layers, as long as torch's exporter can trace it.
-    The bot plays the legal action with the highest logit: the mask is applied in the graph.
-    The graph is checked action for action against the module on ``check`` observations of
-    real play (``num_players`` and ``rules``: the game it was trained for) before anything is
-    written; ValueError for a path that does not end in ``.onnx``.
-    """
+    ``module`` maps observations (float32 ``[batch, OBS_SIZE]``) to one logit per action, whatever its
+    layers, as long as torch's exporter can trace it; the bot plays the legal action with the highest
+    logit. The graph is checked against the module on ``check`` observations of real play of the game
+    ``num_players`` and ``rules`` name before anything is written."""
     import torch
 
     path = Path(path)

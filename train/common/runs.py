@@ -1,21 +1,13 @@
-"""The run-folder contract, one for every trainer (``train/ppo.py``,
-``rllib_ppo.py``).
+"""The run-folder contract of every trainer (``train/ppo.py``, ``rllib_ppo.py``).
 
-- **A new run** (``--config FILE``): the folder is created; one that already holds a run (a
-  complete checkpoint, a finished iteration, a final model) is refused: ``--resume`` it or train
-  into another ``--out``. Leftovers of a run killed before its first checkpoint (half-written
-  ``.tmp_*`` files, stale logs) are removed, so such a folder is always usable. The resolved
-  config goes to ``config.yaml`` with its ``kind:`` (which trainer wrote the folder;
-  ``train/export.py`` and ``train/plot_curve.py`` read it).
-- **A resumed run** (``--resume --out RUN_DIR``): the run's own ``config.yaml`` is the config. A
-  ``--config`` given as well, and the config the latest checkpoint records, must equal it except
-  for the run's length (``total_steps`` / ``iterations``, which may grow); a new length is
-  written back. A folder with no complete checkpoint is refused with the command that starts it
-  over.
-- **Checkpoints** are folders written under a ``.tmp_`` name and renamed when complete, so the
-  newest folder of the right name is whole (``latest_checkpoint``); the newest few are kept.
-- **Every file** is written atomically (``racko_env.files``, ``train.common.files``).
-"""
+- **A new run** (``--config FILE``): a folder already holding a run is refused (``--resume`` it
+  or use another ``--out``); the leftovers of a run killed before its first checkpoint are
+  removed; the resolved config goes to ``config.yaml`` with its ``kind:``.
+- **A resumed run** (``--resume --out RUN_DIR``): the run's own ``config.yaml`` is the config; a
+  ``--config`` given too, and the config the latest checkpoint records, must equal it but for the
+  run's length, which may grow (a new one is written back).
+- **Checkpoints** are written under a ``.tmp_`` name and renamed when complete; the newest few
+  are kept. Every file is written atomically."""
 
 from __future__ import annotations
 

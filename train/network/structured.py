@@ -1,18 +1,12 @@
 """The structured network: ``RackFeatures`` (train/network/features.py) read by small towers.
 
-``StructuredHeads``: one small network shared by the ten slots embeds each slot (so a slot's logit
-is computed the same way wherever it is, with the slot's index as an input); a trunk over the
-pooled slots and the global features gives the draw / take / keep / discard logits, and each
-slot's logit reads its own embedding beside the trunk. The critic has its own copy of both.
-
-``StructuredNetwork`` is the whole actor-critic as a plain torch module, with no trainer inside:
-what RLlib's module exports and freezes, and what every trainer's snapshots play. Its parts carry
-the names of sb3-contrib's ``MaskableActorCriticPolicy`` (``features_extractor``,
-``mlp_extractor``, ``action_net``, ``value_net``), so the SB3 trainer's ``StructuredPolicy``
-(train/sb3/policy.py, these same heads plugged into MaskablePPO) and this module have the same
-``state_dict`` and weights copy across one to one. ``PolicyGraph`` is either of them as one module
-``(observation, action_mask) -> (action, masked_logits)``: what is exported to ONNX.
-"""
+``StructuredHeads``: one small network shared by the ten slots embeds each slot (with the slot's
+index as an input); a trunk over the pooled slots and the global features gives the draw / take /
+keep / discard logits, and each slot's logit reads its own embedding beside the trunk. The critic
+has its own copy of both. ``StructuredNetwork`` is the whole actor-critic in plain torch, its parts
+named as sb3-contrib's ``MaskableActorCriticPolicy``'s, so SB3's ``StructuredPolicy`` and it have
+the same ``state_dict``. ``PolicyGraph`` is either as ``(observation, action_mask) -> (action,
+masked_logits)``: what is exported to ONNX."""
 
 from __future__ import annotations
 

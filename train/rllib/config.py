@@ -58,18 +58,10 @@ class RLlibPPOSection(Strict):
 
 
 class ModelSection(Strict):
-    """The policy network. ``encoder``:
-
-    - ``structured`` (the default): the SB3 trainer's ``ppo.policy: structured`` network, the
-      same classes (``train.network``'s ``RackFeatures`` + ``StructuredHeads``): ``hidden`` is its
-      trunk (``ppo.net_arch``), ``slot_hidden`` the per-slot network (``ppo.slot_hidden``), ReLU
-      as there (``activation`` is not used);
-    - ``mlp``: the flat MLP over the raw observation (hidden layers as the SB3 trainer's
-      ``net_arch``, separate policy and value networks, ``activation``);
-    - ``package.module:factory``: a callable ``factory(obs_size, hidden, activation)`` returning a
-      torch module with an ``out_features`` attribute (the policy and the value function each get
-      their own instance, as in SB3's default ``MlpPolicy``).
-    """
+    """The policy network (``encoder``): ``structured`` (the default), the SB3 trainer's structured
+    network (``hidden``: its trunk, ``slot_hidden``: the per-slot network, ReLU); ``mlp``, separate
+    policy and value MLPs over the raw observation (``hidden``, ``activation``); or
+    ``package.module:factory`` (train/rllib/module.py)."""
 
     encoder: str = "structured"
     hidden: LayerSizes = Field(default_factory=lambda: [128, 128])

@@ -1,20 +1,12 @@
-"""The PettingZoo env ``racko_v1`` as an RLlib ``MultiAgentEnv``, with the league set up per
-episode.
+"""The PettingZoo env ``racko_v1`` as an RLlib ``MultiAgentEnv``, with the league set up per episode.
 
-RLlib maps agent ids to RLModules (``policy_mapping_fn``) without telling the env which module
-plays which seat, and its example self-play code picks seats with ``hash(episode.id_)``: not
-reproducible across processes. Here the env decides, from its own seeded generator, at every reset:
-which seat the learner takes, and who sits across from it (the learner itself, a frozen league
-snapshot, or a baseline bot). The decision is written into the agent ids, ``"<module>@<role>"``
-(role 0 is the learner's seat, role k the k-th seat after it), so the mapping function only reads
-the module name off the id. Baseline bots (``agents.load``) play their seats inside the env; RLlib
-never sees them.
-
-The game itself is ``racko_v1.env()``, stepped one decision at a time. Only the agent on turn gets
-an observation; when the episode ends every RLlib agent that played gets its final observation and
-the reward it collected since its last decision, so the loser's reward reaches its module too
-(RLlib's ``PettingZooEnv`` is written for cooperative games and does not promise that).
-"""
+RLlib maps agent ids to RLModules without telling the env which module plays which seat, and its
+own self-play example picks seats with ``hash(episode.id_)``, not reproducible across processes.
+Here the env draws, from its own seeded generator at every reset, the learner's seat and who sits
+across (the learner itself, a frozen league snapshot, or a baseline bot played inside the env),
+and writes it into the agent ids, ``"<module>@<role>"`` (role 0: the learner's seat). When the
+episode ends every RLlib agent that played gets its final observation and its reward, so the
+loser's reward reaches its module too (RLlib's ``PettingZooEnv`` does not promise that)."""
 
 from __future__ import annotations
 

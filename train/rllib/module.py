@@ -1,27 +1,13 @@
 """The RLModule the RLlib trainer learns: a masked actor-critic for PPO, with a pluggable encoder.
 
-Vendored rather than taken from RLlib's ``examples/`` (whose masking module reads
-``obs["observations"]`` and has changed across releases). The observation is the env's dict
-``{"observation": (W,), "action_mask": (A,)}``; illegal actions get the logit
-``MASKED_LOGIT`` (-1e8, as in the exported bot graphs) so sampling, log-probabilities and the
-entropy see only legal moves, and the inference argmax is the bot's move.
-
-``model.encoder: structured`` (the default) is the structured network every trainer learns, the
-classes of ``train/network/``: ``RackFeatures`` (no weights) then ``StructuredHeads`` (actor and
-critic towers, the 14 logits) and a linear value head, laid out as ``StructuredNetwork`` (and
-SB3's ``StructuredPolicy``) lay them out (``heads`` is its ``mlp_extractor``, ``vf_head`` its
-``value_net``), so weights copy across one to one (``sb3_state_dict`` / ``load_sb3_state_dict``)
-and the bot is exported through the same ``PolicyGraph`` (``export_graph``); no stable-baselines3
-is needed. The features come
-with the observation when the env computed them (``features``: the compiled kernel
-``agents.features.rack_features``, once per observation); otherwise the module computes them with
-``RackFeatures`` (the same numbers).
-
-``model.encoder: mlp`` is an MLP, the same shape as the SB3 trainer's ``MlpPolicy`` (separate
-policy and value networks, ``hidden`` layers, tanh). ``model.encoder: "package.module:factory"``
-plugs in any torch module ``factory(obs_size, hidden, activation)`` with an ``out_features``
-attribute.
-"""
+Vendored, not RLlib's ``examples/`` masking module (it reads ``obs["observations"]`` and has
+changed across releases). Illegal actions get ``MASKED_LOGIT``, as in the bot graphs, so
+sampling, log-probabilities and the entropy see only legal moves. ``model.encoder``:
+``structured`` is the network of ``train/network/`` laid out as ``StructuredNetwork`` (``heads``
+its ``mlp_extractor``, ``vf_head`` its ``value_net``), so weights copy across one to one and the
+bot is exported through the same ``PolicyGraph``; ``mlp`` the shape of SB3's ``MlpPolicy``;
+``package.module:factory`` any torch module ``factory(obs_size, hidden, activation)`` with an
+``out_features`` attribute."""
 
 from __future__ import annotations
 

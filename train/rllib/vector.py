@@ -1,23 +1,12 @@
-"""The vector path of the RLlib trainer (``env: vector``): RLlib's single-agent env runners step
-``agents.vector_env.RackoVectorEnv`` (the batched numpy engine, opponents inside) through
-Gymnasium's vector API, ``gym_env_vectorize_mode="vector_entry_point"``.
+"""The RLlib trainer's vector path (``env: vector``): its env runners step
+``agents.vector_env.RackoVectorEnv`` through Gymnasium's vector API.
 
-RLlib's ``SingleAgentEnvRunner`` builds its envs with ``gymnasium.make_vec(...,
-vectorization_mode=...)``; given a creator function it registers it as the vector entry point and
-calls it with the env config plus ``num_envs`` (``envs_per_runner``). The creator here builds the
-VectorEnv with the run's opponents (``league`` is its ``"self"`` share) and wraps it for the
-module: the observation becomes the dict the masked module reads (``observation``,
-``action_mask`` as float32, ``features``: computed once per observation, in the env).
-
-Self-play seats: every ``league.snapshot_every`` iterations the trainer freezes the learner into a
-``train.network.frozen.FrozenPolicy`` (the structured network as numpy in, numpy out), keeps the
-newest ``league.size`` of them (``train.common.snapshot_pool.SnapshotPool``, saved with each checkpoint)
-and hands their weights (plain arrays) to every env runner, which seats them with
-``RackoVectorEnv.set_self_play``. The learner is the only RLModule (``DEFAULT_MODULE_ID``).
-
-Seeds: RLlib resets a runner's envs first with ``seed + worker_index``; mixed with the iteration
-the run started or resumed at (``salt``), that fixes every deal, seat and opponent draw.
-"""
+RLlib calls ``make_vector_env`` with the env config plus ``num_envs``; the env's observation
+becomes the dict the masked module reads. Every ``league.snapshot_every`` iterations the learner
+is frozen into a ``FrozenPolicy``; the newest ``league.size`` (``SnapshotLeague``, saved with each
+checkpoint) go to every env runner as plain arrays and sit in the ``league`` seats. Seeds: RLlib's
+``seed + worker_index`` mixed with the iteration the run started at (``salt``) fix every deal,
+seat and opponent draw."""
 
 from __future__ import annotations
 

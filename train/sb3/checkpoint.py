@@ -1,22 +1,13 @@
-"""Checkpoints and weight files of a PPO run, in data-only formats (no pickle on any load path).
+"""Checkpoints and weight files of a PPO run, in data-only formats: opening someone else's run folder
+must not run their code, so nothing here unpickles.
 
-Opening someone else's run folder must not run their code, so nothing here unpickles:
-
-- ``final_model.pt`` (and ``init_from``): ``{"format", "version", "timesteps", "policy"}`` where
-  ``policy`` is ``model.policy.state_dict()``; read with ``torch.load(weights_only=True)``, which
-  refuses any pickled object that is not a tensor or a plain container. The model itself is
-  rebuilt from the run's validated ``config.yaml`` (``train.sb3.model.build_model``) and the weights are
-  copied in, so any policy class whose ``state_dict`` holds tensors works unchanged.
-- a checkpoint folder ``checkpoints/step_000123456/`` holds ``model.pt`` (policy and optimizer
-  state dicts and the torch RNG, ``weights_only``), ``arrays.npz`` (the last observation, the
-  numpy RNG and the VecEnv's state; ``allow_pickle=False``), ``state.json`` (counters, the Python
-  RNG, callback state, the config the run was made with, the VecEnv's JSON state) and ``pool/``
-  (self-play snapshots as ``.npz``).
-
-A checkpoint is written into ``checkpoints/.tmp_step_*`` and renamed when complete (the run-folder
-contract, ``train.common.runs``): a folder named ``step_*`` is always whole, temp folders are
-ignored by ``CHECKPOINTS.latest`` and removed when a run starts or resumes.
-"""
+- ``final_model.pt`` (and ``init_from``): ``{"format", "version", "timesteps", "policy"}``, the
+  policy's ``state_dict``, read with ``torch.load(weights_only=True)``; the model is rebuilt from
+  the run's validated config and the weights are copied in.
+- ``checkpoints/step_000123456/``: ``model.pt`` (policy, optimizer, torch RNG), ``arrays.npz``
+  (the last observation, the numpy RNG, the VecEnv's arrays; no pickle), ``state.json``
+  (counters, the Python RNG, callback and VecEnv state, the config) and ``pool/`` (self-play
+  snapshots), written under a temporary name and renamed when whole (``train.common.runs``)."""
 
 from __future__ import annotations
 

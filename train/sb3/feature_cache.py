@@ -1,17 +1,9 @@
-"""Compute the structured policy's features once per observation, where the env hands it out.
+"""The structured policy's features computed once per observation, where the env hands it out.
 
-The features (``train.network.features.RackFeatures``) have no weights, but the planner inside them is
-the costliest part of the forward pass: here they come from the compiled kernel
-``agents.features.rack_features`` (the same numbers, tested), tens of times faster than the torch
-module. PPO looks at each observation once to act and then
-``n_epochs`` more times to learn; computing the features when the env returns the observation and
-keeping them beside it in the rollout buffer does that work once instead of ``1 + n_epochs`` times.
-
-``FeatureCache`` is a ``VecEnvWrapper`` whose observations are ``[observation (W) | features]``;
-``train.sb3.policy.StructuredExtractor`` reads the features when they are there and computes them when
-handed a bare observation (the exported graph and frozen opponents). Nothing else changes: the
-policy learns from exactly the numbers it would compute itself (tested).
-"""
+The planner inside the features is the costliest part of the forward pass, and PPO looks at each
+observation ``1 + n_epochs`` times. ``FeatureCache`` computes them once, with the compiled kernel
+``agents.features.rack_features`` (the same numbers as the torch ``RackFeatures``, tested), and
+hands out ``[observation | features]``, which ``StructuredExtractor`` reads as they are."""
 
 from __future__ import annotations
 

@@ -1,15 +1,9 @@
 """``RackoVecEnv``: many Rack-O games as one stable-baselines3 ``VecEnv``, for fast MaskablePPO.
 
-The games, opponents, seating, rewards and the data-only state are ``racko_env.learner_games.
-LearnerGames`` with the vectorized bots of ``agents.batched`` (the core it shares with the
-Gymnasium ``VectorEnv`` ``agents.vector_env.RackoVectorEnv``); this class is SB3's API over it.
-
-Rewards are the learner seat's AEC rewards (``reward="win"|"score"``), delivered on the step that
-ends the episode, also when an opponent's move ended it; in score mode with ``episode="game"`` each
-round's reward arrives on the step during which that round ended. Ended games restart at once
-(SB3's auto-reset): their ``infos[i]`` hold ``terminal_observation``, ``TimeLimit.truncated`` and
-Monitor-style ``episode = {"r", "l", "t"}``. Every info holds ``action_mask`` of the returned obs.
-"""
+The games, seating, rewards and state are ``racko_env.learner_games.LearnerGames`` with the
+vectorized bots of ``agents.batched``; this class is SB3's API over it. Ended games restart at
+once (SB3's auto-reset), their infos holding ``terminal_observation``, ``TimeLimit.truncated`` and
+a Monitor-style ``episode``; every info holds the returned observation's ``action_mask``."""
 
 from __future__ import annotations
 
