@@ -24,9 +24,6 @@ from train.sb3.trainer import Trainer  # noqa: E402
 __all__ = ["PPO_RUN", "Trainer", "holds_a_run", "main"]
 
 
-# ----------------------------------------------------------------- the run folder
-
-
 def holds_a_run(run_dir: Path) -> bool:
     """A folder holds a run once it has a complete checkpoint or a final model."""
     from train.sb3.checkpoint import CHECKPOINTS
@@ -35,8 +32,7 @@ def holds_a_run(run_dir: Path) -> bool:
 
 
 def _checkpoint_config(run_dir: Path) -> tuple[str, dict[str, Any]] | None:
-    """The config the latest checkpoint was made with, checked and as this version resolves it
-    (without the removed keys an older checkpoint records)."""
+    """The config the latest checkpoint was made with, checked and resolved."""
     from train.sb3.checkpoint import CHECKPOINTS, read_checkpoint_state
 
     ckpt = CHECKPOINTS.latest(run_dir)

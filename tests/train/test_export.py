@@ -27,7 +27,7 @@ from train.common.onnx_export import (
     verify_export,
 )
 from train.sb3.export import export_model, sb3_actions
-from train.sb3.selfplay import snapshot_from_model
+from train.sb3.model import snapshot_from_model
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -199,9 +199,6 @@ class FinalEvalSection(Evaluation):
 
     rounds: int = Field(0, ge=0)  # 0: skip
     seed: Seed = 0
-    # not used: the batched evaluation plays every game in one process; kept so that the configs
-    # older runs wrote (config.yaml holds every key) still load
-    workers: int = Field(1, ge=1)
 
 
 class GameConfig(Strict):
@@ -247,9 +244,8 @@ class TrainConfig(GameConfig):
     checkpoint_every: int = Field(100_000, ge=1)
     out: RunFolder = "runs/default"
     torch_threads: int = Field(1, ge=1)
-    # torch threads for PPO's gradient steps only (None: torch_threads). The update is large
-    # matrix products that two threads share well on a quiet machine; the rollout's forwards
-    # are small and stay on torch_threads.
+    # torch threads for PPO's gradient steps (None: torch_threads): large matrix products that
+    # two threads share well, where the rollout's small forwards do not
     update_threads: int | None = Field(None, ge=1)
     progress_bar: bool = True
 

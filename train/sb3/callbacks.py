@@ -1,11 +1,13 @@
-"""The learn phase of a PPO run (``train.sb3.trainer``): its callbacks (self-play snapshots,
-periodic evaluation and checkpoints, progress), the checkpoint at a rollout boundary, the stop on
-Ctrl-C or SIGTERM, and the session's timing record (timing.json)."""
+"""The learn phase of a PPO run (``train.sb3.trainer``): its callbacks (self-play snapshots, periodic
+evaluation and checkpoints, progress, the stop on Ctrl-C) and the session's timing.json. They act
+at rollout boundaries (``_on_rollout_start``): the rollout buffer is empty there and the model
+just updated, so a checkpoint taken there loses nothing."""
 
 from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from train.common.config import TrainConfig, config_data
 from train.common.files import write_json_atomic
+from train.common.snapshot_pool import SnapshotPool
 from train.sb3.evaluation import EvalHistory
 from train.sb3.model import make_snapshot
 
@@ -44,13 +47,9 @@ class Checkpointer:
 
     def callbacks(self, extra: dict[str, Any], evals: EvalHistory) -> list[Any]:
         """Self-play snapshots, periodic evaluation and checkpoints, resumed from ``extra``."""
-        from train.sb3.selfplay import PeriodicCallback, SelfPlayCallback
-
         cfg = self.cfg
         self.evals = evals
-        self.selfplay = SelfPlayCallback(
-            self.pool, cfg.opponents, cfg.selfplay.every_updates, make_snapshot
-        )
+        self.selfplay = SelfPlayCallback(self.pool, cfg.opponents, cfg.selfplay.every_updates)
         self.selfplay.last_update = extra.get("selfplay_last_update", 0)
         self.periodic = {
             "eval": PeriodicCallback(
@@ -86,6 +85,82 @@ class Checkpointer:
         return self.last_checkpoint
 
 
+class SelfPlayCallback(BaseCallback):
+    """Every ``every_updates`` PPO updates, freeze the learner into the pool and push the pool."""
+
+    def __init__(self, pool: SnapshotPool, opponents: dict[str, float], every_updates: int):
+        super().__init__()
+        self.pool = pool
+        self.opponents = opponents
+        self.every_updates = every_updates
+        self.last_update = 0  # the update count of the newest snapshot
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_start(self) -> None:
+        updates = self.model.num_timesteps // (self.model.n_steps * self.model.n_envs)
+        if updates > self.last_update and updates % self.every_updates == 0:
+            self.pool.add(make_snapshot(self.model, f"snapshot@{self.num_timesteps}"))
+            self.last_update = updates
+            self.training_env.set_opponent_pool(*self.pool.mix(self.opponents))
+            self.logger.record("selfplay/pool_size", len(self.pool.snapshots))
+
+
+class StopOnSignal(BaseCallback):
+    """Ends training on SIGINT/SIGTERM (Ctrl-C) at the next rollout boundary: there (after the
+    other callbacks) ``on_stop()`` writes the checkpoint a resume continues from bit for bit, and
+    collection stops after one more env step, which is discarded. A second Ctrl-C aborts at once."""
+
+    def __init__(self, on_stop: Callable[[], Any] | None = None) -> None:
+        super().__init__()
+        self.on_stop = on_stop
+        self.stop_requested = False
+        self.stopped_at: int | None = None  # the boundary (timesteps) where the run stopped
+
+    def request_stop(self, signum: int, frame: Any) -> None:
+        if self.stop_requested:  # a second Ctrl-C aborts at once
+            raise KeyboardInterrupt
+        print(
+            "stop requested: finishing this rollout and update, then checkpoint and export "
+            "(Ctrl-C again aborts at once)",
+            flush=True,
+        )
+        self.stop_requested = True
+
+    def _on_rollout_start(self) -> None:
+        if self.stop_requested and self.stopped_at is None:
+            self.stopped_at = int(self.num_timesteps)
+            if self.on_stop is not None:
+                self.on_stop()
+
+    def _on_step(self) -> bool:
+        return self.stopped_at is None
+
+
+class PeriodicCallback(BaseCallback):
+    """Call ``fn(self)`` at the first rollout boundary after every ``every_steps`` env steps.
+
+    ``last_mark`` (the multiple of ``every_steps`` last served) is saved in checkpoints so that a
+    resumed run fires exactly where the uninterrupted run would have.
+    """
+
+    def __init__(self, every_steps: int, fn: Callable[[PeriodicCallback], None]):
+        super().__init__()
+        self.every_steps = every_steps
+        self.fn = fn
+        self.last_mark = 0
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_start(self) -> None:
+        mark = self.num_timesteps // self.every_steps
+        if mark > self.last_mark:
+            self.last_mark = mark
+            self.fn(self)
+
+
 def learn_until_stop(
     model: Any, total_steps: int, callbacks: list[Any], stopper: Any, log: Any, fresh: bool
 ) -> None:
@@ -117,6 +192,3 @@ def write_timing(run_dir: Path, seconds: float, steps: int, log: Any) -> None:
     )
     write_json_atomic(path, sessions)
     log.info(f"trained {steps:,} env steps in {seconds:.0f} s ({steps / seconds:.0f}/s)")
-
-
-__all__ = ["STOP_SIGNALS", "Checkpointer", "ProgressCallback", "learn_until_stop", "write_timing"]

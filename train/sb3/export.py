@@ -12,7 +12,7 @@ import numpy as np
 
 from train.common.config import config_data
 from train.common.onnx_export import build_onnx, verify_export, write_bot
-from train.sb3.model import load_trained_model
+from train.sb3.model import load_trained_model, snapshot_from_model
 
 
 def sb3_actions(model: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -31,8 +31,6 @@ def export_model(
     stem: str = "bot",
 ) -> tuple[Path, Path]:
     """Write ``stem.onnx`` + ``stem.json`` for an SB3 MaskablePPO model; verify on ``check`` obs."""
-    from train.sb3.selfplay import snapshot_from_model
-
     model_proto = build_onnx(snapshot_from_model(model, "exported"))
     onnx_bytes = model_proto.SerializeToString()
     verify_export(

@@ -12,6 +12,7 @@ from typing import Any
 from train.common.config import TrainConfig, load_config
 from train.common.files import RunFolderError
 from train.common.runs import FINAL_MODEL
+from train.common.snapshot import SnapshotPolicy
 
 
 def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
@@ -66,11 +67,30 @@ def _check_structured(cfg: TrainConfig) -> None:
     check_rules(RulesConfig.from_dict({**cfg.rules_options(), "num_players": cfg.num_players}))
 
 
+def snapshot_from_model(model: Any, name: str = "snapshot") -> SnapshotPolicy:
+    """The policy head of a MaskablePPO MLP policy (``ppo.policy: flat``) as a numpy
+    ``SnapshotPolicy``."""
+    import torch.nn as nn
+
+    net = model.policy.mlp_extractor.policy_net
+    layers = [_linear(m) for m in net if isinstance(m, nn.Linear)]
+    activation = "relu" if any(isinstance(m, nn.ReLU) for m in net) else "tanh"
+    return SnapshotPolicy([*layers, _linear(model.policy.action_net)], activation, name)
+
+
+def _linear(module: Any) -> tuple[Any, Any]:
+    import numpy as np
+
+    return (
+        module.weight.detach().cpu().numpy().astype(np.float32).copy(),
+        module.bias.detach().cpu().numpy().astype(np.float32).copy(),
+    )
+
+
 def make_snapshot(model: Any, name: str = "snapshot") -> Any:
     """A frozen copy of the learner that plays batches: a self-play opponent, the evaluated bot."""
     from train.network.frozen import FrozenPolicy
     from train.sb3.policy import StructuredPolicy
-    from train.sb3.selfplay import snapshot_from_model
 
     if isinstance(model.policy, StructuredPolicy):
         return FrozenPolicy(model.policy, name)

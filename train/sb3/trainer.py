@@ -1,10 +1,5 @@
 """One PPO training run (``train/ppo.py``), by phase: build, resume or warm start, learn, finish
-(final weights, final evaluation, export).
-
-The phases' pieces live beside it: the warm start in ``train.sb3.warmstart``, the evaluation
-record in ``train.sb3.evaluation``, the callbacks and checkpoints of the learn phase in
-``train.sb3.callbacks``, the resume in ``train.sb3.checkpoint``.
-"""
+(final weights, final evaluation, export)."""
 
 from __future__ import annotations
 
@@ -15,7 +10,7 @@ from typing import Any
 from train.common.config import TrainConfig
 from train.common.files import RunFolderError
 from train.common.runs import FINAL_MODEL
-from train.sb3.callbacks import STOP_SIGNALS, Checkpointer, ProgressCallback
+from train.sb3.callbacks import Checkpointer
 from train.sb3.export import export_ppo_run
 from train.sb3.model import (
     build_model,
@@ -24,8 +19,6 @@ from train.sb3.model import (
     make_vec_env,
     wrap_features,
 )
-
-__all__ = ["STOP_SIGNALS", "ProgressCallback", "Trainer"]
 
 
 class Trainer:
@@ -114,8 +107,7 @@ class Trainer:
     def _learn(self, extra: dict[str, Any], fresh: bool) -> int:
         """PPO up to ``total_steps`` (Ctrl-C stops at the next rollout boundary, checkpointed);
         the env steps trained."""
-        from train.sb3.callbacks import learn_until_stop, write_timing
-        from train.sb3.selfplay import StopOnSignal
+        from train.sb3.callbacks import StopOnSignal, learn_until_stop, write_timing
 
         model, checkpoints = self.model, self.checkpoints
         callbacks = checkpoints.callbacks(extra, self.evals)
