@@ -25,13 +25,14 @@ front_door.thread_defaults()  # before numpy and torch load: they read them once
 
 from train.common.files import write_text_atomic  # noqa: E402
 from train.common.progress import RunLog  # noqa: E402
-from train.common.runs import RunKind  # noqa: E402
-from train.rllib.checkpoint import CHECKPOINTS, read_state, save_checkpoint  # noqa: E402
+from train.common.runs import Checkpoints, RunKind  # noqa: E402
 from train.rllib.cluster import UserError, start_ray  # noqa: E402
 from train.rllib.config import RLlibConfig  # noqa: E402
 from train.rllib.finish import EvalHistory  # noqa: E402
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STATE_FILE = "trainer.json"  # the trainer's counters, in every checkpoint beside RLlib's own files
+CHECKPOINTS = Checkpoints("iter_", (STATE_FILE,), digits=6)  # written whole or not at all
 VECTOR_ENV = "racko_vector"  # the name the vector path's env creator is registered under
 
 
@@ -243,7 +244,7 @@ class Trainer:
         if self.resume and ckpt is None:  # prepare_run checked it; the folder changed since
             raise UserError(f"--resume: no complete checkpoint in {run_dir}")
         if ckpt is not None:
-            self.state.update(read_state(ckpt))
+            self.state.update(json.loads((ckpt / STATE_FILE).read_text()))
             self.evals.resume(self.state["iteration"])
         init_ray(self.address, run_dir, cfg)
         import ray
@@ -334,11 +335,17 @@ class Trainer:
         self.state["next_slot"] = (slot + 1) % self.cfg.league.size
 
     def _checkpoint(self, algo: Any) -> Path:
-        """``checkpoints/iter_NNNNNN``: written under a temp name, renamed when complete."""
-        extra = self.league.save if self.cfg.env == "vector" else None
-        return save_checkpoint(
-            algo, self.run_dir, self.state, self.cfg.keep_checkpoints, self.log, extra
-        )
+        """``checkpoints/iter_NNNNNN``: RLlib's checkpoint, the vector path's snapshots and the
+        counters, renamed into place when complete; the newest ``keep_checkpoints`` are kept."""
+        number = self.state["iteration"]
+        with CHECKPOINTS.write(self.run_dir, number, self.cfg.keep_checkpoints) as tmp:
+            algo.save_to_path(str(tmp.resolve()))
+            if self.cfg.env == "vector":
+                self.league.save(tmp)
+            (tmp / STATE_FILE).write_text(json.dumps(self.state, indent=1) + "\n")
+        final = CHECKPOINTS.path(self.run_dir, number)
+        self.log.info(f"checkpoint {final}")
+        return final
 
 
 # --------------------------------------------------------------------------- CLI

@@ -21,7 +21,7 @@ pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not i
 
 import agents  # noqa: E402
 from train.common.runs import prepare_run  # noqa: E402
-from train.rllib.checkpoint import STATE_FILE  # noqa: E402
+from train.rllib_ppo import STATE_FILE  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke_rllib.yaml"  # the vector path
@@ -84,7 +84,7 @@ def _league_equal_to_main(ckpt: Path) -> list[bool]:
 def _snapshots_equal_to_learner(ckpt: Path) -> list[bool]:
     """Vector path: per snapshot in the checkpoint, does it hold the learner's weights?"""
     import train.network.frozen  # noqa: F401  (registers the snapshots' kind, "structured")
-    from train.common.snapshot_pool import SnapshotPool
+    from train.common.snapshot import SnapshotPool
 
     learner = _module_weights(ckpt, "default_policy")
     assert "heads.other_logits.weight" in learner  # the structured network

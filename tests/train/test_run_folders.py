@@ -32,7 +32,7 @@ KILLER = textwrap.dedent(
     """
     import os, signal, sys
     sys.path.insert(0, os.environ["REPO"])
-    import train.common.snapshot_pool as selfplay
+    import train.common.snapshot as selfplay
 
     kill_at, saves = int(os.environ["KILL_AT_SAVE"]), []
     original = selfplay.SnapshotPool.save

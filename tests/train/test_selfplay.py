@@ -1,12 +1,11 @@
-"""Self-play (train/common/snapshot_pool.py): the snapshot pool's mix."""
+"""Self-play (train/common/snapshot.py): the snapshot pool's mix."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from train.common.snapshot import SnapshotPolicy
-from train.common.snapshot_pool import SnapshotPool
+from train.common.snapshot import SnapshotPolicy, SnapshotPool
 
 
 def test_pool_mix_shares_the_self_weight() -> None:

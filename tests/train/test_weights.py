@@ -1,4 +1,4 @@
-"""Weights as data (train/common/weights.py): tensors round-trip, and a file that is not data is
+"""Weights as data (train/sb3/checkpoint.py): tensors round-trip, and a file that is not data is
 refused in one line naming it, with nothing in it run."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from train.common.files import RunFolderError
-from train.common.weights import load_torch_data, torch_bytes
+from train.sb3.checkpoint import load_torch_data, torch_bytes
 
 
 def test_tensors_round_trip_and_a_pickled_file_is_refused_in_one_line(tmp_path: Path) -> None:

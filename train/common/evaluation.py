@@ -1,9 +1,6 @@
 """The one evaluation every trainer runs, periodic and final: duplicate rounds of the quick batched
-check (``racko_eval.play_duplicate``) of the learner, as a batch policy the trainer builds (a
-frozen network, a numpy snapshot; this module never needs torch), against fixed bots: head to head
-with 2 players and at one table with 3-4, each result in the evaluation record's shape
-(``train.common.eval_record.opponent_result``), so that every trainer's ``eval_history.json`` and
-``final_eval.json`` read alike."""
+check (``racko_eval.play_duplicate``) of the learner, as a batch policy, against fixed bots, each
+result in the evaluation record's shape (``train.common.eval_record``). It never needs torch."""
 
 from __future__ import annotations
 
@@ -29,14 +26,10 @@ def evaluate_against(
     seed: int,
     log: Any = None,
 ) -> dict[str, Any]:
-    """Duplicate rounds of a batch policy against fixed bots (the quick batched check,
-    ``racko_eval.quick_eval``), for the game of ``cfg`` (its players, rules and ``episode``).
-
-    2 players: head to head with each opponent. 3-4 players: one table of the player and all the
-    opponents together, in every distinct seating (with 4 players and 2 opponents, each of the
-    three tables that fill the seats). Per opponent: the player's win rate with its 95% interval
-    and that opponent's; a table's win rates add up to 1.
-    """
+    """Duplicate rounds of a batch policy against fixed bots, for the game of ``cfg`` (its players,
+    rules and ``episode``): head to head with each opponent with 2 players; with 3-4, one table of
+    the player and all the opponents in every distinct seating. Per opponent: the player's win rate
+    with its 95% interval and that opponent's."""
     from agents.batched import load_batch
     from racko_eval import play_duplicate
 
@@ -97,9 +90,8 @@ def describe_eval(results: dict[str, Any]) -> str:
 
 
 class EvalCurve:
-    """A run's ``eval_history.json`` as it grows, for the trainers that evaluate while they train
-    (PPO, RLlib): a row per evaluation with the wall-clock minutes of the run so far (those of the
-    earlier sessions too, on resume)."""
+    """A run's ``eval_history.json`` as it grows: a row per evaluation with the wall-clock minutes
+    of the run so far (those of the earlier sessions too, on resume)."""
 
     def __init__(self, cfg: Any, run_dir: Path, log: Any) -> None:
         self.cfg, self.run_dir, self.log = cfg, run_dir, log
@@ -122,9 +114,9 @@ class EvalCurve:
     def run(
         self, player: Any, section: Any, final: bool = False, log: Any = None, **steps: Any
     ) -> dict[str, Any]:
-        """``section``'s evaluation (the config's ``eval`` or ``final_eval``: its opponents, rounds
-        and seed) of a batch policy (``evaluate_against``) and its row;
-        the final one also writes ``final_eval.json``. ``log``: a run log to show progress in."""
+        """``section``'s evaluation (the config's ``eval`` or ``final_eval``) of a batch policy and
+        its row; the final one also writes ``final_eval.json``. ``log``: a run log to show
+        progress in."""
         results = evaluate_against(
             player, self.cfg, section.opponents, section.rounds, section.seed, log
         )

@@ -1,10 +1,6 @@
-"""Writing run files atomically: a reader (or a resumed run) never sees a half-written file.
-
-Every file a trainer writes into its run folder goes through here, and through the project's one
-atomic writer under it (``racko_env.files``: a hidden temporary file in the same folder, flushed,
-then one ``os.replace``), so a kill at any moment leaves either the old file or the new one. This
-module adds the run files' formats (JSON, YAML) and the clean-up of ``.tmp_*`` leftovers.
-"""
+"""Run files written atomically (through ``racko_env.files``), so that a kill at any moment leaves
+the old file or the new one: the JSON and YAML of run folders, and the clean-up of ``.tmp_*``
+leftovers."""
 
 from __future__ import annotations
 

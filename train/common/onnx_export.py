@@ -1,11 +1,7 @@
-"""Bot files from policies: ``bot.onnx`` + ``bot.json`` (format: docs/bot-format.md).
-
-The building blocks every trainer exports with (``train/export.py`` exports whole run folders):
-an MLP policy's graph is written from its weights with ``onnx.helper`` (no tracing), so it holds
-only Gemm, Tanh/Relu, Where and ArgMax; other torch policies go through torch's exporter. Every
-graph is checked action for action against the policy it came from before it is written, and both
-files are written atomically.
-"""
+"""Bot files from policies: ``bot.onnx`` + ``bot.json`` (docs/bot-format.md). An MLP's graph is
+written from its weights with ``onnx.helper`` (Gemm, Tanh/Relu, Where, ArgMax; no tracing), any
+other torch policy's by torch's exporter. Every graph is checked action for action against its
+policy before the files are written, atomically."""
 
 from __future__ import annotations
 
@@ -78,10 +74,8 @@ def make_manifest(
     training: dict[str, Any] | None = None,
     width: int = OBS_SIZE,
 ) -> dict[str, Any]:
-    """The ``bot.json`` contents (see docs/bot-format.md); rules are stored in full (the sizes
-    only when they are not the rule book's). ``width`` is
-    the graph's observation input (``write_bot`` reads it from the graph): a policy trained on
-    layout version 1 is recorded as version 1, one on the current layout as that."""
+    """The ``bot.json`` contents: the rules in full (the sizes only when they are not the rule
+    book's), and the observation layout version of the graph's input ``width``."""
     config = RulesConfig.from_dict({**rules, "num_players": num_players})
     # The rule book's sizes are left out, so a default game's bot file is the same as ever.
     sizes = ("rack_size", "deck_size") if config.is_default_size else ()
@@ -208,13 +202,10 @@ def export_module(
     reference: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
     what: str = "policy",
 ) -> tuple[Path, Path]:
-    """Write ``stem.onnx`` + ``stem.json`` for a torch module ``(obs, mask) -> (action, logits)``.
-
-    For networks that are not a plain MLP (the structured policy): the graph is traced
-    by torch's TorchScript exporter, then checked action for action against the module itself and,
-    when the policy plays through another path (an RLlib module's ``forward_inference``), against
-    ``reference`` too (``what`` names it), before anything is written.
-    """
+    """Write ``stem.onnx`` + ``stem.json`` for a torch module ``(obs, mask) -> (action, logits)``,
+    traced by torch's TorchScript exporter and checked against the module itself and, when the
+    policy plays through another path (an RLlib module's ``forward_inference``), against
+    ``reference``."""
     import io
     import warnings
 
@@ -267,13 +258,13 @@ def export_torch_bot(
     check: int = 300,
     training: dict[str, Any] | None = None,
 ) -> tuple[Path, Path]:
-    """Write a torch policy as a racko bot file: ``path`` (``NAME.onnx``) and its manifest ``NAME.json``
-    (docs/bot-format.md), which ``agents.load`` plays like any exported bot.
+    """Write a torch policy as a racko bot file: ``path`` (``NAME.onnx``) and its manifest
+    ``NAME.json`` (docs/bot-format.md), which ``agents.load`` plays like any exported bot.
 
-    ``module`` maps observations (float32 ``[batch, OBS_SIZE]``) to one logit per action, whatever its
-    layers, as long as torch's exporter can trace it; the bot plays the legal action with the highest
-    logit. The graph is checked against the module on ``check`` observations of real play of the game
-    ``num_players`` and ``rules`` name before anything is written."""
+    ``module`` maps observations (float32 ``[batch, OBS_SIZE]``) to one logit per action, whatever
+    its layers, as long as torch's exporter can trace it; the bot plays the legal action with the
+    highest logit. The graph is checked against the module on ``check`` observations of real play of
+    the game ``num_players`` and ``rules`` name before anything is written."""
     import torch
 
     path = Path(path)

@@ -1,11 +1,7 @@
-"""Progress a person can see from a run's first second, in a terminal and in its log file alike.
-
-``RunLog`` writes plain timestamped lines to stdout and to ``<out>/train.log``; ``RunLog.phase``
-follows one stage of work (collecting states, fitting epochs, evaluating) with a tqdm bar (rate
-and ETA) when stdout is a terminal, and in any case a log line when the stage starts, every
-``every_s`` seconds while it runs (done/total, rate, ETA), and when it ends. So a long stage is
-never silent, and a run started with its output sent to a file reads the same as one watched live.
-"""
+"""Progress a person can see from a run's first second, in a terminal and in its log file alike:
+``RunLog`` writes timestamped lines to stdout and ``train.log``; ``RunLog.phase`` follows one
+stage with a tqdm bar in a terminal and, in any case, a line when it starts, every ``every_s``
+seconds (done/total, rate, ETA) and when it ends."""
 
 from __future__ import annotations
 

@@ -56,11 +56,8 @@ def prepare_run(
     resume: bool,
     **overrides: Any,
 ) -> tuple[Any, Path]:
-    """The config and the run folder of a command line (see the module docstring).
-
-    ``overrides`` are the command line's top-level settings (``seed``, ``total_steps``, ...; None
-    where not given). Raises ``RunFolderError`` (one line, saying what to do) or ``ConfigError``.
-    """
+    """The config and the run folder of a command line; ``overrides`` are its top-level settings
+    (None where not given). Raises ``RunFolderError`` (saying what to do) or ``ConfigError``."""
     if resume:
         return _resume(run, config, out, overrides)
     if config is None:

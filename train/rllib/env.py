@@ -1,4 +1,5 @@
-"""The PettingZoo env ``racko_v1`` as an RLlib ``MultiAgentEnv``, with the league set up per episode.
+"""The PettingZoo env ``racko_v1`` as an RLlib ``MultiAgentEnv``, with the league set up per
+episode.
 
 RLlib maps agent ids to RLModules without telling the env which module plays which seat, and its
 own self-play example picks seats with ``hash(episode.id_)``, not reproducible across processes.

@@ -80,7 +80,7 @@ class SnapshotLeague:
     """The frozen copies of the learner that sit in ``league`` seats on the vector path."""
 
     def __init__(self, size: int, latest_weight: float) -> None:
-        from train.common.snapshot_pool import SnapshotPool
+        from train.common.snapshot import SnapshotPool
 
         self.pool = SnapshotPool(size, latest_weight)
         self.latest_weight = latest_weight

@@ -1,7 +1,7 @@
-"""The learn phase of a PPO run (``train.sb3.trainer``): its callbacks (self-play snapshots, periodic
-evaluation and checkpoints, progress, the stop on Ctrl-C) and the session's timing.json. They act
-at rollout boundaries (``_on_rollout_start``): the rollout buffer is empty there and the model
-just updated, so a checkpoint taken there loses nothing."""
+"""The learn phase of a PPO run (``train.sb3.trainer``): its callbacks (self-play snapshots,
+periodic evaluation and checkpoints, progress, the stop on Ctrl-C) and the session's timing.json.
+They act at rollout boundaries (``_on_rollout_start``): the rollout buffer is empty there and the
+model just updated, so a checkpoint taken there loses nothing."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from train.common.config import TrainConfig, config_data
 from train.common.files import write_json_atomic
-from train.common.snapshot_pool import SnapshotPool
+from train.common.snapshot import SnapshotPool
 from train.sb3.evaluation import EvalHistory
 from train.sb3.model import make_snapshot
 

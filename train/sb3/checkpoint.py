@@ -1,16 +1,17 @@
-"""Checkpoints and weight files of a PPO run, in data-only formats: opening someone else's run folder
-must not run their code, so nothing here unpickles.
+"""Checkpoints and weight files of a PPO run, in data-only formats: opening someone else's run
+folder must not run their code, so nothing here unpickles.
 
 - ``final_model.pt`` (and ``init_from``): ``{"format", "version", "timesteps", "policy"}``, the
   policy's ``state_dict``, read with ``torch.load(weights_only=True)``; the model is rebuilt from
   the run's validated config and the weights are copied in.
-- ``checkpoints/step_000123456/``: ``model.pt`` (policy, optimizer, torch RNG), ``arrays.npz``
-  (the last observation, the numpy RNG, the VecEnv's arrays; no pickle), ``state.json``
-  (counters, the Python RNG, callback and VecEnv state, the config) and ``pool/`` (self-play
-  snapshots), written under a temporary name and renamed when whole (``train.common.runs``)."""
+- ``checkpoints/step_000123456/``: ``model.pt`` (policy, optimizer, torch RNG), ``arrays.npz`` (the
+  last observation, the numpy RNG, the VecEnv's arrays; no pickle), ``state.json`` (counters, the
+  Python RNG, callback and VecEnv state, the config) and ``pool/`` (self-play snapshots), written
+  under a temporary name and renamed when whole (``train.common.runs``)."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from collections import deque
@@ -22,8 +23,7 @@ import torch
 
 from train.common.files import RunFolderError, write_bytes_atomic
 from train.common.runs import FINAL_MODEL, Checkpoints
-from train.common.snapshot_pool import SnapshotPool
-from train.common.weights import load_torch_data, torch_bytes
+from train.common.snapshot import SnapshotPool
 
 # checkpoints/step_000123456/, complete once state.json (written last) is there
 CHECKPOINTS = Checkpoints("step_", ("model.pt", "arrays.npz", "state.json"), digits=12)
@@ -33,6 +33,32 @@ VERSION = 1
 
 
 # ----------------------------------------------------------------- weights-only torch files
+
+
+def torch_bytes(obj: Any) -> bytes:
+    """``torch.save`` into bytes (tensors and plain containers: what ``load_torch_data`` reads)."""
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    return buf.getvalue()
+
+
+def load_torch_data(path: str | Path, what: str) -> Any:
+    """``torch.load(weights_only=True)``: tensors and plain containers only, never code.
+
+    A file that holds anything else (a pickled object, an SB3 ``.zip``) is refused with a
+    ``RunFolderError`` naming the file; nothing in it is executed.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise RunFolderError(f"{what}: no file at {path}")
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # UnpicklingError, RuntimeError (not a torch file), EOFError, ...
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise RunFolderError(
+            f"{what}: {path} is not a data-only weights file written by this project "
+            f"(refused without running it: {first[:200]})"
+        ) from None
 
 
 def save_weights(model: Any, path: str | Path, timesteps: int | None = None) -> Path:

@@ -170,8 +170,7 @@ def init_policy_from(model: Any, path: str | Path) -> None:
 
 def load_trained_model(run_dir: Path) -> tuple[TrainConfig, Any]:
     """A PPO run's config and model: ``final_model.pt``, else the newest checkpoint's policy."""
-    from train.common.weights import load_torch_data
-    from train.sb3.checkpoint import CHECKPOINTS, copy_policy_weights, load_weights
+    from train.sb3.checkpoint import CHECKPOINTS, copy_policy_weights, load_torch_data, load_weights
 
     cfg = load_config(run_dir / "config.yaml")
     model = build_model(cfg)

@@ -69,7 +69,7 @@ class Trainer:
     def _build(self) -> None:
         """The snapshot pool, the VecEnv (the config's opponents first) and a fresh model."""
         from train.common.config import SELF
-        from train.common.snapshot_pool import SnapshotPool
+        from train.common.snapshot import SnapshotPool
 
         cfg = self.cfg
         self.pool = SnapshotPool(cfg.selfplay.pool_size, cfg.selfplay.latest_weight)
