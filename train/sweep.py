@@ -173,10 +173,8 @@ def find_file(path: str, base: Path) -> Path:
 
 
 def plan_trials(sweep: SweepConfig, sweep_path: Path) -> list[dict[str, Any]]:
-    """Every trial's name, settings, seed and validated run config (plain data), in order.
-
-    Raises ``ConfigError`` naming the first bad key or the first trial whose config is invalid.
-    """
+    """Every trial's name, settings, seed and validated run config (plain data), in order. Raises
+    ``ConfigError`` naming the first bad key or the first trial whose config is invalid."""
     import numpy as np
 
     base_path = find_file(sweep.config, sweep_path.parent)

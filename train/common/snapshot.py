@@ -21,11 +21,10 @@ ACTIVATIONS = ("tanh", "relu")
 
 
 class SnapshotPolicy:
-    """Masked-argmax play of an MLP policy; a per-game bot and a ``BatchPolicy`` at once.
-
-    layers: ``[(W, b), ...]`` with ``W`` shaped ``(out, in)`` (torch's Linear layout); the last
-    pair is the action layer (14 outputs), the others are hidden layers followed by ``activation``.
-    """
+    """Masked-argmax play of an MLP policy; a per-game bot and a ``BatchPolicy`` at once. Its
+    layers, ``[(W, b), ...]`` with ``W`` shaped ``(out, in)`` (torch's Linear layout); the last
+    pair is the action layer (14 outputs), the others are hidden layers followed by
+    ``activation``."""
 
     def __init__(
         self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str, name: str = "snapshot"
@@ -85,11 +84,9 @@ class SnapshotPolicy:
 
 
 class SnapshotPool:
-    """The newest ``size`` snapshots; ``mix`` turns them and the baselines into a weighted pool.
-
-    The ``"self"`` weight of the opponents mix is shared out: ``latest_weight`` of it to the newest
-    snapshot, the rest equally over the older ones (all to the newest while it is alone).
-    """
+    """The newest ``size`` snapshots; ``mix`` turns them and the baselines into a weighted pool. The
+    ``"self"`` weight of the opponents mix is shared out: ``latest_weight`` of it to the newest
+    snapshot, the rest equally over the older ones (all to the newest while it is alone)."""
 
     def __init__(self, size: int, latest_weight: float) -> None:
         self.size = size

@@ -7,8 +7,7 @@ and globally, with the ``expert`` planner's plan costs (``placement_plan_costs``
 of ``agents.expert``). It is a twin of the compiled kernel ``agents.features.rack_features``
 (``tests/agents/test_features.py`` holds the two equal), kept because the exported bot graph
 must hold its features. ``StructuredFeatures`` reads features handed in with the observation
-(``[observation | features]``, computed by the kernel in training) and computes them otherwise.
-"""
+(``[observation | features]``, computed by the kernel in training) and computes them otherwise."""
 
 from __future__ import annotations
 
@@ -53,10 +52,8 @@ SAVING_SCALE = 10.0  # plan-cost savings are in expected draws; most lie within 
 
 def card_tables(obs: torch.Tensor, num_cards: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Cumulative counts (B, N + 1): entry v = cards of value <= v that may come / that are unseen.
-
     "May come" is unseen or in the discard pile (a shuffle brings the pile back); cards in the own
-    rack, in an opponent's known slot or held in public view can not.
-    """
+    rack, in an opponent's known slot or held in public view can not."""
     unseen = obs[:, UNSEEN.start : UNSEEN.start + num_cards]
     avail = unseen + obs[:, IN_DISCARD.start : IN_DISCARD.start + num_cards]
     zero = torch.zeros_like(unseen[:, :1])
@@ -78,13 +75,11 @@ def placement_plan_costs(
     gap_power: float = EXPERT_PLAN[0],
     width_power: float = EXPERT_PLAN[1],
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Plan costs (B, C, 10) of the rack with card ``cards[b, c]`` put into each slot, and of
-    the rack as it is (B,): the same numbers as ``plan_cost`` on those racks, much faster.
-
-    As in ``agents.expert``: the best plan keeping the new card joins the best prefix plan before
-    it (forward table) to the best suffix plan after it (backward table), both computed once for
-    the rack; the best plan not keeping it is the best plan that spans the slot with one gap.
-    """
+    """Plan costs (B, C, 10) of the rack with card ``cards[b, c]`` put into each slot, and of the
+    rack as it is (B,): the same numbers as planning each of those racks, much faster. As in
+    ``agents.expert``: the best plan keeping the new card joins the best prefix plan before it
+    (forward table) to the best suffix plan after it (backward table), both computed once for the
+    rack; the best plan not keeping it is the best plan that spans the slot with one gap."""
     b = rack.shape[0]
     n = cum_avail.shape[1] - 1
     size = RACK_SIZE + 2
@@ -197,12 +192,9 @@ def opponent_facts(obs: torch.Tensor, card: torch.Tensor, n: int) -> torch.Tenso
 
 
 class RackFeatures(nn.Module):
-    """Observation (B, ``OBS_SIZE``) -> slot features (B, 10, ``SLOT_FEATURES``) and global
-    features (B, ``GLOBAL_FEATURES``). No weights.
-
-    Everything is a function of the observation alone; ``reference_features`` in the tests is the
-    same computation in plain Python, card by card.
-    """
+    """Observation (B, ``OBS_SIZE``) -> slot features (B, 10, ``SLOT_FEATURES``) and global features
+    (B, ``GLOBAL_FEATURES``). No weights. Everything is a function of the observation alone;
+    ``reference_features`` in the tests is the same computation in plain Python, card by card."""
 
     def __init__(self, num_cards: int, draw_rows_only: bool = False) -> None:
         super().__init__()
@@ -322,12 +314,10 @@ class RackFeatures(nn.Module):
         drawing: torch.Tensor,
     ) -> torch.Tensor:
         """Expected plan-cost saving of a blind draw (B,), as ``expert`` weighs it; 0 off the draw.
-
-        Every card the pile may give is put where it helps most (or not kept). That is N cards x
-        10 slots per row, the costliest part: with ``draw_rows_only`` (training, where the batch is
-        known) only the rows deciding a draw are computed; the exported graph computes every row
-        and zeroes the others, with the same numbers.
-        """
+        Every card the pile may give is put where it helps most (or not kept). That is N cards x 10
+        slots per row, the costliest part: with ``draw_rows_only`` (training, where the batch is
+        known) only the rows deciding a draw are computed; the exported graph computes every row and
+        zeroes the others, with the same numbers."""
         n = self.num_cards
         rows = torch.nonzero(drawing).squeeze(1) if self.draw_rows_only else None
         if rows is not None:

@@ -2,8 +2,7 @@
 the league snapshot and the evaluated bot of every trainer that learns the structured network.
 
 ``register_state_policy("structured", FrozenPolicy)``: the learner-seat games
-(``racko_env.learner_games``) and the snapshot pools save and rebuild these as plain arrays.
-"""
+(``racko_env.learner_games``) and the snapshot pools save and rebuild these as plain arrays."""
 
 from __future__ import annotations
 
@@ -24,13 +23,11 @@ from train.network.structured import PolicyGraph, StructuredNetwork
 class FrozenPolicy:
     """A frozen copy of a structured policy that plays batches of games (numpy in and out): a
     self-play opponent and the evaluated bot. It is saved and restored as plain arrays
-    (``to_arrays`` / ``from_arrays``), so checkpoints that hold it load without pickle.
-
-    It reads the features from the compiled kernel (``agents.features.rack_features``, the same
-    numbers as the graph's own ``RackFeatures``): ``act_batch`` computes them, and the batched
-    VecEnv hands the features of all games where snapshots sit to ``act_group`` at once
-    (``takes_features``), so the planner runs once per decision round, not once per snapshot.
-    """
+    (``to_arrays`` / ``from_arrays``), so checkpoints that hold it load without pickle. It reads
+    the features from the compiled kernel (``agents.features.rack_features``, the same numbers as
+    the graph's own ``RackFeatures``): ``act_batch`` computes them, and the batched VecEnv hands
+    the features of all games where snapshots sit to ``act_group`` at once (``takes_features``),
+    so the planner runs once per decision round, not once per snapshot."""
 
     takes_features = True
 

@@ -2,8 +2,7 @@
 
 The same dialect as every trainer's (``train.common.config``): strict sections, the game
 (``num_players``, ``rules``), seeds in range, the evaluation sections' bot check and the loader
-that names every bad key in one line are declared there once; here only RLlib's own sections.
-"""
+that names every bad key in one line are declared there once; here only RLlib's own sections."""
 
 from __future__ import annotations
 

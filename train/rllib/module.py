@@ -68,10 +68,8 @@ def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     """PPO's module: ``forward`` gives masked logits, ``compute_values`` the value estimate.
-
     ``model_config``: ``{"encoder": "structured", "hidden": [128, 128], "slot_hidden": [64, 64],
-    "num_cards": 40}`` or ``{"encoder": "mlp", "hidden": [128, 128], "activation": "tanh"}``.
-    """
+    "num_cards": 40}`` or ``{"encoder": "mlp", "hidden": [128, 128], "activation": "tanh"}``."""
 
     def setup(self) -> None:
         cfg = dict(self.model_config or {})

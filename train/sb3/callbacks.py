@@ -140,10 +140,8 @@ class StopOnSignal(BaseCallback):
 
 class PeriodicCallback(BaseCallback):
     """Call ``fn(self)`` at the first rollout boundary after every ``every_steps`` env steps.
-
     ``last_mark`` (the multiple of ``every_steps`` last served) is saved in checkpoints so that a
-    resumed run fires exactly where the uninterrupted run would have.
-    """
+    resumed run fires exactly where the uninterrupted run would have."""
 
     def __init__(self, every_steps: int, fn: Callable[[PeriodicCallback], None]):
         super().__init__()

@@ -43,11 +43,9 @@ def torch_bytes(obj: Any) -> bytes:
 
 
 def load_torch_data(path: str | Path, what: str) -> Any:
-    """``torch.load(weights_only=True)``: tensors and plain containers only, never code.
-
-    A file that holds anything else (a pickled object, an SB3 ``.zip``) is refused with a
-    ``RunFolderError`` naming the file; nothing in it is executed.
-    """
+    """``torch.load(weights_only=True)``: tensors and plain containers only, never code. A file that
+    holds anything else (a pickled object, an SB3 ``.zip``) is refused with a ``RunFolderError``
+    naming the file; nothing in it is executed."""
     path = Path(path)
     if not path.is_file():
         raise RunFolderError(f"{what}: no file at {path}")
@@ -108,11 +106,9 @@ def save_checkpoint(
     config: dict[str, Any],
     keep: int = 3,
 ) -> Path:
-    """Write a checkpoint at the model's current timestep; keep the newest ``keep``.
-
-    Take it at a rollout boundary (the rollout buffer empty, the model just updated): then a
-    resume continues exactly as the uninterrupted run would.
-    """
+    """Write a checkpoint at the model's current timestep; keep the newest ``keep``. Take it at a
+    rollout boundary (the rollout buffer empty, the model just updated): then a resume continues
+    exactly as the uninterrupted run would."""
     with CHECKPOINTS.write(Path(run_dir), int(model.num_timesteps), keep) as tmp:
         _fill_checkpoint(tmp, model, pool, env_state, extra, config)
     return CHECKPOINTS.path(Path(run_dir), int(model.num_timesteps))
@@ -177,13 +173,10 @@ def read_checkpoint_state(ckpt: Path) -> dict[str, Any]:
 
 
 def load_checkpoint(ckpt: Path, model: Any, pool: SnapshotPool) -> dict[str, Any]:
-    """Restore a checkpoint into a model freshly built from the run's config.
-
-    Restores the policy and optimizer, the step counters, the last observation and the snapshot
-    pool. Returns the state dict: ``extra`` (callback state), the VecEnv's state as ``env_state``
-    (``(meta, arrays)`` or None), and the RNG states for
-    ``restore_rngs`` (call that last).
-    """
+    """Restore a checkpoint into a model freshly built from the run's config. Restores the policy
+    and optimizer, the step counters, the last observation and the snapshot pool. Returns the
+    state dict: ``extra`` (callback state), the VecEnv's state as ``env_state`` (``(meta,
+    arrays)`` or None), and the RNG states for ``restore_rngs`` (call that last)."""
     state = read_checkpoint_state(ckpt)
     tensors = load_torch_data(ckpt / "model.pt", f"checkpoint {ckpt}")
     if not isinstance(tensors, dict) or set(tensors) != {"policy", "optimizer", "torch_rng"}:

@@ -120,12 +120,10 @@ def _update_threads_class(threads: int | None) -> Any:
 
 
 def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None = None) -> Any:
-    """A fresh MaskablePPO with the config's hyperparameters and policy (CPU, seeded).
-
-    Every model of a run is built here, also when loading: weights files hold data only, so a
-    saved model is this model with its weights copied in (``train.sb3.checkpoint``). ``env=None``
-    builds on a one-game batched env (for loading and exporting, where no training happens).
-    """
+    """A fresh MaskablePPO with the config's hyperparameters and policy (CPU, seeded). Every model
+    of a run is built here, also when loading: weights files hold data only, so a saved model is
+    this model with its weights copied in (``train.sb3.checkpoint``). ``env=None`` builds on a
+    one-game batched env (for loading and exporting, where no training happens)."""
     if env is None:
         from train.sb3.vec_env import RackoVecEnv
 
@@ -157,11 +155,9 @@ def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None =
 
 
 def init_policy_from(model: Any, path: str | Path) -> None:
-    """Copy a run's saved policy weights (actor and critic, ``final_model.pt``) into ``model``.
-
-    The file is read as data only (a pickle inside is refused, never run); a network of another
-    shape is refused naming both shapes.
-    """
+    """Copy a run's saved policy weights (actor and critic, ``final_model.pt``) into ``model``. The
+    file is read as data only (a pickle inside is refused, never run); a network of another shape is
+    refused naming both shapes."""
     from train.sb3.checkpoint import copy_policy_weights, load_weights
 
     data = load_weights(path, "init_from")

@@ -4,8 +4,7 @@
 every trainer) plugged into sb3-contrib's ``MaskableActorCriticPolicy``: ``StructuredExtractor``
 is ``RackFeatures`` as SB3's features extractor, ``StructuredHeads`` sits in the ``mlp_extractor``
 slot and emits the 14 logits itself, so the usual action layer is the identity. Its parts and
-weights are named as ``train.network.StructuredNetwork``'s, the same network without SB3.
-"""
+weights are named as ``train.network.StructuredNetwork``'s, the same network without SB3."""
 
 from __future__ import annotations
 

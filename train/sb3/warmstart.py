@@ -5,8 +5,7 @@ gives it a competent actor. But PPO's advantages are ``return - V(s)``, and a cr
 nothing would push the cloned actor around with noise: so the critic is then fitted alone (actor
 frozen) to the returns the clone gets against the training opponents. Both work on the policy's
 inputs as the training env hands them out (with the structured policy, the observation and its
-cached features).
-"""
+cached features)."""
 
 from __future__ import annotations
 
@@ -113,12 +112,10 @@ def clone_actor(
     holdout: float = 0.1,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Behaviour cloning of the actor only (masked cross-entropy); the critic is left alone.
-
-    The first ``holdout`` of the rows (whole games of the teacher's play, in collection order) is
+    """Behaviour cloning of the actor only (masked cross-entropy); the critic is left alone. The
+    first ``holdout`` of the rows (whole games of the teacher's play, in collection order) is
     held out: the returned ``agreement`` is measured there, so it says how well the clone
-    generalises, not how well it memorised.
-    """
+    generalises, not how well it memorised."""
     n_val = int(len(inputs) * holdout)
     x = torch.as_tensor(inputs[n_val:])
     m = torch.as_tensor(masks[n_val:])
@@ -152,11 +149,9 @@ def rollout_returns(
     seed: int,
     progress: Progress | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(inputs, discounted returns) of every decision in whole episodes the policy plays.
-
-    The policy samples its moves as PPO will; ``steps`` counts env steps, and only episodes that
-    ended are kept (their returns are exact, nothing is bootstrapped).
-    """
+    """(inputs, discounted returns) of every decision in whole episodes the policy plays. The policy
+    samples its moves as PPO will; ``steps`` counts env steps, and only episodes that ended are kept
+    (their returns are exact, nothing is bootstrapped)."""
     gen = torch.Generator().manual_seed(seed)
     obs = vec_env.reset()
     n_envs = vec_env.num_envs
@@ -199,11 +194,9 @@ def warm_critic(
     holdout: float = 0.1,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Fit the critic alone (value loss, actor frozen) to observed returns.
-
-    Returns the held-out value loss before and after (the last ``holdout`` of the rows, whole
-    episodes), so a warm-up that did not help shows it.
-    """
+    """Fit the critic alone (value loss, actor frozen) to observed returns. Returns the held-out
+    value loss before and after (the last ``holdout`` of the rows, whole episodes), so a warm-up
+    that did not help shows it."""
     n_val = max(1, int(len(inputs) * holdout))
     x_fit, g_fit = torch.as_tensor(inputs[:-n_val]), torch.as_tensor(returns[:-n_val])
     x_val, g_val = torch.as_tensor(inputs[-n_val:]), torch.as_tensor(returns[-n_val:])
@@ -240,13 +233,11 @@ def collect_teacher_data(
     batched: bool = False,
     n_envs: int = 256,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``decisions`` (observation, mask, action) triples from teacher-vs-teacher games.
-
-    By default every seat's decisions in seeded ``racko_v1`` games, one game at a time (any bot).
+    """``decisions`` (observation, mask, action) triples from teacher-vs-teacher games. By default
+    every seat's decisions in seeded ``racko_v1`` games, one game at a time (any bot).
     ``batched=True`` (a teacher of ``BATCHED_TEACHERS``) plays ``n_envs`` games at once in the
     batched engine with the teacher's ``agents.batched`` twin and records the learner seat's
-    decisions: the same kind of data, several times faster, but other games.
-    """
+    decisions: the same kind of data, several times faster, but other games."""
     import agents
 
     if decisions < 1:
