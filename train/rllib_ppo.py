@@ -295,16 +295,11 @@ class Trainer:
                 writer.add_scalar(key, value, total)
             writer.add_scalar("time/env_steps_per_s", steps / max(seconds, 1e-9), total)
             runners = result.get("env_runners", {})
-            ret = runners.get("agent_episode_returns_mean", {})
-            if self.cfg.env == "vector":  # one agent: the learner
-                ret = (
-                    {"main@0": runners["episode_return_mean"]}
-                    if "episode_return_mean" in runners
-                    else {}
-                )
-            learner = (
-                f", learner seat's mean return {ret['main@0']:+.3f}" if "main@0" in ret else ""
-            )
+            if cfg.env == "vector":  # one agent: the learner
+                ret = runners.get("episode_return_mean")
+            else:
+                ret = runners.get("agent_episode_returns_mean", {}).get("main@0")
+            learner = "" if ret is None else f", learner seat's mean return {ret:+.3f}"
             self.log.info(
                 f"iteration {it}/{cfg.iterations}: {total} env steps, "
                 f"{steps / max(seconds, 1e-9):.0f}/s{learner}"

@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from train.rllib.config import ConfigError, load_rllib_config
+from train.common.config import ConfigError, load_config
+from train.rllib.config import RLlibConfig
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", ["smoke_rllib", "smoke_rllib_multiagent", "2p_rllib"])
 def test_shipped_configs_validate(name: str) -> None:
-    cfg = load_rllib_config(REPO / "configs" / f"{name}.yaml")
+    cfg = load_config(REPO / "configs" / f"{name}.yaml", RLlibConfig)
     assert cfg.num_players == 2
     assert cfg.env == ("multi_agent" if name.endswith("multiagent") else "vector")
 
@@ -25,7 +26,7 @@ def test_learner_module_ids_are_rllibs() -> None:
 
     from train.rllib.env import MAIN
 
-    cfg = load_rllib_config(REPO / "configs" / "smoke_rllib.yaml")
+    cfg = load_config(REPO / "configs" / "smoke_rllib.yaml", RLlibConfig)
     assert cfg.learner_module == DEFAULT_MODULE_ID
     assert cfg.model_copy(update={"env": "multi_agent"}).learner_module == MAIN
 
@@ -61,6 +62,6 @@ def test_bad_configs_name_the_key(tmp_path: Path, data: dict, key: str) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text(yaml.safe_dump(data))
     with pytest.raises(ConfigError) as err:
-        load_rllib_config(path)
+        load_config(path, RLlibConfig)
     assert key in str(err.value)
     assert "bad.yaml" in str(err.value)

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not installed")
-from train.rllib.config import load_rllib_config  # noqa: E402
+from train.common.config import load_config  # noqa: E402
+from train.rllib.config import RLlibConfig  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke_rllib.yaml"
@@ -45,8 +46,9 @@ def test_module_masks_and_export_matches(tmp_path: Path) -> None:
     np.testing.assert_array_equal(exported.numpy(), acts)
     from train.rllib.finish import export_bot
 
-    cfg = load_rllib_config(
+    cfg = load_config(
         SMOKE,
+        RLlibConfig,
         opponents={"heuristic": 1.0},  # league seats on the vector path need the structured net
         model={"encoder": "mlp", "hidden": [16], "activation": "relu"},
     )
@@ -134,7 +136,7 @@ def test_structured_export_plays_with_numpy_and_onnxruntime_only(tmp_path: Path)
     from train.rllib.finish import export_bot
 
     _, module = _structured_pair(seed=1)
-    onnx_path, _ = export_bot(module, tmp_path, load_rllib_config(SMOKE))
+    onnx_path, _ = export_bot(module, tmp_path, load_config(SMOKE, RLlibConfig))
     code = textwrap.dedent(
         f"""
         import sys

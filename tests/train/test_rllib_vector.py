@@ -15,14 +15,15 @@ from racko_env.observation import OBS_SIZE
 
 pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not installed")
 from agents.vector_env import RackoVectorEnv  # noqa: E402
-from train.rllib.config import load_rllib_config  # noqa: E402
+from train.common.config import load_config  # noqa: E402
+from train.rllib.config import RLlibConfig  # noqa: E402
 from train.rllib.env import observation_space  # noqa: E402
 from train.rllib.vector import DictObservations, SnapshotLeague, make_vector_env  # noqa: E402
 
 WIDTH = RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
 
 REPO = Path(__file__).resolve().parents[2]
-CFG = load_rllib_config(REPO / "configs" / "smoke_rllib.yaml")
+CFG = load_config(REPO / "configs" / "smoke_rllib.yaml", RLlibConfig)
 
 
 def _env(num_envs: int = 8, salt: int = 0) -> DictObservations:

@@ -23,11 +23,12 @@ def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) ->
     import torch
 
     from agents.batched import load_batch
-    from train.rllib.config import load_rllib_config
+    from train.common.config import load_config
+    from train.rllib.config import RLlibConfig
     from train.rllib.env import observation_space
     from train.rllib.finish import export_bot
 
-    cfg = load_rllib_config(REPO / "configs" / "smoke_rllib.yaml")
+    cfg = load_config(REPO / "configs" / "smoke_rllib.yaml", RLlibConfig)
     torch.manual_seed(0)
     for model_config in (
         {"encoder": "structured", "hidden": [16], "slot_hidden": [8]},

@@ -1,8 +1,6 @@
 """A structured network frozen into a batch player (numpy in, numpy out): the self-play opponent,
-the league snapshot and the evaluated bot of every trainer that learns the structured network.
-
-``register_state_policy("structured", FrozenPolicy)``: the learner-seat games
-(``racko_env.learner_games``) and the snapshot pools save and rebuild these as plain arrays."""
+league snapshot and evaluated bot of every trainer, saved and rebuilt as plain arrays (registered
+with ``racko_env.learner_games`` as ``"structured"``)."""
 
 from __future__ import annotations
 

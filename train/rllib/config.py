@@ -6,23 +6,18 @@ that names every bad key in one line are declared there once; here only RLlib's 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from train.common.config import (
-    ConfigError,
     Evaluation,
     FinalEvalSection,
     GameConfig,
     LayerSizes,
     Seed,
     Strict,
-    load_config,
 )
-
-__all__ = ["ConfigError", "RLlibConfig", "load_rllib_config"]
 
 BOT_OPPONENTS = ("random", "heuristic", "expert")  # bots that play inside the env
 LEAGUE_OPPONENTS = ("self", "league")
@@ -210,8 +205,3 @@ class RLlibConfig(GameConfig):
             # the structured network's features, computed once per observation in the env
             "features": self.model.encoder == "structured",
         }
-
-
-def load_rllib_config(path: str | Path, **overrides: Any) -> RLlibConfig:
-    """Read and validate a YAML config; ``ConfigError`` / ``FileNotFoundError`` name the problem."""
-    return load_config(path, RLlibConfig, **overrides)

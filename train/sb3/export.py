@@ -1,6 +1,5 @@
-"""An SB3 MaskablePPO model as a bot file: its graph is checked against ``model.predict`` (the
-policy's own masked, deterministic actions) before ``train.common.onnx_export`` writes it; and a
-whole PPO run folder exported again (``export_ppo_run``, what ``train/export.py`` runs)."""
+"""A MaskablePPO model or a whole PPO run folder as a bot file, its graph checked against the
+policy's own masked, deterministic actions first."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The PPO model of a run: built from its validated config (``build_model``: the flat MLP or the
-structured policy, with the feature cache in front of the VecEnv where the policy needs it),
-started from another run's weights (``init_policy_from``), or loaded from a finished or stopped
-run folder (``load_trained_model``); and the numpy snapshot of its policy that self-play and the
-evaluations play (``make_snapshot``)."""
+"""The PPO model of a run: built from its validated config, started from another run's weights, or
+loaded from a run folder; and the frozen snapshot of its policy that self-play and the evaluations
+play."""
 
 from __future__ import annotations
 

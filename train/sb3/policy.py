@@ -1,10 +1,7 @@
-"""The policies MaskablePPO trains here: ``flat`` (an MLP over the raw observation) and ``structured``.
-
-``structured`` is the structured network of ``train/network/`` (its features and heads, shared by
-every trainer) plugged into sb3-contrib's ``MaskableActorCriticPolicy``: ``StructuredExtractor``
-is ``RackFeatures`` as SB3's features extractor, ``StructuredHeads`` sits in the ``mlp_extractor``
-slot and emits the 14 logits itself, so the usual action layer is the identity. Its parts and
-weights are named as ``train.network.StructuredNetwork``'s, the same network without SB3."""
+"""The policies MaskablePPO trains: ``flat`` (SB3's MLP over the raw observation) and
+``structured``, the network of ``train/network/`` in sb3-contrib's ``MaskableActorCriticPolicy``:
+its features as SB3's features extractor, its heads in the ``mlp_extractor`` slot emitting the 14
+logits (so the action layer is the identity), named as ``StructuredNetwork``'s parts."""
 
 from __future__ import annotations
 

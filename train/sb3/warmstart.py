@@ -1,11 +1,8 @@
-"""The warm start PPO fine-tunes from: clone the teacher's moves, then teach the critic what they win.
-
-PPO from a random policy against strong bots sees almost no wins; cloning a teacher (``expert``)
-gives it a competent actor. But PPO's advantages are ``return - V(s)``, and a critic that knows
-nothing would push the cloned actor around with noise: so the critic is then fitted alone (actor
-frozen) to the returns the clone gets against the training opponents. Both work on the policy's
-inputs as the training env hands them out (with the structured policy, the observation and its
-cached features)."""
+"""The warm start PPO fine-tunes from: clone the teacher's moves, then teach the critic what they
+win. Cloning a teacher (``expert``) gives PPO a competent actor where a random one would see
+almost no wins; but PPO follows ``return - V(s)``, and a critic that knows nothing would push the
+clone around with noise, so the critic is then fitted alone to the returns the clone gets against
+the training opponents. Both work on the policy's inputs as the training env hands them out."""
 
 from __future__ import annotations
 
