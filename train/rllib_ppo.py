@@ -163,9 +163,6 @@ def record_placement(algo: Any, run_dir: Path, address: str | None) -> None:
     write_text_atomic(run_dir / "cluster.json", json.dumps(info, indent=1) + "\n")
 
 
-# --------------------------------------------------------------------------- training
-
-
 def _scalars(result: dict[str, Any], module_id: str = "main") -> dict[str, float]:
     """The numbers worth a TensorBoard curve from one ``algo.train()`` result."""
     out: dict[str, float] = {}
@@ -341,9 +338,6 @@ class Trainer:
         final = CHECKPOINTS.path(self.run_dir, number)
         self.log.info(f"checkpoint {final}")
         return final
-
-
-# --------------------------------------------------------------------------- CLI
 
 
 def _holds_a_run(run_dir: Path) -> bool:

@@ -123,9 +123,6 @@ class SweepConfig(_Strict):
         return v
 
 
-# --------------------------------------------------------------------------- planning
-
-
 def check_key(key: str, schema: type[BaseModel] = TrainConfig) -> None:
     """Raise ValueError unless ``key`` (dotted) names a setting of the run config's schema."""
     if key.split(".", 1)[0] in RESERVED_KEYS:
@@ -142,8 +139,6 @@ def check_key(key: str, schema: type[BaseModel] = TrainConfig) -> None:
             where = ".".join(parts[:i]) or "the run config"
             raise ValueError(f"{key!r}: {where} has no key {part!r} (known: {', '.join(fields)})")
         model = fields[part].annotation
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            continue
     if isinstance(model, type) and issubclass(model, BaseModel):
         raise ValueError(f"{key!r} is a section; name one of its keys")
 
@@ -204,19 +199,13 @@ def plan_trials(sweep: SweepConfig, sweep_path: Path) -> list[dict[str, Any]]:
             for key, value in params.items():
                 set_dotted(data, key, value)
             data.update(seed=seed, out=str(out / "trials" / name), progress_bar=False)
-            what = f"{sweep_path}: trial {name} ({_describe(params, seed)}) of {base_path}"
+            setting = ", ".join([f"seed={seed}", *(f"{k}={v}" for k, v in params.items())])
+            what = f"{sweep_path}: trial {name} ({setting}) of {base_path}"
             cfg = parse_config(data, what)
             trials.append(
                 {"name": name, "params": params, "seed": seed, "config": config_data(cfg)}
             )
     return trials
-
-
-def _describe(params: dict[str, Any], seed: int) -> str:
-    return ", ".join([f"seed={seed}", *(f"{k}={v}" for k, v in params.items())])
-
-
-# --------------------------------------------------------------------------- one trial
 
 
 def trial_finished(run_dir: Path) -> bool:
@@ -225,10 +214,8 @@ def trial_finished(run_dir: Path) -> bool:
 
 
 def run_trial(trial: dict[str, Any], config_file: Path) -> dict[str, Any]:
-    """Train one trial to its end (or find it finished) and return its record.
-
-    ``train/ppo.py``'s own run-folder contract (``PPO_RUN``) decides new run or resume, with its checks (a resumed
-    run's config must equal its checkpoint's)."""
+    """Train one trial to its end (or find it finished) and return its record; ``train/ppo.py``'s
+    run-folder contract decides a new run or a resume, with its checks."""
     import torch
 
     from train.common.runs import prepare_run
@@ -286,9 +273,6 @@ def _trainable() -> Any:
             pass
 
     return MainJobTrial
-
-
-# --------------------------------------------------------------------------- the table
 
 
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -364,9 +348,6 @@ def render_table(records: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     if summary["best"]:
         lines += ["", f"best bot: {summary['best_bot']} (trial {summary['best']})"]
     return "\n".join(lines) + "\n"
-
-
-# --------------------------------------------------------------------------- Ray
 
 
 def ray_temp_dir(out: Path) -> Path:

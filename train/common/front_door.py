@@ -128,9 +128,6 @@ class FrontDoor:
         return 0
 
 
-# ---------------------------------------------------------------- scripts that are not front doors
-
-
 class OneLineParser(argparse.ArgumentParser):
     """argparse whose usage errors are one line (the project's rule for bad input)."""
 

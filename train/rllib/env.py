@@ -101,8 +101,6 @@ class RackoMultiAgentEnv(MultiAgentEnv):
         self.deal_seed = 0
         self.seat_agent: list[str | None] = []
 
-    # ------------------------------------------------------------------ setup
-
     def _new_setup(self) -> None:
         """Draw this episode's seating from the env's generator (reproducible, no hash())."""
         assert self._rng is not None
@@ -156,8 +154,6 @@ class RackoMultiAgentEnv(MultiAgentEnv):
             bot = self.bots[self.kind]
             raw = self.aec.observe(self.aec.agent_selection)
             self._play(int(bot.act(raw)))
-
-    # ------------------------------------------------------------------ API
 
     def reset(
         self, *, seed: int | None = None, options: dict | None = None

@@ -32,9 +32,6 @@ WEIGHTS_FORMAT = "racko-ppo-weights"
 VERSION = 1
 
 
-# ----------------------------------------------------------------- weights-only torch files
-
-
 def torch_bytes(obj: Any) -> bytes:
     """``torch.save`` into bytes (tensors and plain containers: what ``load_torch_data`` reads)."""
     buf = io.BytesIO()
@@ -92,9 +89,6 @@ def copy_policy_weights(model: Any, state_dict: dict[str, Any], source: str) -> 
             "differences: " + ", ".join(f"{k} {theirs.get(k)} vs {ours.get(k)}" for k in diff[:3])
         )
     model.policy.load_state_dict(state_dict)
-
-
-# ----------------------------------------------------------------- checkpoints
 
 
 def save_checkpoint(

@@ -44,8 +44,6 @@ class RackoVecEnv(LearnerGames, VecEnv):
         obs_space = spaces.Box(0.0, 1.0, (width,), dtype=np.float32)
         VecEnv.__init__(self, self.num_envs, obs_space, spaces.Discrete(NUM_ACTIONS))
 
-    # ----------------------------------------------------------------- VecEnv API
-
     def reset(self) -> np.ndarray:
         if self._seeds[0] is not None:
             self._reseed(int(self._seeds[0]))

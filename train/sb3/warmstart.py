@@ -217,9 +217,6 @@ def warm_critic(
     return {"value_loss_before": before, "value_loss_after": held_out_loss(), "rows": len(inputs)}
 
 
-# ----------------------------------------------------------------- the teacher's decisions
-
-
 def collect_teacher_data(
     teacher: str,
     num_players: int,
@@ -309,9 +306,6 @@ def _collect_batched(
         obs, _, _, _ = env.step(actions)
     env.close()
     return obs_buf, mask_buf, act_buf
-
-
-# ----------------------------------------------------------------- the run's warm-start phase
 
 
 def clone_teacher(cfg: Any, model: Any, vec_env: Any, log: Any, run_dir: Any) -> dict[str, Any]:
