@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,7 +72,6 @@ class Launch:
     cfg: Any
     run_dir: Path
     args: argparse.Namespace
-    command: str  # the command line as typed, e.g. "python train/ppo.py --config c.yaml"
 
 
 @dataclass(frozen=True)
@@ -82,8 +80,7 @@ class FrontDoor:
 
     run: RunKind
     description: str
-    # train the run; the bot file it exported (printed as "exported PATH") or None
-    train: Callable[[Launch], Path | None]
+    train: Callable[[Launch], None]
     options: Callable[[argparse.ArgumentParser], None] | None = None  # the trainer's own flags
     seed: bool = True  # the command takes --seed
     errors: tuple[type[Exception], ...] = ()  # more errors that are bad input (one line)
@@ -117,14 +114,11 @@ class FrontDoor:
         overrides = {self.run.length: getattr(args, self.run.length)}
         if self.seed:
             overrides["seed"] = args.seed
-        command = shlex.join([*self.run.command.split(), *argv])
         try:
             cfg, run_dir = prepare_run(self.run, args.config, args.out, args.resume, **overrides)
-            exported = self.train(Launch(cfg, run_dir, args, command))
+            self.train(Launch(cfg, run_dir, args))
         except (*user_errors(), *self.errors) as exc:
             return fail(self.name, exc)
-        if exported is not None:
-            print(f"exported {exported}")
         return 0
 
 

@@ -95,7 +95,7 @@ def save_checkpoint(
     run_dir: Path,
     model: Any,
     pool: SnapshotPool,
-    env_state: tuple[dict[str, Any], dict[str, np.ndarray]] | None,
+    env_state: tuple[dict[str, Any], dict[str, np.ndarray]],
     extra: dict[str, Any],
     config: dict[str, Any],
     keep: int = 3,
@@ -103,37 +103,19 @@ def save_checkpoint(
     """Write a checkpoint at the model's current timestep; keep the newest ``keep``. Take it at a
     rollout boundary (the rollout buffer empty, the model just updated): then a resume continues
     exactly as the uninterrupted run would."""
-    with CHECKPOINTS.write(Path(run_dir), int(model.num_timesteps), keep) as tmp:
-        _fill_checkpoint(tmp, model, pool, env_state, extra, config)
-    return CHECKPOINTS.path(Path(run_dir), int(model.num_timesteps))
-
-
-def _fill_checkpoint(
-    tmp: Path,
-    model: Any,
-    pool: SnapshotPool,
-    env_state: tuple[dict[str, Any], dict[str, np.ndarray]] | None,
-    extra: dict[str, Any],
-    config: dict[str, Any],
-) -> None:
     tensors = {
         "policy": model.policy.state_dict(),
         "optimizer": model.policy.optimizer.state_dict(),
         "torch_rng": torch.get_rng_state(),
     }
-    (tmp / "model.pt").write_bytes(torch_bytes(tensors))
     kind, keys, pos, has_gauss, cached = np.random.get_state()
+    env_meta, env_arrays = env_state
     arrays: dict[str, np.ndarray] = {
         "model/last_obs": np.asarray(model._last_obs),
         "model/last_episode_starts": np.asarray(model._last_episode_starts),
         "numpy_rng/keys": np.asarray(keys),
+        **env_arrays,
     }
-    env_meta = None
-    if env_state is not None:
-        env_meta, env_arrays = env_state
-        arrays.update(env_arrays)
-    with open(tmp / "arrays.npz", "wb") as f:
-        np.savez(f, **arrays)
     py_version, py_internal, py_gauss = random.getstate()
     state = {
         "format": FORMAT,
@@ -149,8 +131,13 @@ def _fill_checkpoint(
         "extra": extra,
         "config": config,
     }
-    (tmp / "state.json").write_text(json.dumps(state, indent=1, allow_nan=False))
-    pool.save(tmp / "pool")
+    with CHECKPOINTS.write(Path(run_dir), int(model.num_timesteps), keep) as tmp:
+        (tmp / "model.pt").write_bytes(torch_bytes(tensors))
+        with open(tmp / "arrays.npz", "wb") as f:
+            np.savez(f, **arrays)
+        (tmp / "state.json").write_text(json.dumps(state, indent=1, allow_nan=False))
+        pool.save(tmp / "pool")
+    return CHECKPOINTS.path(Path(run_dir), int(model.num_timesteps))
 
 
 def read_checkpoint_state(ckpt: Path) -> dict[str, Any]:
@@ -170,7 +157,7 @@ def load_checkpoint(ckpt: Path, model: Any, pool: SnapshotPool) -> dict[str, Any
     """Restore a checkpoint into a model freshly built from the run's config. Restores the policy
     and optimizer, the step counters, the last observation and the snapshot pool. Returns the
     state dict: ``extra`` (callback state), the VecEnv's state as ``env_state`` (``(meta,
-    arrays)`` or None), and the RNG states for ``restore_rngs`` (call that last)."""
+    arrays)``), and the RNG states for ``restore_rngs`` (call that last)."""
     state = read_checkpoint_state(ckpt)
     tensors = load_torch_data(ckpt / "model.pt", f"checkpoint {ckpt}")
     if not isinstance(tensors, dict) or set(tensors) != {"policy", "optimizer", "torch_rng"}:
@@ -192,7 +179,7 @@ def load_checkpoint(ckpt: Path, model: Any, pool: SnapshotPool) -> dict[str, Any
     pool.load(ckpt / "pool")
     state["torch_rng"] = tensors["torch_rng"]
     state["numpy_rng_keys"] = arrays.pop("numpy_rng/keys")
-    state["env_state"] = None if state["env"] is None else (state["env"], arrays)
+    state["env_state"] = (state["env"], arrays)
     return state
 
 
@@ -221,10 +208,7 @@ def resume_run(
     streams as the checkpoint left them; the checkpoint's state (``load_checkpoint``)."""
     state = load_checkpoint(ckpt, model, pool)
     vec_env.set_opponent_pool(*pool.mix(cfg.opponents))
-    if state["env_state"] is None:  # no saved games: deal afresh
-        vec_env.seed(cfg.seed + model.num_timesteps)
-        model._last_obs = None
-    else:  # the games as they were (``vec_env`` may be wrapped: the feature cache)
-        getattr(vec_env, "venv", vec_env).set_state(*state["env_state"])
+    # the games as they were (``vec_env`` may be wrapped: the feature cache)
+    getattr(vec_env, "venv", vec_env).set_state(*state["env_state"])
     restore_rngs(state)
     return state
