@@ -83,7 +83,7 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
     def module_spec() -> RLModuleSpec:
         return RLModuleSpec(
             module_class=MaskedActorCritic,
-            observation_space=observation_space(cfg.model.encoder == "structured"),
+            observation_space=observation_space(features=True),
             action_space=gym.spaces.Discrete(NUM_ACTIONS),
             model_config=model,
         )

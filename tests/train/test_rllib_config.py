@@ -41,8 +41,7 @@ def test_learner_module_ids_are_rllibs() -> None:
         ({"resources": {"env_runner_resources": {"x": 0}}}, "env_runner_resources"),
         ({"opponents": {"grandmaster": 1.0}}, "grandmaster"),
         ({"opponents": {"self": 0.0}}, "positive sum"),
-        ({"model": {"encoder": "nocolon"}}, "model.encoder:"),
-        ({"model": {"activation": "gelu"}}, "model.activation:"),
+        ({"model": {"encoder": "mlp"}}, "model.encoder:"),
         ({"eval": {"opponents": ["self"]}}, "eval"),
         ({"rules": {"empty_pile": "burn"}}, "rules.empty_pile:"),
         ({"seed": -1}, "seed:"),  # seeds in range, as in every trainer's config
@@ -52,7 +51,6 @@ def test_learner_module_ids_are_rllibs() -> None:
         ({"kind": "ppo"}, "kind:"),
         ({"env": "subproc"}, "env:"),
         ({"opponents": {"self": 0.5, "heuristic": 0.5}}, "needs env: multi_agent"),
-        ({"model": {"encoder": "mlp"}}, "needs model.encoder: structured"),  # league on vector
         ({"opponents": {"league": 1.0}}, "needs a bot"),
         ({"league": {"latest_weight": 2}}, "league.latest_weight:"),
         ({"ppo": {"use_kl_loss": "no"}}, "ppo.use_kl_loss:"),

@@ -1,6 +1,5 @@
 """The action-masking RLModule of the RLlib trainer (train/rllib/module.py): masks, export, the
-structured network (the SB3 policy's actions on its weights, a torch-free export) and a pluggable
-encoder."""
+structured network (the SB3 policy's actions on its weights, a torch-free export)."""
 
 from __future__ import annotations
 
@@ -21,38 +20,15 @@ SMOKE = REPO / "configs" / "smoke_rllib.yaml"
 
 
 def test_module_masks_and_export_matches(tmp_path: Path) -> None:
-    import gymnasium as gym
-    import torch
-
-    from racko_env.actions import NUM_ACTIONS
     from train.common.onnx_export import onnx_actions, sample_observations
-    from train.rllib.env import observation_space
-    from train.rllib.module import ExportPolicy, MaskedActorCritic, module_actions
+    from train.rllib.finish import export_bot
+    from train.rllib.module import module_actions
 
-    torch.manual_seed(0)
-    module = MaskedActorCritic(
-        observation_space=observation_space(),
-        action_space=gym.spaces.Discrete(NUM_ACTIONS),
-        model_config={"encoder": "mlp", "hidden": [16], "activation": "relu"},
-    )
-    assert not module.structured
+    _, module = _structured_pair(seed=2)
     obs, masks = sample_observations(2, {}, 300, seed=3)
     acts = module_actions(module, obs, masks.astype(np.float32))
     assert masks[np.arange(len(acts)), acts].all()  # never an illegal action
-    with torch.no_grad():
-        exported = ExportPolicy(module)(torch.as_tensor(obs), torch.as_tensor(masks.astype(bool)))[
-            0
-        ]
-    np.testing.assert_array_equal(exported.numpy(), acts)
-    from train.rllib.finish import export_bot
-
-    cfg = load_config(
-        SMOKE,
-        RLlibConfig,
-        opponents={"heuristic": 1.0},  # league seats on the vector path need the structured net
-        model={"encoder": "mlp", "hidden": [16], "activation": "relu"},
-    )
-    onnx_path, _ = export_bot(module, tmp_path, cfg)
+    onnx_path, _ = export_bot(module, tmp_path, load_config(SMOKE, RLlibConfig))
     np.testing.assert_array_equal(
         onnx_actions(onnx_path.read_bytes(), obs, masks.astype(bool)), acts
     )
@@ -165,47 +141,3 @@ def test_structured_export_plays_with_numpy_and_onnxruntime_only(tmp_path: Path)
     )
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.strip() == "ok"
-
-
-def test_pluggable_encoder_is_used() -> None:
-    import gymnasium as gym
-
-    from racko_env.actions import NUM_ACTIONS
-    from train.rllib.env import observation_space
-    from train.rllib.module import MaskedActorCritic
-
-    module = MaskedActorCritic(
-        observation_space=observation_space(),
-        action_space=gym.spaces.Discrete(NUM_ACTIONS),
-        model_config={"encoder": "tests.train.test_rllib_module:tiny_encoder", "hidden": [8]},
-    )
-    assert type(module.pi_encoder).__name__ == "_Tiny"  # (pytest may import this file twice)
-    assert module.pi_head.in_features == 5
-    with pytest.raises(ValueError, match="model.encoder"):
-        MaskedActorCritic(
-            observation_space=observation_space(),
-            action_space=gym.spaces.Discrete(NUM_ACTIONS),
-            model_config={"encoder": "tests.train.test_rllib_module:nothing_here"},
-        )
-
-
-def _tiny():
-    import torch
-
-    class _Tiny(torch.nn.Module):
-        def __init__(self, obs_size: int) -> None:
-            super().__init__()
-            self.lin = torch.nn.Linear(obs_size, 5)
-            self.out_features = 5
-
-        def forward(self, x):
-            return torch.relu(self.lin(x))
-
-    return _Tiny
-
-
-TinyEncoder = _tiny()
-
-
-def tiny_encoder(obs_size: int, hidden: list[int], activation: str) -> TinyEncoder:
-    return TinyEncoder(obs_size)

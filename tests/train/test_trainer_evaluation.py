@@ -14,7 +14,7 @@ from train.common.evaluation import evaluate_against
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.slow  # two exports and evaluations
+@pytest.mark.slow  # an export and two evaluations
 def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) -> None:
     """The RLlib trainer's evaluation (the module frozen into a batch policy, no export, no
     per-game tournament) gives the numbers of the exported bot file on the same deals."""
@@ -30,22 +30,18 @@ def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) ->
 
     cfg = load_config(REPO / "configs" / "smoke_rllib.yaml", RLlibConfig)
     torch.manual_seed(0)
-    for model_config in (
-        {"encoder": "structured", "hidden": [16], "slot_hidden": [8]},
-        {"encoder": "mlp", "hidden": [16]},
-    ):
-        from train.rllib.module import MaskedActorCritic, batch_player
+    from train.rllib.module import MaskedActorCritic, batch_player
 
-        module = MaskedActorCritic(
-            observation_space=observation_space(features=True),
-            action_space=gym.spaces.Discrete(14),
-            model_config=model_config,
-        )
-        ours = evaluate_against(batch_player(module), cfg, ["heuristic"], 6, 5)
-        onnx_path, _ = export_bot(module, tmp_path / model_config["encoder"], cfg)
-        bot = load_batch(str(onnx_path), cfg.num_players)
-        assert ours == evaluate_against(bot, cfg, ["heuristic"], 6, 5), model_config
-        assert ours["heuristic"]["rounds"] == 6 and ours["heuristic"]["seats"] == 12
+    module = MaskedActorCritic(
+        observation_space=observation_space(features=True),
+        action_space=gym.spaces.Discrete(14),
+        model_config={"hidden": [16], "slot_hidden": [8]},
+    )
+    ours = evaluate_against(batch_player(module), cfg, ["heuristic"], 6, 5)
+    onnx_path, _ = export_bot(module, tmp_path, cfg)
+    bot = load_batch(str(onnx_path), cfg.num_players)
+    assert ours == evaluate_against(bot, cfg, ["heuristic"], 6, 5)
+    assert ours["heuristic"]["rounds"] == 6 and ours["heuristic"]["seats"] == 12
 
 
 def test_the_rllib_front_door_imports_no_ray_before_it_configures_it() -> None:

@@ -21,7 +21,6 @@ from train.common.config import (
 
 BOT_OPPONENTS = ("random", "heuristic", "expert")  # bots that play inside the env
 LEAGUE_OPPONENTS = ("self", "league")
-ENCODERS = ("structured", "mlp")
 
 
 class RLlibPPOSection(Strict):
@@ -52,24 +51,12 @@ class RLlibPPOSection(Strict):
 
 
 class ModelSection(Strict):
-    """The policy network (``encoder``): ``structured`` (the default), the SB3 trainer's structured
-    network (``hidden``: its trunk, ``slot_hidden``: the per-slot network, ReLU); ``mlp``, separate
-    policy and value MLPs over the raw observation (``hidden``, ``activation``); or
-    ``package.module:factory`` (train/rllib/module.py)."""
+    """The policy network: the SB3 trainer's structured network (``ppo.policy: structured``),
+    ``hidden`` its trunk and ``slot_hidden`` the network shared by the ten slots."""
 
-    encoder: str = "structured"
+    encoder: Literal["structured"] = "structured"
     hidden: LayerSizes = Field(default_factory=lambda: [128, 128])
     slot_hidden: LayerSizes = Field(default_factory=lambda: [64, 64])
-    activation: Literal["tanh", "relu"] = "tanh"
-
-    @field_validator("encoder")
-    @classmethod
-    def _encoder_form(cls, v: str) -> str:
-        if v not in ENCODERS and (v.count(":") != 1 or not all(v.split(":"))):
-            raise ValueError(
-                f"encoder must be one of {ENCODERS} or 'package.module:factory', got {v!r}"
-            )
-        return v
 
 
 class LeagueSection(Strict):
@@ -107,7 +94,8 @@ class ResourcesSection(Strict):
 
 
 class RLlibEvalSection(Evaluation):
-    """Duplicate rounds of the learner, the evaluation every trainer runs (``train.common.evaluation``)."""
+    """Duplicate rounds of the learner, the evaluation every trainer runs
+    (``train.common.evaluation``)."""
 
     every_iterations: int = Field(10, ge=1)
     rounds: int = Field(200, ge=0)  # per opponent; 0: no periodic evaluation
@@ -175,11 +163,6 @@ class RLlibConfig(GameConfig):
                     "opponents['self'] (the learner in every seat) needs env: multi_agent; "
                     "env: vector plays frozen snapshots ('league')"
                 )
-            if self.opponents.get("league", 0) > 0 and self.model.encoder != "structured":
-                raise ValueError(
-                    "opponents['league'] on env: vector needs model.encoder: structured "
-                    "(its snapshots play inside the env as the structured network)"
-                )
             if not any(w > 0 for k, w in self.opponents.items() if k in BOT_OPPONENTS):
                 raise ValueError("opponents: env: vector needs a bot with a positive weight")
         return self
@@ -202,6 +185,5 @@ class RLlibConfig(GameConfig):
             "league_size": self.league.size,
             "salt": salt,
             "seed": self.seed,
-            # the structured network's features, computed once per observation in the env
-            "features": self.model.encoder == "structured",
+            "features": True,  # the network's features, computed once per observation in the env
         }
