@@ -314,37 +314,33 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
 def render_table(records: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     """The results as Markdown: one row per trial, then the mean and std across seeds."""
     opps = sorted({o for r in records for o in r["final_eval"]})
     keys = sorted({k for r in records for k in r["params"]})
-    lines = [
-        "| trial | seed | "
-        + " | ".join([*keys, *(f"vs {o} (95% CI)" for o in opps)])
-        + " | status |"
-    ]
+    lines = [_row(["trial", "seed", *keys, *(f"vs {o} (95% CI)" for o in opps), "status"])]
     lines.append("|" + "---|" * (3 + len(keys) + len(opps)))
     for r in records:
         cells = [r["name"], str(r["seed"]), *(str(r["params"].get(k, "")) for k in keys)]
         for o in opps:
             fe = r["final_eval"].get(o)
-            cells.append(
-                "-"
-                if fe is None
-                else f"{_pct(fe['win_rate'])} ({_pct(fe['ci95'][0])}-{_pct(fe['ci95'][1])})"
-            )
-        lines.append("| " + " | ".join([*cells, r["status"]]) + " |")
-    lines += ["", "| setting | seeds | " + " | ".join(f"vs {o}: mean ± std" for o in opps) + " |"]
+            lo, hi = fe["ci95"] if fe else (0, 0)
+            cells.append(f"{_pct(fe['win_rate'])} ({_pct(lo)}-{_pct(hi)})" if fe else "-")
+        lines.append(_row([*cells, r["status"]]))
+    lines += ["", _row(["setting", "seeds", *(f"vs {o}: mean ± std" for o in opps)])]
     lines.append("|" + "---|" * (2 + len(opps)))
     for p in summary["points"]:
         desc = ", ".join(f"{k}={v}" for k, v in p["params"].items()) or "(base config)"
+        rates = p["win_rates"]
         cells = [
-            f"{_pct(p['win_rates'][o]['mean'])} ± {_pct(p['win_rates'][o]['std'])}"
-            if o in p["win_rates"]
-            else "-"
+            f"{_pct(rates[o]['mean'])} ± {_pct(rates[o]['std'])}" if o in rates else "-"
             for o in opps
         ]
-        lines.append("| " + " | ".join([desc, str(p["trials"]), *cells]) + " |")
+        lines.append(_row([desc, str(p["trials"]), *cells]))
     if summary["best"]:
         lines += ["", f"best bot: {summary['best_bot']} (trial {summary['best']})"]
     return "\n".join(lines) + "\n"

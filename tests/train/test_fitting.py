@@ -39,7 +39,7 @@ def _run(seed: int) -> tuple[list[float], torch.Tensor, list[int], list[int]]:
         32,
         0.05,
         seed,
-        lambda e, n, m: epochs.append(e),
+        epochs.append,
     )
     return losses, net.weight.detach().clone(), seen, epochs
 

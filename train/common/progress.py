@@ -79,10 +79,6 @@ class Phase:
         if done > self.done:
             self.advance(done - self.done, note)
 
-    def hook(self, done: int, total: int, note: str = "") -> None:
-        """``(done, total, note)``: the progress hook the warm-start functions call."""
-        self.update(done)
-
     def advance(self, n: int = 1, note: str = "") -> None:
         self.done += n
         if self.bar is not None:

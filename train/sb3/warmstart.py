@@ -19,7 +19,7 @@ from racko_env.observation import OBS_SIZE
 from train.common.files import write_json_atomic
 from train.common.snapshot import MASKED_LOGIT
 
-Progress = Callable[[int, int, str], None]  # (done, total, message)
+Progress = Callable[[int], None]  # the units done so far (epochs, env steps)
 
 CRITIC_PREFIXES = ("value_net.", "mlp_extractor.value_net.", "mlp_extractor.critic.")
 BATCHED_TEACHERS = ("random", "heuristic", "expert")  # have vectorized twins in agents.batched
@@ -92,7 +92,7 @@ def _fit(
             total += float(loss.detach()) * len(idx)
         losses.append(total / max(rows, 1))
         if progress is not None:
-            progress(epoch, epochs, f"epoch {epoch}/{epochs}, loss {round(losses[-1], 5):.4f}")
+            progress(epoch)
     policy.set_training_mode(False)
     return [round(v, 5) for v in losses]
 
@@ -176,7 +176,7 @@ def rollout_returns(
         obs = new_obs
         done_steps += n_envs
         if progress is not None:
-            progress(min(done_steps, steps), steps, "critic warm-up: playing")
+            progress(min(done_steps, steps))
     return np.stack(xs).astype(np.float32), np.asarray(gs, dtype=np.float32)
 
 
@@ -354,7 +354,7 @@ def clone_teacher(cfg: Any, model: Any, vec_env: Any, log: Any, run_dir: Any) ->
             pre.batch_size,
             pre.learning_rate,
             cfg.seed,
-            progress=ph.hook,
+            progress=ph.update,
         )
     record = {
         "teacher": pre.teacher,
@@ -382,11 +382,18 @@ def warm_up_critic(
     t0 = time.time()
     with log.phase("critic warm-up: playing", pre.critic_steps, "env steps") as ph:
         inputs, returns = rollout_returns(
-            model.policy, vec_env, pre.critic_steps, cfg.ppo.gamma, cfg.seed, ph.hook
+            model.policy, vec_env, pre.critic_steps, cfg.ppo.gamma, cfg.seed, ph.update
         )
     with log.phase("critic warm-up: fitting", pre.critic_epochs, "epochs", 0.0) as ph:
         info = warm_critic(
-            model.policy, inputs, returns, pre.critic_epochs, 1024, 1e-3, cfg.seed, progress=ph.hook
+            model.policy,
+            inputs,
+            returns,
+            pre.critic_epochs,
+            1024,
+            1e-3,
+            cfg.seed,
+            progress=ph.update,
         )
     record["critic"] = {**info, "seconds": round(time.time() - t0, 1)}
     write_json_atomic(run_dir / "warmstart.json", record)
