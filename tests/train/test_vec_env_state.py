@@ -74,7 +74,7 @@ def test_state_of_an_unsaveable_opponent_is_refused_and_mismatches_are_named() -
 
 
 def test_registered_policy_classes_are_saved_as_data() -> None:
-    from train.sb3 import vec_env as sb3_vec_env
+    from racko_env import learner_games
 
     class Fixed:
         def __init__(self, action: int, name: str = "fixed") -> None:
@@ -91,8 +91,8 @@ def test_registered_policy_classes_are_saved_as_data() -> None:
             return cls(int(arrays["action"]), name)
 
     with pytest.raises(TypeError, match="to_arrays"):
-        sb3_vec_env.register_state_policy("bad", int)
-    sb3_vec_env.register_state_policy("fixed-test", Fixed)
+        learner_games.register_state_policy("bad", int)
+    learner_games.register_state_policy("fixed-test", Fixed)
     try:
         env = RackoVecEnv(2, opponents=[Fixed(12, "f")], seed=0)
         env.reset()
@@ -102,4 +102,4 @@ def test_registered_policy_classes_are_saved_as_data() -> None:
         other.set_state(meta, arrays)
         assert [p.action for p in other.opponent_pool] == [12]
     finally:
-        del sb3_vec_env.STATE_POLICIES["fixed-test"]
+        del learner_games.STATE_POLICIES["fixed-test"]

@@ -14,20 +14,20 @@ from train.common.snapshot import SnapshotPolicy
 
 
 def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
-    """The policy class (or SB3 name) and its keyword arguments for the config's network:
-    ``ppo.policy: structured`` (train/sb3/policy.py, the network of train/network/) or ``flat`` (an MLP, the baseline)."""
+    """The policy class (or SB3 name) and its keyword arguments for ``ppo.policy``: ``structured``
+    (train/sb3/policy.py) or ``flat`` (SB3's MLP, the baseline)."""
     import torch
-
-    from train.sb3.policy import policy_kwargs
 
     p = cfg.ppo
     if p.policy == "structured":
+        from racko_env.rules import deck_size
+        from train.sb3.policy import StructuredPolicy
+
         _check_structured(cfg)
-        return policy_kwargs(
-            "structured", cfg.num_players, slot_hidden=p.slot_hidden, trunk_hidden=p.net_arch
-        )
+        sizes = {"slot_hidden": p.slot_hidden, "trunk_hidden": p.net_arch}
+        return StructuredPolicy, {"num_cards": deck_size(cfg.num_players), **sizes}
     act = torch.nn.Tanh if p.activation == "tanh" else torch.nn.ReLU
-    return policy_kwargs("flat", cfg.num_players, net_arch=list(p.net_arch), activation_fn=act)
+    return "MlpPolicy", {"net_arch": list(p.net_arch), "activation_fn": act}
 
 
 def make_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -> Any:

@@ -15,11 +15,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 import train.network.frozen  # noqa: F401  (registers the kind of a checkpoint's frozen snapshots)
-from racko_env.rules import deck_size
 from train.network.features import FEATURES, RackFeatures, structured_features
 from train.network.structured import StructuredHeads
-
-POLICIES = ("flat", "structured")
 
 
 class StructuredExtractor(BaseFeaturesExtractor):
@@ -84,12 +81,3 @@ class StructuredPolicy(MaskableActorCriticPolicy):
         for key in ("features_extractor_class", "features_extractor_kwargs"):
             data.pop(key, None)
         return data
-
-
-def policy_kwargs(kind: str, num_players: int, **sizes: Any) -> tuple[Any, dict[str, Any]]:
-    """(policy class or SB3 name, policy_kwargs) for ``ppo.policy``."""
-    if kind == "structured":
-        return StructuredPolicy, {"num_cards": deck_size(num_players), **sizes}
-    if kind == "flat":
-        return "MlpPolicy", dict(sizes)
-    raise ValueError(f"ppo.policy must be one of {POLICIES}, got {kind!r}")

@@ -18,15 +18,8 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvS
 
 from agents.batched import group_features, load_batch
 from racko_env.actions import NUM_ACTIONS
-from racko_env.learner_games import (
-    STATE_POLICIES,
-    LearnerGames,
-    OpponentSpec,
-    register_state_policy,
-)
+from racko_env.learner_games import LearnerGames, register_state_policy
 from train.common.snapshot import SnapshotPolicy
-
-__all__ = ["STATE_POLICIES", "OpponentSpec", "RackoVecEnv", "register_state_policy"]
 
 register_state_policy("snapshot", SnapshotPolicy)
 
