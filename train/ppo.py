@@ -51,7 +51,6 @@ def _init_from_exists(cfg: TrainConfig) -> None:
 
 
 PPO_RUN = RunKind(
-    kind="ppo",
     command="python train/ppo.py",
     schema=TrainConfig,
     length="total_steps",

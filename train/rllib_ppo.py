@@ -345,7 +345,6 @@ def _holds_a_run(run_dir: Path) -> bool:
 
 
 RLLIB_RUN = RunKind(
-    kind="rllib",
     command="python train/rllib_ppo.py",
     schema=RLlibConfig,
     length="iterations",

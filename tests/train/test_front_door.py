@@ -74,7 +74,6 @@ def test_a_new_run_then_its_resume_reach_the_trainer(tmp_path: Path, capsys) -> 
         (run.run_dir / "done").write_text("1")
 
     toy = RunKind(
-        kind="ppo",
         command="python train/toy.py",
         schema=TrainConfig,
         length="total_steps",

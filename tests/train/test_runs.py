@@ -17,7 +17,6 @@ REPO = Path(__file__).resolve().parents[2]
 CONFIG = REPO / "configs" / "smoke.yaml"
 CKPTS = Checkpoints("iter_", ("state.json",), digits=3)
 TOY = RunKind(
-    kind="ppo",
     command="python train/ppo.py",
     schema=TrainConfig,
     length="total_steps",

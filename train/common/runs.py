@@ -31,13 +31,11 @@ FINAL_MODEL = "final_model.pt"  # the trained weights a finished run leaves (dat
 class RunKind:
     """What the contract needs to know of one trainer."""
 
-    kind: str  # the config's ``kind:``
     command: str  # how the trainer is started, for messages: "python train/ppo.py"
     schema: type  # the pydantic config model
     length: str  # the key a resume may change: "total_steps" or "iterations"
     holds_a_run: Callable[[Path], bool]  # a complete checkpoint (or more) in the folder
     example: str = ""  # a config to name when --config is missing
-    temp_folders: tuple[str, ...] = (CHECKPOINTS,)  # where killed writers leave .tmp_* files
     stale_files: tuple[str, ...] = ()  # files of a run killed before its first checkpoint
     # keys that never make two configs different runs (they change nothing trained)
     may_change: tuple[str, ...] = ("out",)
@@ -45,8 +43,6 @@ class RunKind:
     recorded_config: Callable[[Path], tuple[str, dict[str, Any]] | None] | None = None
     # extra checks of a new run's config before its folder is made (e.g. a file it names exists)
     check_config: Callable[[Any], None] | None = None
-    # settings of the command line that a resumed run must have been started with
-    same_at_resume: tuple[str, ...] = ("seed",)
 
 
 def prepare_run(
@@ -70,7 +66,7 @@ def prepare_run(
         )
     if run.check_config is not None:
         run.check_config(cfg)
-    clean_folder(run, run_dir)
+    clean_folder(run_dir)
     for name in run.stale_files:  # from a run killed before its first checkpoint
         (run_dir / name).unlink(missing_ok=True)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -87,7 +83,7 @@ def _resume(
     saved = run_dir / CONFIG_FILE
     if not saved.is_file():
         raise RunFolderError(f"--resume: {saved} not found: {run_dir} holds no run to resume")
-    clean_folder(run, run_dir)
+    clean_folder(run_dir)
     if not run.holds_a_run(run_dir):
         raise RunFolderError(
             f"--resume: {run_dir} has no complete checkpoint (the run stopped before its first "
@@ -104,12 +100,11 @@ def _resume(
     if config is not None:
         given = load_config(config, run.schema, out=str(run_dir), **{run.length: ours[run.length]})
         _same_run(run, config_data(given), ours, config, f"the run's {saved}")
-    for key in run.same_at_resume:
-        value = overrides.get(key)
-        if value is not None and value != ours.get(key):
-            raise RunFolderError(
-                f"--resume: the run was started with {key} {ours.get(key)}, not {value}"
-            )
+    seed = overrides.get("seed")
+    if seed is not None and seed != ours.get("seed"):
+        raise RunFolderError(
+            f"--resume: the run was started with seed {ours.get('seed')}, not {seed}"
+        )
     if length is not None and read_yaml(saved).get(run.length) != length:
         write_yaml_atomic(saved, ours)
     return cfg, run_dir
@@ -128,11 +123,10 @@ def _same_run(run: RunKind, ours: dict[str, Any], theirs: Any, what: str, other:
         )
 
 
-def clean_folder(run: RunKind, run_dir: Path) -> None:
+def clean_folder(run_dir: Path) -> None:
     """Remove the half-written ``.tmp_*`` files and folders a killed run left behind."""
     remove_temp_files(run_dir)
-    for name in run.temp_folders:
-        remove_temp_files(run_dir / name)
+    remove_temp_files(run_dir / CHECKPOINTS)
 
 
 @dataclass(frozen=True)
