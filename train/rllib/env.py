@@ -117,7 +117,6 @@ class RackoMultiAgentEnv(MultiAgentEnv):
             else:
                 roles.append(None)  # a baseline bot plays this seat inside the env
         self.seat_agent = [roles[(s - learner_seat) % n] for s in range(n)]
-        self.learner_seat = learner_seat
 
     def _obs(self, seat: int) -> dict[str, np.ndarray]:
         raw = self.aec.observe(self.aec.possible_agents[seat])
