@@ -205,12 +205,7 @@ class Trainer:
         self.resume = resume
         self.address = address
         self.stop_requested = False
-        self.state: dict[str, Any] = {
-            "iteration": 0,
-            "env_steps": 0,
-            "next_slot": 0,
-            "seconds": 0.0,
-        }
+        self.state: dict[str, Any] = dict(iteration=0, env_steps=0, next_slot=0, seconds=0.0)
         self.module_id = cfg.learner_module
         self.league: Any = None  # the vector path's snapshots (after Ray is imported)
         self._lifetime: float | None = None  # RLlib's lifetime env-step count, last iteration

@@ -224,12 +224,9 @@ def export_module(
             dynamo=False,
             input_names=[INPUT_OBS, INPUT_MASK],
             output_names=[OUTPUT_ACTION, OUTPUT_LOGITS],
-            dynamic_axes={
-                INPUT_OBS: batch,
-                INPUT_MASK: batch,
-                OUTPUT_ACTION: batch,
-                OUTPUT_LOGITS: batch,
-            },
+            dynamic_axes=dict.fromkeys(
+                [INPUT_OBS, INPUT_MASK, OUTPUT_ACTION, OUTPUT_LOGITS], batch
+            ),
             opset_version=OPSET,
         )
     import onnx
