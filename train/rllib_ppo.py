@@ -176,12 +176,10 @@ def _scalars(result: dict[str, Any], module_id: str = "main") -> dict[str, float
 
 
 def _env_steps(result: dict[str, Any], lifetime_before: float | None) -> tuple[int, float | None]:
-    """Env steps sampled in this iteration, and the lifetime count to compare the next one with.
-
-    The difference of RLlib's lifetime counter from ``lifetime_before`` (0 for a fresh algorithm;
-    None after a restore, whose counter is RLlib's own). An iteration whose results lack the
-    counter (early iterations, runners' metrics arriving late) counts 0 and keeps the baseline, so
-    the next difference includes its steps; without a baseline, RLlib's per-iteration count."""
+    """Env steps sampled in this iteration, and the lifetime count to compare the next one with: the
+    difference of RLlib's lifetime counter from ``lifetime_before`` (0 for a fresh algorithm, None
+    after a restore). An iteration whose results lack the counter counts 0 and keeps the baseline;
+    without a baseline, RLlib's per-iteration count."""
     er = result.get("env_runners", {})
     lifetime = er.get("num_env_steps_sampled_lifetime")
     finite = isinstance(lifetime, int | float) and math.isfinite(lifetime)

@@ -158,7 +158,8 @@ def verify_export(
     check: int,
     what: str,
 ) -> None:
-    """Raise unless the graph picks ``reference``'s action on ``check`` observations of real play."""
+    """Raise unless the graph plays ``reference``'s action on ``check`` observations of real play.
+    Raise unless the graph plays ``reference``'s action on ``check`` observations of real play."""
     if not check:
         return
     obs, masks = sample_observations(num_players, rules, check, width=graph_obs_width(onnx_bytes))
@@ -255,13 +256,12 @@ def export_torch_bot(
     check: int = 300,
     training: dict[str, Any] | None = None,
 ) -> tuple[Path, Path]:
-    """Write a torch policy as a racko bot file: ``path`` (``NAME.onnx``) and its manifest
-    ``NAME.json`` (docs/bot-format.md), which ``agents.load`` plays like any exported bot.
-
-    ``module`` maps observations (float32 ``[batch, OBS_SIZE]``) to one logit per action, whatever
-    its layers, as long as torch's exporter can trace it; the bot plays the legal action with the
-    highest logit. The graph is checked against the module on ``check`` observations of real play of
-    the game ``num_players`` and ``rules`` name before anything is written."""
+    """Write a torch policy as a racko bot file, ``path`` (``NAME.onnx``) and ``NAME.json``
+    (docs/bot-format.md). ``module`` maps observations (float32 ``[batch, OBS_SIZE]``) to one logit
+    per action, whatever its layers, as long as torch's exporter can trace it; the bot plays the
+    legal action with the highest logit. The graph is checked against the module on ``check``
+    observations of real play of the game ``num_players`` and ``rules`` name before anything is
+    written."""
     import torch
 
     path = Path(path)

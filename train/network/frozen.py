@@ -19,13 +19,10 @@ from train.network.structured import PolicyGraph, StructuredNetwork
 
 
 class FrozenPolicy:
-    """A frozen copy of a structured policy that plays batches of games (numpy in and out): a
-    self-play opponent and the evaluated bot. It is saved and restored as plain arrays
-    (``to_arrays`` / ``from_arrays``), so checkpoints that hold it load without pickle. It reads
-    the features from the compiled kernel (``agents.features.rack_features``, the same numbers as
-    the graph's own ``RackFeatures``): ``act_batch`` computes them, and the batched VecEnv hands
-    the features of all games where snapshots sit to ``act_group`` at once (``takes_features``),
-    so the planner runs once per decision round, not once per snapshot."""
+    """A frozen copy of a structured policy that plays batches (numpy in and out), saved and
+    restored as plain arrays. It reads its features from the compiled kernel, and ``act_group``
+    takes those of all the games where snapshots sit at once (``takes_features``), so the planner
+    runs once per decision round, not once per snapshot."""
 
     takes_features = True
 

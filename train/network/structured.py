@@ -86,11 +86,10 @@ class StructuredHeads(nn.Module):
 
 
 class StructuredNetwork(nn.Module):
-    """The structured actor-critic: features, heads, the 14 logits, a linear value head. Laid out
-    (and named) as SB3's ``StructuredPolicy``; ``_get_constructor_parameters`` is SB3's name too,
-    so ``FrozenPolicy`` copies either kind the same way. The initial weights are drawn in SB3's
-    order, so one torch seed gives both the same network and building either one moves the
-    generator alike (the runs' results do not depend on which of the two a step builds)."""
+    """The structured actor-critic, laid out and named as SB3's ``StructuredPolicy`` (also
+    ``_get_constructor_parameters``), so ``FrozenPolicy`` copies either kind the same way. Its
+    weights are drawn in SB3's order: one torch seed gives both the same network and moves the
+    generator alike."""
 
     def __init__(
         self,

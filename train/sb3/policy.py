@@ -20,11 +20,8 @@ from train.network.structured import StructuredHeads
 
 
 class StructuredExtractor(BaseFeaturesExtractor):
-    """``RackFeatures`` flattened for SB3: (B, 10 * 26 + 31).
-
-    Handed ``[observation | features]`` (``train.sb3.feature_cache.FeatureCache``, in training) it
-    reads the features; handed a bare observation it computes them.
-    """
+    """``RackFeatures`` flattened for SB3: reads the features handed in with the observation
+    (``FeatureCache``, in training), computes them for a bare observation."""
 
     def __init__(self, observation_space: spaces.Box, num_cards: int) -> None:
         super().__init__(observation_space, FEATURES)
