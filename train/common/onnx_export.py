@@ -158,8 +158,7 @@ def verify_export(
     check: int,
     what: str,
 ) -> None:
-    """Raise unless the graph plays ``reference``'s action on ``check`` observations of real play.
-    Raise unless the graph plays ``reference``'s action on ``check`` observations of real play."""
+    """Raise unless the graph plays ``reference``'s actions on ``check`` observations of play."""
     if not check:
         return
     obs, masks = sample_observations(num_players, rules, check, width=graph_obs_width(onnx_bytes))
