@@ -11,14 +11,13 @@ says what follows). Same ``--seed``, same run."""
 from __future__ import annotations
 
 import logging
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from agents.extras import needs_extra
-from train.common.front_door import OneLineParser, probability, settings_flags
+from train.common.front_door import OneLineParser, fail, probability, settings_flags
 
 with needs_extra("torch", "tianshou", "train/tianshou_dqn.py"):  # each named with the extra
     import torch
@@ -186,8 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = train(settings, quiet)
     except ValueError as exc:  # a bad --opponent spec: agents.load's one line
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(PROG, exc)
     print(
         f"best test reward of the learner: {result['best_reward']:+.2f} "
         f"({result['learner_decisions']} learner decisions in the buffer, "

@@ -9,12 +9,11 @@ learner acted train ``ClipPPOLoss``. Same ``--seed``, same run; one line per bat
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 from agents.extras import needs_extra
-from train.common.front_door import OneLineParser, settings_flags
+from train.common.front_door import OneLineParser, fail, settings_flags
 
 # each of the extra's packages, when missing, is named with the extra (torchrl needs tensordict)
 with needs_extra("torch", "torchrl", "train/torchrl_ppo.py"):
@@ -205,8 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         train(settings, quiet)
     except ValueError as exc:  # a bad --opponent spec: agents.load's one line
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
+        return fail(PROG, exc)
     return 0
 
 
