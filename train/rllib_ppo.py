@@ -23,7 +23,7 @@ from train.common import front_door
 
 front_door.thread_defaults()  # before numpy and torch load: they read them once
 
-from train.common.files import write_text_atomic  # noqa: E402
+from racko_env.files import write_text_atomic  # noqa: E402
 from train.common.progress import RunLog  # noqa: E402
 from train.common.runs import Checkpoints, RunKind  # noqa: E402
 from train.rllib.cluster import UserError, start_ray  # noqa: E402

@@ -10,17 +10,7 @@ from typing import Any
 
 import yaml
 
-from racko_env.files import TMP_PREFIX, write_bytes_atomic, write_text_atomic
-
-__all__ = [
-    "TMP_PREFIX",
-    "RunFolderError",
-    "remove_temp_files",
-    "write_bytes_atomic",
-    "write_json_atomic",
-    "write_text_atomic",
-    "write_yaml_atomic",
-]
+from racko_env.files import TMP_PREFIX, write_text_atomic
 
 
 def write_json_atomic(path: str | Path, data: Any, indent: int | None = 1) -> Path:

@@ -15,8 +15,8 @@ import numpy as np
 
 from racko_env.actions import ACTION_NAMES, NUM_ACTIONS
 from racko_env.config import RulesConfig
+from racko_env.files import write_bytes_atomic, write_text_atomic
 from racko_env.observation import OBS_SIZE, version_of_size
-from train.common.files import write_bytes_atomic, write_text_atomic
 from train.common.snapshot import MASKED_LOGIT, SnapshotPolicy
 
 FORMAT = "racko-bot"

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from racko_env.files import TMP_PREFIX
 from train.common.config import config_data, config_differences, load_config, read_yaml
-from train.common.files import TMP_PREFIX, RunFolderError, remove_temp_files, write_yaml_atomic
+from train.common.files import RunFolderError, remove_temp_files, write_yaml_atomic
 
 CONFIG_FILE = "config.yaml"
 CHECKPOINTS = "checkpoints"

@@ -121,7 +121,7 @@ class SnapshotPool:
 
     def save(self, folder: Path) -> None:
         """Each snapshot as ``.npz`` arrays with its kind (a name of ``STATE_POLICIES``)."""
-        from train.common.files import write_bytes_atomic
+        from racko_env.files import write_bytes_atomic
 
         folder.mkdir(parents=True, exist_ok=True)
         names = []

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from train.common.files import RunFolderError, write_bytes_atomic
+from racko_env.files import write_bytes_atomic
+from train.common.files import RunFolderError
 from train.common.runs import FINAL_MODEL, Checkpoints
 from train.common.snapshot import SnapshotPool
 
