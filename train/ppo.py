@@ -21,8 +21,6 @@ from train.common.files import RunFolderError  # noqa: E402
 from train.common.runs import FINAL_MODEL, RunKind  # noqa: E402
 from train.sb3.trainer import Trainer  # noqa: E402
 
-__all__ = ["PPO_RUN", "Trainer", "holds_a_run", "main"]
-
 
 def holds_a_run(run_dir: Path) -> bool:
     """A folder holds a run once it has a complete checkpoint or a final model."""
