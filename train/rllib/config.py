@@ -1,8 +1,5 @@
-"""The config schema of the RLlib trainer (``python train/rllib_ppo.py --config FILE``).
-
-The same dialect as every trainer's (``train.common.config``): strict sections, the game
-(``num_players``, ``rules``), seeds in range, the evaluation sections' bot check and the loader
-that names every bad key in one line are declared there once; here only RLlib's own sections."""
+"""The config schema of the RLlib trainer (``python train/rllib_ppo.py --config FILE``): RLlib's
+own sections, in the dialect of every trainer's config (``train.common.config``)."""
 
 from __future__ import annotations
 
@@ -113,10 +110,9 @@ class RLlibConfig(GameConfig):
     ``rules``, checked as in every trainer's config) and RLlib's own sections."""
 
     kind: Literal["rllib"] = "rllib"  # which trainer wrote a run folder
-    # how the env runners step the game: "vector" (agents.vector_env.RackoVectorEnv through
-    # gymnasium's vector API: the batched engine, bots and league snapshots inside; one RLModule)
-    # or "multi_agent" (racko_v1 one decision at a time; league snapshots are RLModules; the only
-    # path for "self", the learner in every seat); docs/cluster.md compares them
+    # how the env runners step the game: "vector" (the batched engine through gymnasium's vector
+    # API, bots and league snapshots inside) or "multi_agent" (racko_v1 one decision at a time;
+    # the only path for "self", the learner in every seat)
     env: Literal["vector", "multi_agent"] = "vector"
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
