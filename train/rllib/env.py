@@ -193,22 +193,10 @@ class RackoMultiAgentEnv(MultiAgentEnv):
                     rewards[a] = self._pending[a]
                     self._pending[a] = 0.0
                     infos[a] = {"opponent": self.kind}
-            return (
-                obs,
-                rewards,
-                {"__all__": not truncated},
-                {"__all__": truncated},
-                infos,
-            )
+            return obs, rewards, {"__all__": not truncated}, {"__all__": truncated}, infos
         seat = self._seat_on_turn()
         nxt = self.seat_agent[seat]
         assert nxt is not None
         reward = self._pending[nxt]
         self._pending[nxt] = 0.0
-        return (
-            {nxt: self._obs(seat)},
-            {nxt: reward},
-            {"__all__": False},
-            {"__all__": False},
-            {},
-        )
+        return {nxt: self._obs(seat)}, {nxt: reward}, {"__all__": False}, {"__all__": False}, {}
