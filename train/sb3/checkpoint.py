@@ -189,15 +189,8 @@ def restore_rngs(state: dict[str, Any]) -> None:
     after everything that draws random numbers while the run is being rebuilt)."""
     torch.set_rng_state(state["torch_rng"])
     rng = state["numpy_rng"]
-    np.random.set_state(
-        (
-            rng["kind"],
-            state["numpy_rng_keys"],
-            rng["pos"],
-            rng["has_gauss"],
-            rng["cached_gaussian"],
-        )
-    )
+    keys = state["numpy_rng_keys"]
+    np.random.set_state((rng["kind"], keys, rng["pos"], rng["has_gauss"], rng["cached_gaussian"]))
     py = state["python_rng"]
     random.setstate((py["version"], tuple(py["internal"]), py["gauss"]))
 
