@@ -65,25 +65,25 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 _SB3_NAMES = {"heads.": "mlp_extractor.", "vf_head.": "value_net."}
 
 
+def _renamed(state: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The entries of ``state`` whose key starts with a prefix of ``names``, renamed to its value."""
+    return {
+        new + k[len(old) :]: v
+        for k, v in state.items()
+        for old, new in names.items()
+        if k.startswith(old)
+    }
+
+
 def sb3_state_dict(module: MaskedActorCritic) -> dict[str, torch.Tensor]:
     """The structured module's weights under ``StructuredNetwork``'s (and SB3's) names."""
-    out = {}
-    for key, value in module.state_dict().items():
-        for ours, theirs in _SB3_NAMES.items():
-            if key.startswith(ours):
-                out[theirs + key[len(ours) :]] = value
-    return out
+    return _renamed(module.state_dict(), _SB3_NAMES)
 
 
 def load_sb3_state_dict(module: MaskedActorCritic, state: dict[str, torch.Tensor]) -> None:
-    """Copy ``StructuredNetwork`` (or SB3 ``StructuredPolicy``) weights into the structured module.
-    Copy ``StructuredNetwork`` (or SB3 ``StructuredPolicy``) weights into the structured module."""
-    ours = {}
-    for key, value in state.items():
-        for mine, theirs in _SB3_NAMES.items():
-            if key.startswith(theirs):
-                ours[mine + key[len(theirs) :]] = value
-    module.load_state_dict(ours, strict=True)
+    """Copy ``StructuredNetwork`` (or SB3 ``StructuredPolicy``) weights into the module."""
+    theirs = {sb3: ours for ours, sb3 in _SB3_NAMES.items()}
+    module.load_state_dict(_renamed(state, theirs), strict=True)
 
 
 def to_network(module: MaskedActorCritic) -> Any:
