@@ -66,7 +66,7 @@ _SB3_NAMES = {"heads.": "mlp_extractor.", "vf_head.": "value_net."}
 
 
 def _renamed(state: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
-    """The entries of ``state`` whose key starts with a prefix of ``names``, renamed to its value."""
+    """The entries of ``state`` whose key starts with a key of ``names``, renamed to its value."""
     return {
         new + k[len(old) :]: v
         for k, v in state.items()
