@@ -117,19 +117,12 @@ def clone_actor(
     x = torch.as_tensor(inputs[n_val:])
     m = torch.as_tensor(masks[n_val:])
     a = torch.as_tensor(actions[n_val:], dtype=torch.long)
-    losses = _fit(
-        policy,
-        actor_parameters(policy),
-        lambda idx: nn.functional.cross_entropy(
-            _masked(policy_logits(policy, x[idx]), m[idx]), a[idx]
-        ),
-        len(x),
-        epochs,
-        batch_size,
-        learning_rate,
-        seed,
-        progress,
-    )
+
+    def loss(idx: torch.Tensor) -> torch.Tensor:
+        return nn.functional.cross_entropy(_masked(policy_logits(policy, x[idx]), m[idx]), a[idx])
+
+    fit = (len(x), epochs, batch_size, learning_rate, seed, progress)
+    losses = _fit(policy, actor_parameters(policy), loss, *fit)
     held = slice(0, n_val) if n_val else slice(0, len(inputs))
     return {
         "losses": losses,
@@ -202,18 +195,12 @@ def warm_critic(
         with torch.no_grad():
             return float(nn.functional.mse_loss(policy_values(policy, x_val), g_val))
 
+    def loss(idx: torch.Tensor) -> torch.Tensor:
+        return nn.functional.mse_loss(policy_values(policy, x_fit[idx]), g_fit[idx])
+
     before = held_out_loss()
-    _fit(
-        policy,
-        critic_parameters(policy),
-        lambda idx: nn.functional.mse_loss(policy_values(policy, x_fit[idx]), g_fit[idx]),
-        len(x_fit),
-        epochs,
-        batch_size,
-        learning_rate,
-        seed,
-        progress,
-    )
+    fit = (len(x_fit), epochs, batch_size, learning_rate, seed, progress)
+    _fit(policy, critic_parameters(policy), loss, *fit)
     return {"value_loss_before": before, "value_loss_after": held_out_loss(), "rows": len(inputs)}
 
 
