@@ -126,18 +126,9 @@ def build_algo_config(cfg: RLlibConfig, salt: int = 0) -> Any:
             gym_env_vectorize_mode="vector_entry_point" if cfg.env == "vector" else "sync",
         )
         .learners(num_learners=r.learners, num_gpus_per_learner=r.gpus_per_learner)
-        .training(
-            lr=p.lr,
-            gamma=p.gamma,
-            lambda_=p.lambda_,
-            clip_param=p.clip_param,
-            entropy_coeff=p.entropy_coeff,
-            vf_loss_coeff=p.vf_loss_coeff,
-            grad_clip=p.grad_clip,
-            num_epochs=p.num_epochs,
+        .training(  # the section's keys are PPOConfig.training's, but for the batch size
+            **p.model_dump(exclude={"train_batch_size"}),
             train_batch_size_per_learner=p.train_batch_size,
-            minibatch_size=p.minibatch_size,
-            use_kl_loss=p.use_kl_loss,
         )
         .debugging(seed=cfg.seed, log_level="ERROR")
         .reporting(metrics_num_episodes_for_smoothing=100)
