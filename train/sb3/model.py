@@ -130,20 +130,11 @@ def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None =
         )
     p = cfg.ppo
     policy, policy_kwargs = policy_spec(cfg)
+    network = {"policy", "net_arch", "slot_hidden", "activation"}  # the rest: MaskablePPO's names
     return _update_threads_class(cfg.update_threads)(
         policy,
         env,
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
-        target_kl=p.target_kl,
+        **p.model_dump(exclude=network),
         policy_kwargs=policy_kwargs,
         tensorboard_log=tensorboard_log,
         seed=cfg.seed,
