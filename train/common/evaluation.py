@@ -40,7 +40,8 @@ def evaluate_against(
         bots = [load_batch(o, cfg.num_players, seed=seed, **rules) for o in group]
         labels = ["learner", *group]
         name = f"evaluation vs {' + '.join(group)}"
-        with _maybe_phase(log, name, rounds, "deals") as phase:
+        shown = contextlib.nullcontext() if log is None else log.phase(name, rounds, "deals")
+        with shown as phase:
             rep = play_duplicate(
                 [player, *bots],
                 labels,
@@ -66,11 +67,6 @@ def evaluate_against(
                 format=rep["format"],
             )
     return out
-
-
-def _maybe_phase(log: Any, name: str, total: int, unit: str) -> Any:
-    """``log.phase(...)`` when there is a run log, else a context that yields None."""
-    return contextlib.nullcontext() if log is None else log.phase(name, total, unit)
 
 
 def describe_eval(results: dict[str, Any]) -> str:
