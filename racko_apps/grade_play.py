@@ -42,7 +42,6 @@ def seat_submission(
             rubric.rules,
             folder=folder,
             limits=rubric_limits(rubric),
-            isolate=isolation != "none",
             isolation=isolation,
             allow=rubric.allow,
         )
@@ -72,7 +71,6 @@ def seat_opponent(crit: Criterion, rubric: Rubric, isolation: str) -> str | Bot:
         rubric.rules,
         folder=rubric.folder or ".",
         limits=rubric_limits(rubric),
-        isolate=isolation != "none",
         isolation=isolation,
         allow=ALLOW_ALL,
     )

@@ -80,23 +80,20 @@ class Rubric:
     def staff_files(self) -> list[str]:
         """The files the rubric's opponents are, relative to ``folder``: bot files (with their
         manifests) and staff Python modules (``NAME.py`` or a package folder ``NAME/``)."""
-        names: list[str] = []
-        for crit in self.criteria:
-            spec = crit.opponent
-            if spec is None:
-                continue
-            if is_bot_file_spec(spec):
-                found = [spec, str(Path(spec).with_suffix(".json"))]
-            elif is_python_spec(spec):
-                module = spec.partition(":")[0]
-                found = [f"{module}.py", module]
-            else:
-                continue
-            base = Path(self.folder or ".")
-            for name in found:
-                if (base / name).exists() and name not in names:
-                    names.append(name)
-        return names
+        base = Path(self.folder or ".")
+        names = [n for c in self.criteria for n in _staff_names(c.opponent or "")]
+        return [n for n in dict.fromkeys(names) if (base / n).exists()]
+
+
+def _staff_names(spec: str) -> list[str]:
+    """What a staff opponent's file may be: a bot file and its manifest, or a module ``NAME.py``
+    or a package folder ``NAME/`` (none for a built-in or shipped bot)."""
+    if is_bot_file_spec(spec):
+        return [spec, str(Path(spec).with_suffix(".json"))]
+    if is_python_spec(spec):
+        module = spec.partition(":")[0]
+        return [f"{module}.py", module]
+    return []
 
 
 _TOP_KEYS = {
@@ -342,18 +339,11 @@ def _check_staff_files(rubric: Rubric) -> None:
     """Every staff opponent's file is there (a missing one is named now, not after the games)."""
     base = Path(rubric.folder or ".")
     for crit in rubric.criteria:
-        spec = crit.opponent or ""
-        if is_bot_file_spec(spec):
-            wanted = [spec]
-        elif is_python_spec(spec):
-            module = spec.partition(":")[0]
-            wanted = [f"{module}.py", f"{module}/__init__.py"]
-        else:
-            continue
-        if not any((base / name).is_file() for name in wanted):
+        names = _staff_names(crit.opponent or "")
+        if names and not any((base / n).is_file() for n in (names[0], f"{names[1]}/__init__.py")):
             raise RubricError(
-                f"rubric {rubric.source}: {crit.name}: opponent {spec!r} needs {wanted[0]} "
-                f"in {base}"
+                f"rubric {rubric.source}: {crit.name}: opponent {crit.opponent!r} needs "
+                f"{names[0]} in {base}"
             )
 
 

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 from racko_apps.league_clock import ClockedStrikes, clocks_for, on_clock, one_line_per_clock
 from racko_apps.referee import MatchResult, play_match, sandbox_for
 from racko_apps.sandbox import DEFAULT_ALLOW, BotFailureError, Limits, SandboxedBot, jit_cache
+from racko_apps.sandbox_proc import set_death_signal
 
 T = TypeVar("T")
 
@@ -113,7 +114,6 @@ def _seat(
         folder=folder,
         label=c.label,
         limits=limits,
-        isolate=isolation != "none",
         isolation=isolation,
         allow=allow,
     )
@@ -185,12 +185,7 @@ def _worker_init() -> None:
     """A worker dies with the league (and its sandboxes with it: they die with their worker);
     Ctrl-C is the league's to handle, which then ends its workers."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    set_death_signal()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 

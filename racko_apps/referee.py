@@ -76,28 +76,19 @@ def sandbox_for(
     limit, clock and memory limit as Python code, showing it only the file and its manifest.
     ``isolation``: the backend (racko_apps.sandbox.ISOLATIONS); None: bubblewrap with
     ``isolate``, else none."""
-    if not is_bot_file_spec(spec):
-        return SandboxedBot(
-            spec,
-            folder,
-            num_players,
-            label=label or spec,
-            limits=limits,
-            isolate=isolate,
-            allow=allow,
-            isolation=isolation,
-            **rules,
-        )
-    require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint, here
-    path = (Path(folder) / spec).resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"bot file {spec!r} does not exist")
-    exposed = [p for p in (path, path.with_suffix(".json")) if p.is_file()]
+    label, exposed = label or spec, None
+    if is_bot_file_spec(spec):
+        require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint
+        path = (Path(folder) / spec).resolve()
+        if not path.is_file():
+            raise FileNotFoundError(f"bot file {spec!r} does not exist")
+        exposed = [p for p in (path, path.with_suffix(".json")) if p.is_file()]
+        spec, folder = str(path), path.parent
     return SandboxedBot(
-        str(path),
-        path.parent,
+        spec,
+        folder,
         num_players,
-        label=label or spec,
+        label=label,
         limits=limits,
         isolate=isolate,
         exposed=exposed,
@@ -107,39 +98,16 @@ def sandbox_for(
     )
 
 
-def seat_bot(
-    spec: str,
-    num_players: int,
-    rules: dict[str, Any],
-    *,
-    folder: str | Path = ".",
-    label: str | None = None,
-    limits: Limits | None = None,
-    isolate: bool = False,
-    allow: Sequence[str] = DEFAULT_ALLOW,
-    isolation: str | None = None,
-) -> str | Bot:
-    """What to seat for ``spec``: a started sandbox for Python code and bot files (under
-    bubblewrap with ``isolate``, or under ``isolation``, one of ``racko_apps.sandbox.ISOLATIONS``;
-    ``sandbox_for``), the spec itself otherwise (built-in and shipped
-    bots are the toolkit's own code and play in-process).
+def seat_bot(spec: str, num_players: int, rules: dict[str, Any], **options: Any) -> str | Bot:
+    """What to seat for ``spec``: a started sandbox (``sandbox_for``, with ``options``) for
+    Python code and bot files, else the spec itself (built-in and shipped bots are the
+    toolkit's own code and play in-process).
 
     Raises BotFailureError when a sandboxed bot cannot start, ValueError / FileNotFoundError /
-    ImportError when any other spec cannot load (``agents.load`` checks it here, so errors come
-    before any play).
+    ImportError when any other spec cannot load (checked here, before any play).
     """
     if is_sandboxed_spec(spec):
-        bot = sandbox_for(
-            spec,
-            num_players,
-            rules,
-            folder=folder,
-            label=label,
-            limits=limits,
-            isolate=isolate,
-            allow=allow,
-            isolation=isolation,
-        )
+        bot = sandbox_for(spec, num_players, rules, **options)
         bot.start()
         return bot
     import agents

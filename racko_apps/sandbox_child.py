@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from racko_apps.sandbox_proc import set_death_signal
 from racko_apps.sandbox_toolkit import BUILTIN_MODULES, TOOLKIT_PACKAGES, matches, refusal
 from racko_apps.sandbox_wire import MASK_DTYPE, OBS_DTYPE, one_line, unpack
 
@@ -140,14 +141,7 @@ def _failure(err: BaseException, prefix: str) -> str:
 def _die_with_parent() -> None:
     """Exit if the parent dies (a league killed with kill -9 must not leave looping children)."""
     parent = os.getppid()
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
+    set_death_signal()
 
     def watch() -> None:
         while True:
