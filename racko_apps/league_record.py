@@ -69,8 +69,7 @@ def _id(keys: Keys) -> str:
 
 class Record:
     """The league's SQLite file: its settings, and one row per finished pairing with its rounds
-    (``played``, ``played_rounds``; a record of two-player pairings written by racko 0.1, in
-    ``pairings`` and ``rounds``, is read into them when opened)."""
+    (``played``, ``played_rounds``)."""
 
     def __init__(self, path: Path, settings: dict[str, Any]) -> None:
         self.path = path
@@ -78,7 +77,6 @@ class Record:
         self.conn = sqlite3.connect(path)
         with self.conn:
             self.conn.executescript(_TABLES)
-            self._upgrade()
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
         wanted = json.dumps(settings, sort_keys=True)
         if row is None:
@@ -92,27 +90,6 @@ class Record:
             raise ValueError(
                 f"{path} holds a league played with {diff}; use the same settings or another --db"
             )
-
-    def _upgrade(self) -> None:
-        """Move a two-player record of the first layout (``pairings``, ``rounds``) into
-        ``played`` and ``played_rounds`` (inside the opening transaction: all or nothing)."""
-        names = {n for (n,) in self.conn.execute("SELECT name FROM sqlite_master")}
-        if "pairings" not in names:
-            return
-        for a, b, al, bl, n, aw, bw, af, bf, lines, at in self.conn.execute(
-            "SELECT a, b, a_label, b_label, rounds, a_wins, b_wins, a_forfeits, b_forfeits, "
-            "forfeit_lines, finished_at FROM pairings"
-        ).fetchall():
-            row = (_id((a, b)), json.dumps([a, b]), json.dumps([al, bl]), n)
-            row += (json.dumps([aw, bw]), json.dumps([af, bf]), lines, at)
-            self.conn.execute("INSERT OR IGNORE INTO played VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
-        rows = self.conn.execute("SELECT a, b, idx, a_rank, b_rank FROM rounds").fetchall()
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO played_rounds VALUES (?, ?, ?)",
-            [(_id((a, b)), i, json.dumps([ra, rb])) for a, b, i, ra, rb in rows],
-        )
-        self.conn.execute("DROP TABLE pairings")
-        self.conn.execute("DROP TABLE IF EXISTS rounds")
 
     def done(self) -> set[Keys]:
         return {tuple(json.loads(k)) for (k,) in self.conn.execute("SELECT keys FROM played")}
