@@ -27,18 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from racko_apps.league_clock import DEFAULT_SECONDS_PER_ROUND
-from racko_apps.league_pool import play_pairing
-from racko_apps.league_record import Ratings, Record, rate, round_ranks, standings
-from racko_apps.league_report import format_html, format_markdown, plot_png
+from racko_apps.league_report import format_markdown
 from racko_apps.league_run import (
     DEFAULT_BUDGET_MINUTES,
     DEFAULT_MAX_PAIRINGS,
     DEFAULT_TABLES,
     DEFAULT_TARGET,
     PLAYER_COUNTS,
-    PLAYERS,
     SCHEDULES,
-    SCHEMA,
     run_league,
 )
 from racko_apps.sandbox import (
@@ -49,32 +45,8 @@ from racko_apps.sandbox import (
     IsolationUnavailableError,
     Limits,
 )
-from racko_apps.submissions import Entry, league_entries, read_aliases, read_gradescope_export
+from racko_apps.submissions import read_aliases, read_gradescope_export
 from racko_env.cli import add_rules_arguments, flag_names, rules_options
-
-__all__ = [
-    "PLAYERS",
-    "SCHEMA",
-    "Entry",
-    "Ratings",
-    "Record",
-    "find_bots",
-    "format_html",
-    "format_markdown",
-    "main",
-    "play_pairing",
-    "plot_png",
-    "rate",
-    "round_ranks",
-    "run_league",
-    "standings",
-]
-
-
-def find_bots(folder: Path, baselines: list[str]) -> tuple[list[Entry], list[str]]:
-    """The league's bots in ``folder`` plus built-in ``baselines``, sorted by label, and one line
-    per file that looks like a bot but is left out (racko_apps.submissions.league_entries)."""
-    return league_entries(folder, baselines)
 
 
 def _parser() -> argparse.ArgumentParser:

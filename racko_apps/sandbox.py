@@ -55,8 +55,6 @@ from typing import Any
 from agents.base import Bot
 from racko_apps.sandbox_bwrap import (
     INSTALL_BWRAP,
-    SYSTEM_FILES,
-    SYSTEM_PATHS,
     IsolationUnavailableError,
     check_isolation,
     isolation_argv,
@@ -69,7 +67,7 @@ from racko_apps.sandbox_isolation import (
     USER_WARNING,
     choose_isolation,
 )
-from racko_apps.sandbox_jit import JIT_ENV, JIT_SEED_ENV, jit_cache, warm_planner
+from racko_apps.sandbox_jit import jit_cache, warm_planner
 from racko_apps.sandbox_proc import (
     below,
     children,
@@ -83,14 +81,13 @@ from racko_apps.sandbox_toolkit import (
     ALLOW_ALL,
     DEFAULT_ALLOW,
     PLANNER_MODULES,
-    TOOLKIT_PACKAGES,
     allows_all,
     check_allow,
     stage,
     toolkit_root,
     visible_modules,
 )
-from racko_apps.sandbox_user import USER_UIDS, UserSandbox, check_user
+from racko_apps.sandbox_user import UserSandbox, check_user
 from racko_apps.sandbox_wire import (
     DEFAULT_ROUND_SECONDS,
     MAX_LINE,
@@ -106,30 +103,21 @@ __all__ = [
     "ISOLATIONS",
     "MAX_SUBMISSION_MB",
     "NO_ISOLATION_WARNING",
-    "USER_UIDS",
     "USER_WARNING",
     "choose_isolation",
     "DEFAULT_ALLOW",
     "DEFAULT_ROUND_SECONDS",
     "INSTALL_BWRAP",
-    "JIT_ENV",
-    "JIT_SEED_ENV",
-    "MAX_LINE",
     "NOT_ISOLATED",
     "PLANNER_MODULES",
-    "SYSTEM_FILES",
-    "SYSTEM_PATHS",
-    "TOOLKIT_PACKAGES",
     "BotFailureError",
     "IsolationUnavailableError",
     "Limits",
     "SandboxedBot",
     "act_request",
     "check_isolation",
-    "isolation_argv",
     "isolation_available",
     "jit_cache",
-    "submission_paths",
     "warm_planner",
 ]
 
