@@ -5,17 +5,10 @@
     racko league bots/ --schedule round-robin       # every pair
     racko league bots/ --address auto               # the pairings as tasks on a Ray cluster
 
-What counts as a bot in DIR: racko_apps.submissions (files ``NAME.py``, ``NAME.onnx`` with its
-manifest, and package folders ``NAME/``; a name outside the safe alphabet is left out with one
-line). Each bot plays sandboxed, in its own process, isolated under bubblewrap where it sees only
-its own files (``--no-isolation`` to skip, said in every report; racko_apps.sandbox), under the
-same move limit, clock per round and memory limit. A pairing is ``--rounds`` duplicate deals
-(each in both seatings); a bot that breaks forfeits the round (racko_apps.referee).
-
-The league in modules of one concern each: which pairings (racko_apps.league_schedule), where
-they are played (racko_apps.league_pool), the pairing rounds (racko_apps.league_rounds), the
-record and ratings (racko_apps.league_record), the report (racko_apps.league_report), and the
-steps from folder to report (racko_apps.league_run). This module is the command line.
+What counts as a bot in DIR: racko_apps.submissions. Each bot plays sandboxed and isolated
+(racko_apps.sandbox); a pairing is ``--rounds`` duplicate deals in every seating, and a bot that
+breaks forfeits the round (racko_apps.referee). This module is the command line; the steps from
+folder to report are racko_apps.league_run's.
 """
 
 from __future__ import annotations

@@ -1,19 +1,14 @@
 """Where a league's pairings are played: worker processes on every core, or a Ray cluster.
 
-A pairing is one job (``PairingJob``): both bots, the deals, the limits. ``play_pairing`` plays it
-wherever it runs: it starts the two sandboxes (racko_apps.sandbox; Python code and exported bot
-files both play sandboxed) on that machine, plays the duplicate match (racko_apps.referee) and
-ends the sandboxes with it, so nothing a bot started outlives its pairing. A worker only plays;
-the league's process alone writes the record, one transaction per finished pairing, so a league
-killed with ``kill -9`` loses the pairings in flight and nothing else.
+``play_pairing`` plays one ``PairingJob`` wherever it runs: it starts the bots' sandboxes there,
+plays the duplicate match (racko_apps.referee) and ends the sandboxes with it. Workers only play;
+the league's process alone writes the record, so a league killed with ``kill -9`` loses only the
+pairings in flight.
 
-* ``LocalPool``: ``workers`` processes of this machine (default: one per core). They are started
-  with ``spawn`` (nothing of the league's process, its database or its threads, is inherited) and
-  die with the league (``PR_SET_PDEATHSIG``), taking their sandboxes along.
-* ``RayPool``: one Ray task per pairing (one CPU each) on the cluster at ``address``; the bots'
-  files travel with the job through Ray's object store (put once per bot), so a node needs
-  racko and bubblewrap installed, not the league's folder. Each pairing's sandboxes start on
-  the node that plays it.
+* ``LocalPool``: ``workers`` processes, started with ``spawn`` (nothing of the league's process
+  is inherited), that die with the league.
+* ``RayPool``: one Ray task per pairing on the cluster at ``address``; the bots' files travel
+  through Ray's object store, so a node needs racko and bubblewrap, not the league's folder.
 """
 
 from __future__ import annotations
@@ -39,11 +34,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Contestant:
-    """What a worker needs to seat one bot: a built-in's name, or a submission's files.
-
-    ``folder`` and ``files`` (names in it) where the worker sees the league's folder;
-    ``blobs`` (Ray object refs of the files' bytes, in ``files``' order) where it may not.
-    """
+    """What a worker needs to seat one bot: a built-in's name, or a submission's ``files`` in
+    ``folder`` (or as Ray object refs, ``blobs``, where the worker does not see the folder)."""
 
     label: str
     spec: str
@@ -56,7 +48,7 @@ class Contestant:
 @dataclass(frozen=True)
 class PairingJob:
     """One pairing to play: ``deals`` duplicate deals (each in every seating) of seed ``seed``,
-    between two bots (or, in a league of more players, a table of one bot per seat)."""
+    between two bots or a table of one bot per seat."""
 
     index: int
     bots: tuple[Contestant, ...]
@@ -120,9 +112,8 @@ def _seat(
 
 
 def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
-    """Play one pairing here; ``(job.index, result, seconds)``, its wall time from the start of
-    its sandboxes to their end. Never raises for a bot's misbehaviour (a bot that does not even
-    start forfeits its rounds)."""
+    """Play one pairing here: ``(job.index, result, wall seconds)``. Never raises for a bot's
+    misbehaviour (one that does not even start forfeits its rounds)."""
     began = time.monotonic()
     if job.isolation != "none" and any(c.kind == "python" for c in job.bots):
         jit_cache()  # the compiled planner, once per process (a Ray worker's; a local one inherits)
@@ -158,7 +149,7 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
 
 def try_load(job: LoadJob) -> tuple[int, str | None]:
     """``(job.index, None)`` when the bot starts and is constructed here, else the one-line
-    reason it does not (a built-in is loaded in-process)."""
+    reason it does not."""
     with tempfile.TemporaryDirectory(prefix="racko-load-") as scratch:
         try:
             bot = _seat(
@@ -182,8 +173,7 @@ def try_load(job: LoadJob) -> tuple[int, str | None]:
 
 
 def _worker_init() -> None:
-    """A worker dies with the league (and its sandboxes with it: they die with their worker);
-    Ctrl-C is the league's to handle, which then ends its workers."""
+    """A worker dies with the league, and leaves Ctrl-C to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     set_death_signal()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -208,9 +198,8 @@ class LocalPool:
         deadline: float = math.inf,
         clock: Callable[[], float] = time.monotonic,
     ) -> Iterator[T]:
-        """``fn(job)`` for every job, results as they finish (in any order), none waited for
-        past ``deadline`` (on ``clock``; played here, with one worker, a job in progress ends
-        first)."""
+        """``fn(job)`` for every job, results as they finish, none waited for past
+        ``deadline`` (on ``clock``)."""
         if not jobs:
             return
         if self.workers == 1:  # no process to start: play here
@@ -269,8 +258,8 @@ class RayPool:
         deadline: float = math.inf,
         clock: Callable[[], float] = time.monotonic,
     ) -> Iterator[T]:
-        """``fn(job)`` as a Ray task per job, results as they finish (in any order), none
-        waited for past ``deadline`` (on ``clock``)."""
+        """``fn(job)`` as a Ray task per job, results as they finish, none waited for past
+        ``deadline`` (on ``clock``)."""
         if fn not in self._tasks:
             self._tasks[fn] = self._ray.remote(num_cpus=1)(fn)
         pending = [self._tasks[fn].remote(job) for job in jobs]

@@ -1,12 +1,9 @@
 """A league's record and ratings: the SQLite file of finished pairings, and the standings from it.
 
-The record (``DIR/league.sqlite`` by default) holds the league's settings, one row per finished
-pairing with its rounds' ranks, and each pairing round's plan, recorded before it is played. It is
-written by the league's process alone, one transaction per finished pairing, keyed by each bot's
-name and a hash of its file(s), so a rerun plays only what is missing and a league killed mid-run
-loses only the pairings in flight. Ratings are OpenSkill (Plackett-Luce) over every recorded
-round, in a fixed order (the same record always gives the same ratings), with 95% intervals
-(mu ± 1.96 sigma).
+The record holds the league's settings, one row per finished pairing with its rounds' ranks, and
+each pairing round's plan, recorded before it is played, keyed by each bot's name and a hash of
+its files: a rerun plays only what is missing. Ratings are OpenSkill (Plackett-Luce) over every
+recorded round in a fixed order, so the same record always gives the same ratings.
 """
 
 from __future__ import annotations
@@ -23,8 +20,7 @@ from racko_apps.submissions import Entry
 
 
 def recorded_settings(path: Path) -> dict[str, Any] | None:
-    """The settings a record was played with (None when there is no record there yet): a league
-    run again without ``--seed`` goes on with its record's secret seed."""
+    """The settings a record was played with (None when there is no record there yet)."""
     if not path.is_file():
         return None
     conn = sqlite3.connect(path)
@@ -41,8 +37,7 @@ Keys = tuple[str, ...]  # a pairing: its bots' keys, in label order (two, or one
 
 
 def round_ranks(result: MatchResult) -> list[tuple[float, ...]]:
-    """Each round's rank score of each bot of the pairing (in the pairing's order, whatever
-    their seats), in round order."""
+    """Each round's rank score of each bot, in the pairing's order whatever their seats."""
     out = []
     for r in result.rounds:
         rank = dict.fromkeys(range(len(result.labels)), 0.0)
@@ -102,8 +97,7 @@ class Record:
         }
 
     def loaded(self) -> set[str]:
-        """The bots (keys) that loaded in an earlier run (a failure is checked again: it may have
-        been a machine too busy to start Python in time)."""
+        """The bots (keys) that loaded in an earlier run (a failure is checked again)."""
         return {
             k[len("loads/") :]
             for (k,) in self.conn.execute("SELECT key FROM meta WHERE key LIKE 'loads/%'")
@@ -116,8 +110,7 @@ class Record:
             )
 
     def plan(self, pairs: list[Keys]) -> int:
-        """Record the next pairing round's plan (before any of it is played, so that a league
-        killed mid-round resumes the same round); its number."""
+        """Record the next pairing round's plan before it is played; its number."""
         rounds = set(self.schedule().values())
         number = max(rounds) + 1 if rounds else 0
         with self.conn:
@@ -149,8 +142,7 @@ class Record:
 
     def pairings(self, keys: set[str]) -> list[dict[str, Any]]:
         """The finished pairings among ``keys``, in the order they are rated: by pairing round
-        (one played before the schedule was recorded counts as round -1), then by key, so the
-        same record always gives the same ratings, whichever pairing of a round finished first."""
+        (none: -1), then by key, whichever pairing of a round finished first."""
         cur = self.conn.execute(
             "SELECT keys, labels, rounds, wins, forfeits, forfeit_lines, finished_at FROM played"
         )
@@ -181,8 +173,7 @@ class Record:
 
 
 class Ratings:
-    """OpenSkill (Plackett-Luce) ratings of the current bots, one update per recorded round:
-    each round a ranking of its two, three or four bots."""
+    """OpenSkill (Plackett-Luce) ratings of the current bots, one update per recorded round."""
 
     def __init__(self, entries: list[Entry]) -> None:
         from openskill.models import PlackettLuce
@@ -230,8 +221,8 @@ def _shown(p: dict[str, Any], seconds: dict[tuple[str, ...], float]) -> dict[str
 def standings(
     record: Record, entries: list[Entry], seconds: dict[tuple[str, ...], float] | None = None
 ) -> dict[str, Any]:
-    """Ratings and totals of the current bots from every recorded pairing among them; each
-    pairing played in this run with its wall time (``seconds``, by labels)."""
+    """Ratings and totals of the current bots from every recorded pairing among them, with the
+    wall time of those played in this run (``seconds``, by labels)."""
     seconds = seconds or {}
     keys = {e.key for e in entries}
     by_key = {e.key: e for e in entries}

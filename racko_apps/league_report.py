@@ -1,9 +1,7 @@
 """A league's report: the standings as Markdown, JSON and a self-contained HTML page with a plot.
 
-Every name in a report is a label of the safe alphabet (racko_apps.submissions), and every other
-text from a submission (a forfeit's reason, why a bot was left out) is one line: in Markdown it
-sits in a list item, in HTML it is escaped, so nothing a submission chooses adds a row or a
-heading.
+Every name in a report is a label of the safe alphabet (racko_apps.submissions); any other text
+from a submission is one line, in a Markdown list item or escaped HTML, so it cannot add a row.
 """
 
 from __future__ import annotations
@@ -26,8 +24,7 @@ def game_text(cfg: dict[str, Any]) -> str:
 
 
 def seed_text(cfg: dict[str, Any]) -> str:
-    """The deals' seed as students may see it: a given seed (practice) is shown; a secret one is
-    not (it is in league.json, the teacher's, so any result can be reproduced)."""
+    """The deals' seed as students may see it: a practice seed, but never a secret one."""
     if cfg.get("seed_secret"):
         return "secret deals (the seed is in the teacher's league.json)"
     return f"seed {cfg['seed']}"
@@ -163,9 +160,8 @@ def _cell(value: Any) -> str:
 
 
 def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
-    """One row per student of every submission (a group's students share their row's values):
-    the bot's rank among the league's bots, its rating and interval, its totals; a submission
-    without a bot that played says why in ``note``."""
+    """One row per student of every submission: the bot's rank, rating and totals, or in
+    ``note`` why it did not play."""
     ranked = {b["name"]: (i, b) for i, b in enumerate(report["bots"], 1)}
     skipped = {line.partition(":")[0]: line for line in report["skipped"]}
     rows = []
@@ -184,8 +180,8 @@ def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
 
 
 def write_grades(out: Path, report: dict[str, Any], export: list[Any]) -> Path:
-    """``grades.csv`` beside the report (racko_apps.submissions.read_gradescope_export): the
-    teacher's, with the students' names; the league's own pages show only aliases."""
+    """``grades.csv`` beside the report: the teacher's, with the students' names (the league's
+    pages show only aliases)."""
     import csv
 
     buf = io.StringIO()
