@@ -1,11 +1,8 @@
 """Seat the bots of a grade and play its matches.
 
-The middle of the grading path (rubric, seat the bots, play, score). The submission is seated
-once, under the rubric's limits (in a sandbox when it is code or a bot file,
-``racko_apps.referee.seat_bot``), and plays every ``win_rate`` criterion's duplicate match
-against that criterion's opponent: a built-in or shipped bot, or a staff file found in the
-rubric's folder (an exported ``.onnx`` bot, or a staff Python module ``MODULE:Class``, which is
-sandboxed like a submission).
+The submission is seated once, under the rubric's limits, and plays every ``win_rate``
+criterion's duplicate match against its opponent: a built-in or shipped bot, or a staff file in
+the rubric's folder (sandboxed like a submission, but allowed the whole toolkit).
 """
 
 from __future__ import annotations
@@ -62,8 +59,7 @@ def bot_object(seated: str | Bot, rubric: Rubric) -> Bot:
 
 
 def seat_opponent(crit: Criterion, rubric: Rubric, isolation: str) -> str | Bot:
-    """A criterion's opponent: its files are the staff's, found in the rubric's folder, and may
-    import the whole toolkit."""
+    """A criterion's opponent, from the rubric's folder, allowed the whole toolkit."""
     assert crit.opponent is not None
     return seat_bot(
         crit.opponent,

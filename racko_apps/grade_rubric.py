@@ -1,9 +1,7 @@
 """A grading rubric (YAML): what ``racko grade`` checks and the points each check is worth.
 
-The first step of the grading path (rubric, seat the bots, play, score): the file is read and
-checked here, once, so that every later step can trust it. The format is in
-docs/coursework/grade.md; the shipped rubrics are in racko_apps/rubrics/. A bad rubric is a
-RubricError of one line naming the file and the key.
+Checked here, once, so that every later step can trust it; a bad rubric is a RubricError of one
+line naming the file and the key. The format is in docs/coursework/grade.md.
 """
 
 from __future__ import annotations
@@ -32,10 +30,7 @@ EXACT_CHECKS = ("solitaire_policy", "solitaire_values")  # need a size that solv
 DEFAULT_VALUES_FILE = "values.npy"
 # When students see a criterion on Gradescope (its test's "visibility"; racko_apps.gradescope).
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
-# How a win_rate criterion turns a win rate into points: the highest threshold reached (steps),
-# linearly between the thresholds around it (interpolate), or the highest threshold reached by
-# the 95% interval's lower bound (lower_bound), so that the noise of a few hundred rounds does
-# not decide a whole step.
+# How a win_rate criterion turns a win rate into points (racko_apps.grade_scoring).
 SCORINGS = ("steps", "interpolate", "lower_bound")
 
 

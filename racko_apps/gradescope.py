@@ -3,25 +3,12 @@
     racko grade my_bot:Bot --gradescope results.json      # one grade, in Gradescope's format
     python -m racko_apps.gradescope --root DIR            # what run_autograder runs
 
-Most university courses run their autograders on Gradescope, which builds a Docker image (Ubuntu)
-from an uploaded zip (``racko gradescope-kit``, ``racko_apps.gradescope_kit``), puts the
-student's files in ``/autograder/submission`` and reads ``/autograder/results/results.json``
-(format: ``racko_apps.gradescope_schema``, which follows Gradescope's specification). Here:
-
-* each criterion of the rubric is a test with its points (``score``, ``max_score``), its result
-  line as ``output`` and its ``visibility`` from the rubric (default ``visible``); the total is
-  the ``score``; the win rates (and the total) are ``leaderboard`` columns; the report's
-  student view (``racko_apps.grade_report.student_view``) is kept in ``extra_data``;
-* nothing in results.json holds the seed or anything derived from the deals, whatever the
-  seed's source: students see that file. The deals come from the kit's secret
-  (``racko_apps.grade_secret``; fresh entropy when the kit keeps none), and the teacher's report,
-  seed included, goes to the autograder's stdout, which Gradescope shows to instructors only;
-* ``autograde`` finds the one bot in the submission (what ``racko league`` takes,
-  ``racko_apps.submissions``: ``NAME.py`` with ``class Bot`` or a function ``act``, a package
-  folder ``NAME/`` with its data files, or ``NAME.onnx`` with ``NAME.json``), grades it
-  sandboxed and writes ``results.json``. Whatever the submission is or does (no bot, a syntax
-  error, a crash, an attack), and even when the grader itself fails, a valid ``results.json`` is
-  written: score 0 and a one-line reason, never a missing file.
+Each criterion of the rubric is a test with its points, its result line and its visibility; the
+win rates and the total are leaderboard columns. results.json is built from the report's
+student view only: students see it, so it holds no seed and nothing derived from the deals. The
+teacher's report goes to stdout, which Gradescope shows to instructors only. Whatever the
+submission is or does, and even when the grader itself fails, a valid results.json is written
+(score 0 and a one-line reason).
 """
 
 from __future__ import annotations
@@ -66,8 +53,7 @@ class SubmissionError(ValueError):
 
 
 def _validated(**fields: Any) -> dict[str, Any]:
-    """``fields`` as a results.json dict, checked against Gradescope's format (a ValueError, not a
-    file Gradescope would misread)."""
+    """``fields`` as a results.json dict, checked against Gradescope's format."""
     return Results.model_validate(fields).model_dump(exclude_none=True)
 
 
@@ -88,8 +74,7 @@ def results_from_report(
     seconds: float | None = None,
     stdout_visibility: str | None = None,
 ) -> dict[str, Any]:
-    """Gradescope's results for a ``racko_apps.grade_run.grade`` report on ``rubric``: its
-    student view only (no seed, nothing derived from the deals)."""
+    """Gradescope's results for a ``grade`` report on ``rubric``: its student view only."""
     view = student_view(report)
     rows = {row["name"]: row for row in view["criteria"]}
     tests = [
@@ -131,7 +116,7 @@ def failed_results(
     stdout_visibility: str | None = None,
 ) -> dict[str, Any]:
     """Results for a submission that could not be graded: score 0 and the one-line ``reason``
-    (every criterion of the rubric, when there is one, a test with 0 points)."""
+    (each criterion of the rubric, if any, a test with 0 points)."""
     reason = " ".join(reason.split())
     tests = [
         {
@@ -168,8 +153,8 @@ def write_report(path: str | Path, report: dict[str, Any], rubric: Rubric) -> Pa
 
 
 def _syntax_errors(folder: Path) -> dict[str, str]:
-    """Why each ``.py`` file of ``folder`` that does not parse is no bot (a student's typo must
-    read as a typo, not as 'defines no class Bot')."""
+    """Why each ``.py`` file of ``folder`` that does not parse is no bot (a typo reads as a
+    typo, not as 'defines no class Bot')."""
     problems = {}
     for path in sorted(folder.glob("*.py")):
         try:
@@ -182,9 +167,8 @@ def _syntax_errors(folder: Path) -> dict[str, str]:
 
 
 def find_submission(folder: Path) -> tuple[str, Path]:
-    """The one bot in a submission folder, as a spec for ``grade``, and the folder it is graded
-    from. A submission holding only one folder (a zip of the folder) is looked into. Raises
-    SubmissionError naming what was found instead."""
+    """The one bot in a submission folder (or in its only subfolder), as a spec for ``grade``,
+    and the folder it is graded from; SubmissionError names what was found instead."""
     if not folder.is_dir():
         raise SubmissionError(f"there is no submission folder {folder}")
     entries, skipped = scan(folder)
@@ -206,9 +190,8 @@ def find_submission(folder: Path) -> tuple[str, Path]:
 
 
 def _readable(spec: str, folder: Path) -> None:
-    """Make a Python bot's files readable by all (a package's folders enterable): an isolated bot
-    of a root grader runs as an unprivileged user (racko_apps.sandbox), and Gradescope's files
-    belong to root."""
+    """Make a Python bot's files readable by all: an isolated bot of a root grader runs as an
+    unprivileged user, and Gradescope's files belong to root."""
     if not is_python_spec(spec):
         return
     name = spec.partition(":")[0]
@@ -227,8 +210,8 @@ def _readable(spec: str, folder: Path) -> None:
 
 
 def _print_report(report: dict[str, Any], stdout_visibility: str | None) -> None:
-    """The teacher's report (seed included) on stdout, which Gradescope shows to instructors
-    only; the student's view instead where the kit shows stdout to students."""
+    """The teacher's report on stdout (instructors only), or the student's view where the kit
+    shows stdout to students."""
     if stdout_visibility in INSTRUCTORS_ONLY:
         print(format_report(report))
         print(
@@ -241,7 +224,7 @@ def _print_report(report: dict[str, Any], stdout_visibility: str | None) -> None
 
 def autograder_isolation(requested: str) -> str:
     """The isolation a graded run uses: ``auto`` is bubblewrap where it works, else a user of its
-    own (as root, the case in Gradescope's containers), never none unless asked for by name."""
+    own (as root), never none unless asked for by name."""
     if requested != "auto":
         return requested
     isolation, _ = choose_isolation(None)
@@ -261,9 +244,8 @@ def autograde(
     stdout_visibility: str | None = None,
     secret: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Grade ``root/submission`` on the rubric and write ``root/results/results.json``; return
-    the results. The deals come from the ``secret`` file (a kit's), else from fresh entropy.
-    Never raises for anything a submission does: every failure is a result."""
+    """Grade ``root/submission`` on the rubric, dealing from the ``secret`` file (else fresh
+    entropy), and write ``root/results/results.json``. Every failure is a result."""
     start = time.monotonic()
     rubric: Rubric | None = None
     shown = {"stdout_visibility": stdout_visibility}

@@ -3,23 +3,10 @@
     racko gradescope-kit course.yaml --out kit/           # kit/autograder.zip, to upload
     racko gradescope-kit course.yaml --out kit/ --new-secret     # a regrade: new secret deals
 
-Gradescope builds a Docker image (Ubuntu) from the zip, runs ``setup.sh`` once, as root, and
-``run_autograder`` for every submission (``racko_apps.gradescope`` does the grading). The zip
-holds, at its root:
-
-* ``setup.sh``: installs bubblewrap (the sandbox of students' bots) and racko with its ``eval``
-  extra into a virtual environment, ``/opt/racko``, from the wheel in the zip, never by name
-  from a package index (the index serves only third-party dependencies). The wheel is the racko
-  that builds the kit (``pip wheel --no-deps`` of its checkout), or ``--wheel``;
-* ``run_autograder``, ``rubric.yaml`` (the rubric's text, comments included) and every file the
-  rubric names (staff opponents: bot files with their manifests, staff Python modules), at
-  their paths relative to the rubric;
-* ``secret_seed.json`` (mode 0600): the secret the graded deals come from
-  (``racko_apps.grade_secret``). A copy stays in the kit folder, for the teacher to reproduce a
-  grade; building the kit again in that folder keeps it, ``--new-secret`` draws a new one.
-
-``AUTOGRADER_ROOT`` (default ``/autograder``) and ``RACKO_PYTHON`` move ``run_autograder`` onto
-a folder laid out like Gradescope's, for a trial run.
+The zip holds ``setup.sh`` (installs bubblewrap, and racko from the wheel in the zip, never by
+name from a package index), ``run_autograder``, ``rubric.yaml``, the rubric's staff files and
+``secret_seed.json`` (mode 0600; a copy stays in the kit folder, kept by a rebuild unless
+``--new-secret``). docs/coursework/gradescope.md describes each.
 """
 
 from __future__ import annotations
@@ -120,8 +107,7 @@ def source_tree() -> Path:
 
 
 def build_wheel(into: Path) -> Path:
-    """Build the wheel of the racko that runs (``pip wheel --no-deps`` of its checkout) into
-    ``into``; the checkout is left as it was (setuptools builds in the source tree)."""
+    """Build the wheel of the racko that runs into ``into``, leaving its checkout as it was."""
     root = source_tree()
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(into), str(root)]
     try:
@@ -154,8 +140,8 @@ def _checked_wheel(wheel: Path) -> Path:
 
 
 def staff_files(rubric_path: str | Path) -> dict[str, bytes]:
-    """Every file the rubric names (its opponents' files, a package folder's files too), by its
-    path relative to the rubric; KitError for one outside the rubric's folder."""
+    """Every file the rubric names, by its path relative to the rubric; KitError for one outside
+    the rubric's folder."""
     rubric = load_rubric(rubric_path)
     if rubric.folder is None:
         return {}
@@ -177,8 +163,8 @@ def staff_files(rubric_path: str | Path) -> dict[str, bytes]:
 
 
 def _zip(files: dict[str, bytes]) -> bytes:
-    """The files at the root of a zip (as Gradescope requires), scripts executable, the secret
-    its owner's only, with fixed dates so that the same kit gives the same bytes."""
+    """The files at the root of a zip, scripts executable, the secret its owner's only, with
+    fixed dates (the same kit gives the same bytes)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in files.items():
@@ -209,10 +195,9 @@ def write_kit(
     stdout_visibility: str | None = None,
     new_secret: bool = False,
 ) -> Path:
-    """Write the kit's files into ``out`` and all of them zipped as ``out/autograder.zip``;
-    return the zip's path. ``wheel``: ship this racko wheel (default: build the running one's).
-    ``isolation``: how the autograder runs bots (``racko_apps.gradescope.autograder_isolation``).
-    Everything is checked (the rubric, its staff files, the wheel) before anything is written."""
+    """Write the kit's files into ``out`` and all of them zipped as ``out/autograder.zip`` (its
+    path). ``wheel``: ship this racko wheel (default: build the running one's). Everything is
+    checked before anything is written."""
     text, _ = rubric_text(rubric)
     load_rubric(rubric)
     if isolation not in ISOLATION_CHOICES:

@@ -1,7 +1,6 @@
 """A match's book: its rounds' results as they end (in any order), with forfeits and records.
 
-Shared by the referee (one round at a time) and ``racko_apps.lockstep`` (rounds side by side), so
-that neither imports the other's module for it.
+Shared by the referee (one round at a time) and ``racko_apps.lockstep`` (rounds side by side).
 """
 
 from __future__ import annotations
@@ -43,8 +42,7 @@ class MatchResult:
         return self.wins[bot] / self.played[bot] if self.played[bot] else 0.0
 
     def record_links(self, bot: int) -> dict[str, list[str]]:
-        """The records (paths) of the rounds bot ``bot`` forfeited and of those it lost (won no
-        share of) without forfeiting; empty lists when nothing was recorded."""
+        """The records of the rounds bot ``bot`` forfeited and of those it lost otherwise."""
         label = self.labels[bot]
         links: dict[str, list[str]] = {"forfeits": [], "lost": []}
         for row in self.rounds:
