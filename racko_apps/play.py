@@ -4,9 +4,8 @@
     racko --bots heuristic --hint expert --rounds 2
     racko --watch --bots heuristic random --delay 0.5
 
-The game runs through the real PettingZoo env (``racko_v1.raw_env(episode="game")``), so the rules
-are never re-implemented here; the screen shows only what the human's seat may know (their rack,
-the piles, the scores, the public log of the table). See ``docs/bots/play-terminal.md``.
+The game runs through the real AEC env, and the screen shows only what the human's seat may know
+(docs/bots/play-terminal.md).
 """
 
 from __future__ import annotations

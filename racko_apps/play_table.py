@@ -1,9 +1,7 @@
 """The table of the terminal game: drives ``racko_v1.raw_env`` and draws it with rich.
 
-Every move goes through ``env.step``; to describe a move (and to reveal the racks of a round that the
-env has already re-dealt) the table plays the same action on ``game.clone()`` first, so what is
-shown is always the engine's own result. With ``record_dir`` the game is written there as a
-record (docs/records.md) when it ends or is left: ``racko replay FILE`` steps through it.
+To describe a move (and reveal the racks of a round the env has already re-dealt) the table
+plays it on ``game.clone()`` first, so what is shown is the engine's own result.
 """
 
 from __future__ import annotations
