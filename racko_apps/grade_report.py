@@ -16,9 +16,6 @@ from typing import Any
 
 SCHEMA = "racko-grade/1"
 RECORDS_SHOWN = 5  # lost rounds' records named per criterion in the text report (--json: all)
-# Where a seed came from: the rubric's public one (practice), the --seed flag, the kit's secret
-# or fresh entropy (a graded run without a kept secret).
-SEED_SOURCES = ("rubric", "flag", "secret", "entropy")
 PRACTICE_LINE = (
     "practice: seed {seed} is the rubric's public seed; the graded run deals from a secret one"
 )

@@ -45,16 +45,15 @@ def grade(
     *,
     isolation: str | None = None,
     seed_source: str | None = None,
-    compare: bool = True,
 ) -> dict[str, Any]:
     """Grade the bot ``spec`` (a ``module:Class`` in ``folder``, a built-in name or a bot file)
     and return the teacher's report (a JSON-ready dict; ``report["total"]`` is the points).
 
     ``seed``: the deals and positions (default: the rubric's public one, a practice run), and
-    ``seed_source`` where it came from (``grade_report.SEED_SOURCES``). ``isolation``: one of
+    ``seed_source`` where it came from (rubric, flag, secret or entropy). ``isolation``: one of
     racko_apps.sandbox.ISOLATIONS or ``auto`` (default: ``bwrap`` with ``isolate``, else
     ``none``); IsolationUnavailableError when it cannot run. ``record_dir``: a record of every
-    game, one folder per criterion. ``compare``: add the agreement with the shipped bots."""
+    game, one folder per criterion. The report adds the agreement with the shipped bots."""
     requested = isolation or ("bwrap" if isolate else "none")
     isolation, warning = pick_isolation(spec, rubric, requested)
     if seed is None:
@@ -80,8 +79,7 @@ def grade(
             positions = sample_positions(rubric.players, rubric.rules, seed, rubric.positions)
             checked, chosen = check_positions(spec, bot, positions, strikes, failures)
             measured.update(checked)
-            if compare:
-                shown["agreement"] = agreement(rubric, positions, chosen)
+            shown["agreement"] = agreement(rubric, positions, chosen)
             for crit in rubric.criteria:
                 if crit.check == "win_rate" and crit.name not in measured:
                     measured[crit.name] = play_criterion(

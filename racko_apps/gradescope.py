@@ -67,6 +67,38 @@ def _leaderboard(rubric: Rubric, rows: dict[str, dict[str, Any]], total: float) 
     return [*board, {"name": "points", "value": float(total)}]
 
 
+def _results(
+    rubric: Rubric | None,
+    rows: dict[str, dict[str, Any]],
+    total: float,
+    output: str,
+    seconds: float | None,
+    stdout_visibility: str | None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """results.json: a test per criterion of ``rubric`` from its report row in ``rows``."""
+    tests = [
+        {
+            "name": c.name,
+            "score": rows[c.name]["points"],
+            "max_score": c.points,
+            "output": rows[c.name]["result"],
+            "visibility": c.visibility,
+        }
+        for c in (rubric.criteria if rubric is not None else ())
+    ]
+    return _validated(
+        score=total,
+        execution_time=None if seconds is None else round(seconds),
+        output=output,
+        output_format="text",
+        stdout_visibility=stdout_visibility,
+        tests=tests or None,
+        leaderboard=None if rubric is None else _leaderboard(rubric, rows, total),
+        **extra,
+    )
+
+
 def results_from_report(
     report: dict[str, Any],
     rubric: Rubric,
@@ -77,16 +109,6 @@ def results_from_report(
     """Gradescope's results for a ``grade`` report on ``rubric``: its student view only."""
     view = student_view(report)
     rows = {row["name"]: row for row in view["criteria"]}
-    tests = [
-        {
-            "name": c.name,
-            "score": rows[c.name]["points"],
-            "max_score": c.points,
-            "output": rows[c.name]["result"],
-            "visibility": c.visibility,
-        }
-        for c in rubric.criteria
-    ]
     lines = [view["warning"]] if "warning" in view else []
     # Gradescope hides the total while a test is hidden: so does this line (the output is shown)
     shown = all(c.visibility == "visible" for c in rubric.criteria)
@@ -96,16 +118,9 @@ def results_from_report(
     lines += failures[:MAX_FAILURE_LINES]
     if len(failures) > MAX_FAILURE_LINES:
         lines.append(f"... and {len(failures) - MAX_FAILURE_LINES} more failure(s)")
-    return _validated(
-        score=report["total"],
-        execution_time=None if seconds is None else round(seconds),
-        output="\n".join(lines),
-        output_format="text",
-        stdout_visibility=stdout_visibility,
-        tests=tests,
-        leaderboard=_leaderboard(rubric, rows, report["total"]),
-        extra_data={"racko_grade": view},
-    )
+    output = "\n".join(lines)
+    extra = {"extra_data": {"racko_grade": view}}
+    return _results(rubric, rows, report["total"], output, seconds, stdout_visibility, **extra)
 
 
 def failed_results(
@@ -118,25 +133,9 @@ def failed_results(
     """Results for a submission that could not be graded: score 0 and the one-line ``reason``
     (each criterion of the rubric, if any, a test with 0 points)."""
     reason = " ".join(reason.split())
-    tests = [
-        {
-            "name": c.name,
-            "score": 0.0,
-            "max_score": c.points,
-            "output": f"not graded: {reason}",
-            "visibility": c.visibility,
-        }
-        for c in (rubric.criteria if rubric is not None else ())
-    ]
-    return _validated(
-        score=0.0,
-        execution_time=None if seconds is None else round(seconds),
-        output=reason,
-        output_format="text",
-        stdout_visibility=stdout_visibility,
-        tests=tests or None,
-        leaderboard=_leaderboard(rubric, {}, 0.0) if rubric is not None else None,
-    )
+    criteria = rubric.criteria if rubric is not None else ()
+    rows = {c.name: {"points": 0.0, "result": f"not graded: {reason}"} for c in criteria}
+    return _results(rubric, rows, 0.0, reason, seconds, stdout_visibility)
 
 
 def write_results(path: str | Path, results: dict[str, Any]) -> Path:

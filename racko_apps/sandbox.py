@@ -303,15 +303,8 @@ class SandboxedBot(Bot):
         the move limit and its table's clock. A child that overruns is killed and
         BotFailureError raised: every table loses its round."""
         self.start()
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
         move, clocks = self.limits.move_seconds, self.table_clocks
-        self._signal_all(signal.SIGCONT)  # its turn: everything it runs may run
-        try:
-            proc.stdin.write(json.dumps({"cmd": "tables", "items": items}).encode() + b"\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._fail(*self._exit_reason(False))
+        self._send({"cmd": "tables", "items": items}, False)
         out: dict[int, dict[str, Any]] = {}
         began = time.monotonic()
         for item in items:
@@ -416,20 +409,24 @@ class SandboxedBot(Bot):
         self.close()
         raise BotFailureError(self.name, kind, reason)
 
+    def _send(self, request: dict[str, Any], starting: bool) -> None:
+        """Let the sandbox run (its turn) and write it a request line."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        self._signal_all(signal.SIGCONT)
+        try:
+            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._fail(*self._exit_reason(starting))
+
     def _request(
         self,
         request: dict[str, Any],
         seconds: float,
         starting: bool = False,
     ) -> dict[str, Any]:
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
-        self._signal_all(signal.SIGCONT)  # its turn: everything it runs may run
-        try:
-            proc.stdin.write(json.dumps(request).encode() + b"\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._fail(*self._exit_reason(starting))
+        self._send(request, starting)
         began = time.monotonic()
         if starting:
             line = self._read_line(seconds, starting)
