@@ -30,6 +30,21 @@ def seed_text(cfg: dict[str, Any]) -> str:
     return f"seed {cfg['seed']}"
 
 
+def _cells(report: dict[str, Any]) -> list[list[str]]:
+    """The standings table's cells: rank, bot, rating (95% CI), win rate, rounds, forfeits."""
+    return [
+        [str(i), b["name"], f"{b['mu']:.1f} ({b['ci95'][0]:.1f}-{b['ci95'][1]:.1f})"]
+        + [f"{b['win_rate']:.1%}", str(b["rounds"]), str(b["forfeits"])]
+        for i, b in enumerate(report["bots"], 1)
+    ]
+
+
+def _notes(report: dict[str, Any]) -> list[str]:
+    """The bots left out, then every forfeit's line."""
+    skipped = [f"left out: {s}" for s in report["skipped"]]
+    return skipped + [line for p in report["pairings"] for line in p["forfeits"]]
+
+
 def format_markdown(report: dict[str, Any]) -> str:
     cfg = report["config"]
     lines = [f"**{report['warning']}**", ""] if "warning" in report else []
@@ -55,17 +70,10 @@ def format_markdown(report: dict[str, Any]) -> str:
         "| rank | bot | rating (95% CI) | win rate | rounds | forfeits |",
         "|---:|---|---|---:|---:|---:|",
     ]
-    for i, b in enumerate(report["bots"], 1):
-        lo, hi = b["ci95"]
-        lines.append(
-            f"| {i} | {b['name']} | {b['mu']:.1f} ({lo:.1f}-{hi:.1f}) | {b['win_rate']:.1%} | "
-            f"{b['rounds']} | {b['forfeits']} |"
-        )
-    forfeits = [line for p in report["pairings"] for line in p["forfeits"]]
-    if report["skipped"] or forfeits:
-        lines += ["", "## Notes", ""]
-        lines += [f"- left out: {s}" for s in report["skipped"]]
-        lines += [f"- {line}" for line in forfeits]
+    lines += ["| " + " | ".join(row) + " |" for row in _cells(report)]
+    notes = _notes(report)
+    if notes:
+        lines += ["", "## Notes", ""] + [f"- {line}" for line in notes]
     return "\n".join(lines) + "\n"
 
 
@@ -96,14 +104,10 @@ def format_html(report: dict[str, Any]) -> str:
     """A self-contained page: the table and the plot (a PNG embedded as base64)."""
     png = base64.b64encode(plot_png(report)).decode()
     rows = "".join(
-        f"<tr><td>{i}</td><td>{html.escape(b['name'])}</td><td>{b['mu']:.1f} "
-        f"({b['ci95'][0]:.1f}-{b['ci95'][1]:.1f})</td><td>{b['win_rate']:.1%}</td>"
-        f"<td>{b['rounds']}</td><td>{b['forfeits']}</td></tr>"
-        for i, b in enumerate(report["bots"], 1)
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+        for row in _cells(report)
     )
-    notes = [f"left out: {s}" for s in report["skipped"]]
-    notes += [line for p in report["pairings"] for line in p["forfeits"]]
-    items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+    items = "".join(f"<li>{html.escape(n)}</li>" for n in _notes(report))
     cfg = report["config"]
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Rack-O league</title>"

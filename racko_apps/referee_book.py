@@ -116,16 +116,14 @@ class Book:
         or not played because a bot of it was out already (neither given)."""
         d, _, _, seating = job
         labels, result = self.setup.labels, self.result
-        out = sorted(b for b in set(seating) if self.strikes[b].out)
-        if seat_results is None and culprit is None:
-            culprit, reason = out[0], "not played: it had already forfeited too many rounds"
+        unplayed = seat_results is None and culprit is None
+        if unplayed:
+            culprit = min(b for b in seating if self.strikes[b].out)
+            reason = "not played: it had already forfeited too many rounds"
             self.unplayed[culprit] += 1
-            unplayed = True
-        else:
-            unplayed = False
-            if seat_results is None:
-                assert culprit is not None
-                self.strikes[culprit].count += 1
+        elif seat_results is None:
+            assert culprit is not None
+            self.strikes[culprit].count += 1
         row: dict[str, Any] = {"deal": d, "seating": list(seating)}
         if seat_results is not None:
             row["win"] = [r.win for r in seat_results]
@@ -148,7 +146,6 @@ class Book:
             row["record"] = str(path)
         line = None
         if seat_results is None and not unplayed:
-            assert culprit is not None
             line = (
                 f"{labels[culprit]} forfeits deal {d} (seating "
                 f"{'-'.join(labels[b] for b in seating)}): {reason}"
