@@ -20,7 +20,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -46,22 +46,30 @@ class Contestant:
 
 
 @dataclass(frozen=True)
+class Play:
+    """How each pairing is played (``run_league``'s keywords of the same names)."""
+
+    limits: Limits
+    rules: dict[str, Any]
+    pairing_seconds: float | None
+    max_forfeits: int
+    isolation: str
+    tables: int
+    record_dir: Path | None
+    allow: tuple[str, ...] = DEFAULT_ALLOW
+
+
+@dataclass(frozen=True)
 class PairingJob:
     """One pairing to play: ``deals`` duplicate deals (each in every seating) of seed ``seed``,
-    between two bots or a table of one bot per seat."""
+    between two bots or a table of one bot per seat; its game records go to ``record_dir``."""
 
     index: int
     bots: tuple[Contestant, ...]
     deals: int
     seed: int
-    limits: Limits
-    max_forfeits: int
-    isolation: str  # racko_apps.sandbox.ISOLATIONS
-    record_dir: Path | None = None  # game records (--record), written where the pairing plays
-    tables: int = 1  # rounds played side by side (racko_apps.lockstep)
-    pairing_seconds: float | None = None  # each sandboxed bot's clock for the pairing
-    rules: dict[str, Any] = field(default_factory=dict)  # rules options (RulesConfig's)
-    allow: tuple[str, ...] = DEFAULT_ALLOW  # the toolkit modules a submission may import
+    play: Play
+    record_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -70,22 +78,11 @@ class LoadJob:
 
     index: int
     bot: Contestant
-    limits: Limits
-    isolation: str
-    players: int = 2
-    rules: dict[str, Any] = field(default_factory=dict)
-    allow: tuple[str, ...] = DEFAULT_ALLOW
+    play: Play
+    players: int
 
 
-def _seat(
-    c: Contestant,
-    scratch: Path,
-    limits: Limits,
-    isolation: str,
-    players: int = 2,
-    rules: dict[str, Any] | None = None,
-    allow: tuple[str, ...] = DEFAULT_ALLOW,
-) -> str | SandboxedBot:
+def _seat(c: Contestant, scratch: Path, play: Play, players: int) -> str | SandboxedBot:
     """What plays ``c`` here: a built-in's name, or its sandbox (not started yet)."""
     if c.kind == "builtin":
         return c.spec
@@ -102,28 +99,25 @@ def _seat(
     return sandbox_for(
         spec,
         players,
-        dict(rules or {}),
+        dict(play.rules),
         folder=folder,
         label=c.label,
-        limits=limits,
-        isolation=isolation,
-        allow=allow,
+        limits=play.limits,
+        isolation=play.isolation,
+        allow=play.allow,
     )
 
 
 def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
     """Play one pairing here: ``(job.index, result, wall seconds)``. Never raises for a bot's
     misbehaviour (one that does not even start forfeits its rounds)."""
-    began = time.monotonic()
-    if job.isolation != "none" and any(c.kind == "python" for c in job.bots):
+    began, play = time.monotonic(), job.play
+    if play.isolation != "none" and any(c.kind == "python" for c in job.bots):
         jit_cache()  # the compiled planner, once per process (a Ray worker's; a local one inherits)
     with tempfile.TemporaryDirectory(prefix="racko-pairing-") as scratch:
         players = len(job.bots)
-        seated = [
-            _seat(c, Path(scratch), job.limits, job.isolation, players, job.rules, job.allow)
-            for c in job.bots
-        ]
-        clocks = clocks_for(seated, job.pairing_seconds)
+        seated = [_seat(c, Path(scratch), play, players) for c in job.bots]
+        clocks = clocks_for(seated, play.pairing_seconds)
         for bot, clock in zip(seated, clocks, strict=True):
             if clock is not None and isinstance(bot, SandboxedBot):
                 on_clock(bot, clock)
@@ -132,12 +126,12 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
                 seated,
                 [c.label for c in job.bots],
                 num_players=players,
-                rules=job.rules,
+                rules=play.rules,
                 deals=job.deals,
                 seed=job.seed,
-                strikes=[ClockedStrikes(job.max_forfeits, clock=c) for c in clocks],
+                strikes=[ClockedStrikes(play.max_forfeits, clock=c) for c in clocks],
                 record_dir=job.record_dir,
-                tables=job.tables,
+                tables=play.tables,
             )
             result = one_line_per_clock(result, clocks)
         finally:
@@ -152,9 +146,7 @@ def try_load(job: LoadJob) -> tuple[int, str | None]:
     reason it does not."""
     with tempfile.TemporaryDirectory(prefix="racko-load-") as scratch:
         try:
-            bot = _seat(
-                job.bot, Path(scratch), job.limits, job.isolation, job.players, job.rules, job.allow
-            )
+            bot = _seat(job.bot, Path(scratch), job.play, job.players)
             if isinstance(bot, SandboxedBot):
                 bot.warm = False  # no move is played: the planner is not needed
                 try:
@@ -164,7 +156,7 @@ def try_load(job: LoadJob) -> tuple[int, str | None]:
             else:
                 import agents
 
-                agents.load(bot, job.players, **job.rules)
+                agents.load(bot, job.players, **job.play.rules)
         except BotFailureError as err:
             return job.index, err.reason
         except (ValueError, TypeError, FileNotFoundError, ImportError) as err:

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from racko_apps.league_pool import Contestant, LocalPool, PairingJob, RayPool, play_pairing
+from racko_apps.league_pool import Contestant, LocalPool, PairingJob, Play, RayPool, play_pairing
 from racko_apps.league_record import Keys, Record, rate, round_ranks
 from racko_apps.league_schedule import all_pairs, how_sure, plan_round, unsettled
-from racko_apps.sandbox import DEFAULT_ALLOW, Limits
 from racko_apps.submissions import Entry
 from racko_eval.records import safe_name
 
@@ -41,20 +40,6 @@ class Plan:
     max_pairings: int
     budget_minutes: float | None
     players: int = 2
-
-
-@dataclass(frozen=True)
-class Play:
-    """How each pairing is played (``run_league``'s keywords of the same names)."""
-
-    limits: Limits
-    rules: dict[str, Any]
-    pairing_seconds: float | None
-    max_forfeits: int
-    isolation: str
-    tables: int
-    record_dir: Path | None
-    allow: tuple[str, ...] = DEFAULT_ALLOW
 
 
 def _bar(total: int, desc: str, show: bool) -> Any:
@@ -100,21 +85,10 @@ class Pairer:
         progress: bool,
     ) -> None:
         self.record, self.pool, self.contestants = record, pool, contestants
-        self.record_dir = play.record_dir
+        self.plan, self.play, self.record_dir = plan, play, play.record_dir
         self.records: list[dict[str, Any]] = []  # per pairing, each bot's forfeit and loss records
         self.seconds: dict[tuple[str, str], float] = {}  # wall time of this run's pairings
         self.by_key = {e.key: e for e in playing}
-        self.job = {
-            "deals": plan.rounds,
-            "seed": plan.seed,
-            "limits": play.limits,
-            "rules": play.rules,
-            "max_forfeits": play.max_forfeits,
-            "isolation": play.isolation,
-            "allow": play.allow,
-            "tables": play.tables,
-            "pairing_seconds": play.pairing_seconds,
-        }
         self.log, self.progress = log, progress
         self.busy_seconds = 0.0  # wall time of this run's pairing rounds, and their pairings
         self.finished = 0
@@ -164,12 +138,15 @@ class Pairer:
         """Play ``todo`` in parallel, recording each as it finishes; each pairing's rounds' ranks,
         in key order. Past ``deadline`` no result is waited for (``out_of_time``): the rest of
         the round stays planned for the next run."""
+        plan = self.plan
         jobs = [
             PairingJob(
                 i,
                 tuple(self.contestants[k] for k in keys),
-                **self.job,
-                record_dir=self._dir(keys),
+                plan.rounds,
+                plan.seed,
+                self.play,
+                self._dir(keys),
             )
             for i, keys in enumerate(todo)
         ]

@@ -16,10 +16,10 @@ from typing import Any
 
 from agents.extras import require
 from racko_apps.league_clock import DEFAULT_SECONDS_PER_ROUND
-from racko_apps.league_pool import Contestant, LoadJob, LocalPool, RayPool, try_load
+from racko_apps.league_pool import Contestant, LoadJob, LocalPool, Play, RayPool, try_load
 from racko_apps.league_record import Record, recorded_settings, standings
 from racko_apps.league_report import write_grades, write_reports
-from racko_apps.league_rounds import Pairer, Plan, Play, adaptive, clock, round_robin
+from racko_apps.league_rounds import Pairer, Plan, adaptive, clock, round_robin
 from racko_apps.sandbox import (
     DEFAULT_ALLOW,
     ISOLATIONS,
@@ -140,7 +140,7 @@ def _load(
     does not."""
     known = record.loaded()
     checks = [
-        LoadJob(i, contestants[e.key], play.limits, play.isolation, players, play.rules, play.allow)
+        LoadJob(i, contestants[e.key], play, players)
         for i, e in enumerate(entries)
         if e.key not in known
     ]
