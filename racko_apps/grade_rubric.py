@@ -235,24 +235,33 @@ def _win_rate_criterion(raw: dict[str, Any], where: str, name: str, visibility: 
         raise RubricError(
             f"{where} ({name}): score must be one of {', '.join(SCORINGS)}, got {scoring!r}"
         )
+    parsed = _thresholds(raw, f"{where} ({name})", "win_rate", top=1.0)
+    points = max(p for _, p in parsed)
+    return Criterion(name, "win_rate", points, opponent, parsed, visibility, scoring)
+
+
+def _thresholds(
+    raw: dict[str, Any], where: str, key: str, top: float = math.inf
+) -> tuple[tuple[float, float], ...]:
+    """A criterion's ``thresholds``: (``key``, points) pairs, ascending, ``key`` from 0 to
+    ``top`` and points not negative."""
     steps = raw.get("thresholds")
     if not isinstance(steps, list) or not steps:
-        raise RubricError(f"{where} ({name}): thresholds must be a non-empty list")
+        raise RubricError(f"{where}: thresholds must be a non-empty list")
     parsed = []
     for k, step in enumerate(steps):
-        at = f"{where} ({name}): thresholds[{k}]"
-        if not isinstance(step, dict) or set(step) != {"win_rate", "points"}:
-            raise RubricError(f"{at} must be a mapping with exactly win_rate and points")
-        rate = _number(step["win_rate"], f"{at}.win_rate", float, positive=False)
+        at = f"{where}: thresholds[{k}]"
+        if not isinstance(step, dict) or set(step) != {key, "points"}:
+            raise RubricError(f"{at} must be a mapping with exactly {key} and points")
+        value = _number(step[key], f"{at}.{key}", float, positive=False)
         pts = _number(step["points"], f"{at}.points", float, positive=False)
-        if not 0 <= rate <= 1:
-            raise RubricError(f"{at}.win_rate must be from 0 to 1, got {rate}")
+        if not 0 <= value <= top:
+            bound = "not negative" if top == math.inf else f"from 0 to {top:g}"
+            raise RubricError(f"{at}.{key} must be {bound}, got {value}")
         if pts < 0:
             raise RubricError(f"{at}.points must not be negative")
-        parsed.append((rate, pts))
-    parsed.sort()
-    points = max(p for _, p in parsed)
-    return Criterion(name, "win_rate", points, opponent, tuple(parsed), visibility, scoring)
+        parsed.append((value, pts))
+    return tuple(sorted(parsed))
 
 
 def _solitaire_criterion(raw: dict[str, Any], where: str, name: str, visibility: str) -> Criterion:
@@ -264,24 +273,12 @@ def _solitaire_criterion(raw: dict[str, Any], where: str, name: str, visibility:
     unknown = sorted(set(raw) - allowed)
     if unknown:
         raise RubricError(f"{where} ({name}): unknown key {unknown[0]!r} for a {check} check")
-    key = LIMIT_KEY[check]
-    steps = raw.get("thresholds")
-    if not isinstance(steps, list) or not steps:
-        raise RubricError(f"{where} ({name}): thresholds must be a non-empty list")
-    parsed = []
-    for i, step in enumerate(steps):
-        at = f"{where} ({name}): thresholds[{i}]"
-        if not isinstance(step, dict) or set(step) != {key, "points"}:
-            raise RubricError(f"{at} must be a mapping with exactly {key} and points")
-        values = [step[key], step["points"]]
-        if any(isinstance(v, bool) or not isinstance(v, int | float) or v < 0 for v in values):
-            raise RubricError(f"{at}: {key} and points must be numbers, not negative")
-        parsed.append((float(step[key]), float(step["points"])))
+    parsed = _thresholds(raw, f"{where} ({name})", LIMIT_KEY[check])
     file = raw.get("file", DEFAULT_VALUES_FILE) if check == "solitaire_values" else None
     if file is not None and (not isinstance(file, str) or not file.endswith(".npy")):
         raise RubricError(f"{where} ({name}): file must be a .npy file name, got {file!r}")
     points = max(p for _, p in parsed)
-    return Criterion(name, check, points, file, tuple(sorted(parsed)), visibility)
+    return Criterion(name, check, points, file, parsed, visibility)
 
 
 def _check_solitaire(rubric: Rubric) -> None:
