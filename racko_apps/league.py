@@ -270,7 +270,6 @@ def main(argv: list[str] | None = None) -> int:
         report = _run(args)
     except (
         ValueError,
-        FileNotFoundError,
         ImportError,
         sqlite3.DatabaseError,
         IsolationUnavailableError,
