@@ -228,34 +228,24 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         round_seconds=args.round_seconds,
         memory_mb=args.memory_mb,
     )
+    same = ("rounds", "seed", "db", "out", "baselines", "max_forfeits", "schedule", "target")
+    same += ("max_pairings", "workers", "address", "tables", "pairing_seconds", "players")
+    export = args.gradescope_export
     return run_league(
         args.folder,
-        rounds=args.rounds,
-        seed=args.seed,
-        db=args.db,
-        out=args.out,
-        baselines=args.baselines,
+        **{name: getattr(args, name) for name in same},
         limits=limits,
-        max_forfeits=args.max_forfeits,
         log=lambda line: print(line, flush=True),
         isolate=not args.no_isolation,
         record_dir=args.record,
-        schedule=args.schedule,
-        target=args.target,
-        max_pairings=args.max_pairings,
-        workers=args.workers,
-        address=args.address,
         progress=True,
-        tables=args.tables,
         budget_minutes=args.budget,
-        pairing_seconds=args.pairing_seconds,
-        players=args.players,
         isolation=args.isolation,
         allow=None if args.allow is None else tuple(args.allow),
         rules=rules_options(args),
         export=None
-        if args.gradescope_export is None
-        else read_gradescope_export(args.gradescope_export, read_aliases(args.aliases)),
+        if export is None
+        else read_gradescope_export(export, read_aliases(args.aliases)),
     )
 
 
