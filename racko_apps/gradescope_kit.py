@@ -235,10 +235,8 @@ def kit_main(argv: list[str] | None = None) -> int:
     """``racko gradescope-kit RUBRIC --out DIR``."""
     parser = argparse.ArgumentParser(
         prog="racko gradescope-kit",
-        description="Write a Gradescope autograder for a rubric: setup.sh (installs bubblewrap "
-        "and the racko wheel in the zip), run_autograder (grades /autograder/submission into "
-        "/autograder/results/results.json on the kit's secret deals), the rubric and its staff "
-        "files, zipped as DIR/autograder.zip.",
+        description="Write a Gradescope autograder for a rubric, dealing from the kit's secret "
+        "seed, zipped as DIR/autograder.zip (docs/coursework/gradescope.md).",
     )
     parser.add_argument("rubric", metavar="RUBRIC", help="rubric YAML, or a shipped one: quick")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="kit folder")

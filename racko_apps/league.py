@@ -46,11 +46,9 @@ def _parser() -> argparse.ArgumentParser:
     """The command line of ``racko league``."""
     parser = argparse.ArgumentParser(
         prog="racko league",
-        description="Rate every bot in a folder (NAME.onnx with its NAME.json; NAME.py defining "
-        "class Bot; a package folder NAME/) by duplicate matches between bots of similar rating "
-        "(or a round robin), with OpenSkill ratings and their 95% intervals; pairings played in "
-        "parallel (every core, or a Ray cluster), results kept in SQLite so a rerun plays only "
-        "what is missing.",
+        description="Rate every bot in a folder (NAME.py, NAME.onnx with NAME.json, a package "
+        "NAME/) by duplicate matches, with OpenSkill ratings and their 95% intervals; a rerun "
+        "plays only what its record lacks (docs/coursework/league.md).",
     )
     parser.add_argument("folder", metavar="DIR", type=Path, nargs="?", help="the folder of bots")
     parser.add_argument(

@@ -50,9 +50,6 @@ def ort_dir() -> Path:
     return ort_cache_dir()
 
 
-ORT_DIR = ort_dir()
-
-
 def fetch_ort(url: str = ORT_URL, integrity: str = ORT_INTEGRITY) -> Path:
     """Download onnxruntime-web, check it against the lock file's sha512, and keep the files
     the page loads and its package.json (its license) in ``ort_cache_dir()``, all or nothing."""
