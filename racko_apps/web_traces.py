@@ -55,24 +55,23 @@ def layout() -> dict[str, Any]:
     }
 
 
+def _generated(source: str, name: str, data: Any) -> str:
+    """A generated JS module exporting ``data`` as the frozen constant ``name``."""
+    return (
+        f"/**\n * Generated from {source} by "
+        "`python -m racko_apps.web_traces --layout`; do not edit.\n */\n\n"
+        f"export const {name} = Object.freeze({json.dumps(data, indent=2)});\n"
+    )
+
+
 def layout_js() -> str:
     """The text of web/js/layout.js (a test checks the file against this)."""
-    body = json.dumps(layout(), indent=2)
-    return (
-        "/**\n * Generated from racko_env/observation.py by "
-        "`python -m racko_apps.web_traces --layout`; do not edit.\n */\n\n"
-        f"export const LAYOUT = Object.freeze({body});\n"
-    )
+    return _generated("racko_env/observation.py", "LAYOUT", layout())
 
 
 def rules_options_js() -> str:
     """The text of web/js/rules_options.js: every rules option as ``RulesConfig`` declares it."""
-    body = json.dumps(option_table(), indent=2)
-    return (
-        "/**\n * Generated from racko_env/config.py by "
-        "`python -m racko_apps.web_traces --layout`; do not edit.\n */\n\n"
-        f"export const RULE_OPTIONS = Object.freeze({body});\n"
-    )
+    return _generated("racko_env/config.py", "RULE_OPTIONS", option_table())
 
 
 def seats_digest(env: raw_env) -> tuple[str, list[list[float]]]:
