@@ -38,13 +38,10 @@ EXECUTABLE = 0o755
 SCRIPTS = ("setup.sh", "run_autograder")
 
 SETUP_SH = """#!/usr/bin/env bash
-# Gradescope runs this once, as root, when it builds the autograder's image (Ubuntu 22.04 or
-# newer). Written by `racko gradescope-kit`: it installs bubblewrap, which isolates each
-# student's bot (racko's docs/coursework/isolation.md), and racko into its own virtual
-# environment, @VENV@.
+# Written by `racko gradescope-kit`; Gradescope runs it once, as root, to build the image. It
+# installs bubblewrap (which isolates each student's bot) and racko, from the wheel in the zip
+# (never by name from a package index), into its own virtual environment, @VENV@.
 set -euo pipefail
-# racko is installed from the wheel shipped in the zip (Gradescope unpacks it here), never by
-# name from a package index; the index serves only its third-party dependencies.
 RACKO='@INSTALL@'
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -66,12 +63,9 @@ fi
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for every submission, from /autograder. Written by `racko gradescope-kit`:
-# it grades the bot in $ROOT/submission on $ROOT/source/rubric.yaml, dealing from the kit's
-# secret seed, and writes $ROOT/results/results.json. A results.json is written whatever the
-# submission does; the teacher's report (with the seed) goes to stdout, which Gradescope shows
-# to instructors. AUTOGRADER_ROOT (default /autograder) and RACKO_PYTHON (default
-# @VENV@/bin/python) run it on a folder laid out like Gradescope's, for a trial.
+# Written by `racko gradescope-kit`; Gradescope runs it for every submission. It grades the bot
+# in $ROOT/submission and writes $ROOT/results/results.json whatever the submission does.
+# AUTOGRADER_ROOT and RACKO_PYTHON run it on a folder laid out like Gradescope's, for a trial.
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 PYTHON="${RACKO_PYTHON:-@VENV@/bin/python}"
 RESULTS="$ROOT/results/results.json"
