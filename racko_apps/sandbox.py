@@ -162,8 +162,6 @@ class SandboxedBot(Bot):
         self.tables = tables
         self.folder = Path(folder).resolve()
         self.exposed = exposed
-        self._stopped: list[int] = []  # the sandbox's processes stopped after the last request
-        self._inits: list[int] = []  # bwrap's init (the outer bwrap's one child), once known
         self.num_players = num_players
         self.rules = dict(rules_options)
         self.limits = limits or Limits()
@@ -171,9 +169,6 @@ class SandboxedBot(Bot):
         self.last_seconds = 0.0
         self._seed = seed
         self._proc: subprocess.Popen[bytes] | None = None
-        self._buf = b""
-        self.clock_left = self.limits.round_seconds  # seconds left of this round's clock
-        self.table_clocks = [self.limits.round_seconds] * tables  # the same, table by table
 
     # ------------------------------------------------------------------ the Bot interface
 
@@ -182,13 +177,14 @@ class SandboxedBot(Bot):
         (IsolationUnavailableError where its isolation cannot run here)."""
         if self._proc is not None:
             return
-        self.clock_left = self.limits.round_seconds  # a fresh process: a failure ended the round
-        self.table_clocks = [self.limits.round_seconds] * self.tables
+        # a fresh process: a failure ended the round; the clock is wound up again
+        self.clock_left = self.limits.round_seconds  # seconds left of this round's clock
+        self.table_clocks = [self.limits.round_seconds] * self.tables  # the same, per table
         launch = self._launch()
         self._errors = tempfile.TemporaryFile()
         self._buf = b""
-        self._stopped = []
-        self._inits = []
+        self._stopped: list[int] = []  # the sandbox's processes stopped after the last request
+        self._inits: list[int] = []  # bwrap's init (the outer bwrap's one child), once known
         # its own session: close() ends the child's whole process group
         try:
             self._proc = subprocess.Popen(
