@@ -134,8 +134,7 @@ def _checked_wheel(wheel: Path) -> Path:
 
 
 def staff_files(rubric_path: str | Path) -> dict[str, bytes]:
-    """Every file the rubric names, by its path relative to the rubric; KitError for one outside
-    the rubric's folder."""
+    """Every file the rubric names, by its path relative to it; KitError for one outside."""
     rubric = load_rubric(rubric_path)
     if rubric.folder is None:
         return {}

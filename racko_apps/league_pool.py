@@ -190,8 +190,7 @@ class LocalPool:
         deadline: float = math.inf,
         clock: Callable[[], float] = time.monotonic,
     ) -> Iterator[T]:
-        """``fn(job)`` for every job, results as they finish, none waited for past
-        ``deadline`` (on ``clock``)."""
+        """``fn(job)`` for every job, results as they finish, none waited for past ``deadline``."""
         if not jobs:
             return
         if self.workers == 1:  # no process to start: play here
@@ -250,8 +249,7 @@ class RayPool:
         deadline: float = math.inf,
         clock: Callable[[], float] = time.monotonic,
     ) -> Iterator[T]:
-        """``fn(job)`` as a Ray task per job, results as they finish, none waited for past
-        ``deadline`` (on ``clock``)."""
+        """``fn(job)`` as a Ray task per job, results as they finish, none past ``deadline``."""
         if fn not in self._tasks:
             self._tasks[fn] = self._ray.remote(num_cpus=1)(fn)
         pending = [self._tasks[fn].remote(job) for job in jobs]

@@ -194,8 +194,7 @@ class Ratings:
 
 
 def rate(record: Record, entries: list[Entry]) -> tuple[Ratings, list[dict[str, Any]]]:
-    """The ratings from every recorded pairing among ``entries`` (in the record's order), and
-    those pairings."""
+    """The ratings from every recorded pairing among ``entries``, and those pairings."""
     ratings = Ratings(entries)
     pairings = record.pairings({e.key for e in entries})
     for p in pairings:

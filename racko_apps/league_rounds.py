@@ -110,8 +110,7 @@ class Pairer:
         return counts
 
     def planned_not_played(self) -> tuple[int, list[Keys]] | None:
-        """The last pairing round's pairings not on record (a league killed mid-round), or
-        None."""
+        """The last pairing round's pairings not on record (a league killed mid-round), or None."""
         planned = self.record.schedule()
         if not planned:
             return None

@@ -69,8 +69,7 @@ class _Round:
 def _seat_tables(
     setup: TableSetup, tables: int
 ) -> tuple[dict[int, SandboxedBot], list[DealPlayer]]:
-    """Start each sandboxed bot with a bot object per table, and a player per table (as many
-    as every sandbox could build)."""
+    """A bot object per table in each sandbox, and a player per table (as many as all built)."""
     sandboxes = {i: b for i, b in enumerate(setup.bots) if isinstance(b, SandboxedBot)}
     for bot in sandboxes.values():
         if bot.tables < tables:  # a bot object per table, built when its sandbox starts

@@ -359,8 +359,7 @@ class SandboxedBot(Bot):
             signal_each(self._stopped, sig)
 
     def end_game(self) -> None:
-        """Kill every process the bot started, not the bot itself: nothing it spawned outlives
-        its game."""
+        """Kill every process the bot started, not the bot: nothing it spawned outlives its game."""
         proc = self._proc
         if proc is None or proc.poll() is not None:
             return

@@ -190,8 +190,7 @@ def kill_uid(uid: int, rounds: int = 20) -> bool:
 
 
 def kill_sandbox(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the sandbox's outer process, its group and everything below it, and wait until none
-    of it is alive."""
+    """Kill the sandbox's outer process, its group and all below it; wait until none is alive."""
     inside = process_tree().descendants(proc.pid)[1:] if proc.poll() is None else []
     if proc.returncode is None:  # not reaped yet, so its group id is still its own
         try:  # the whole group: grandchildren the bot started go too (killing bwrap ends
@@ -206,8 +205,7 @@ def kill_sandbox(proc: subprocess.Popen[bytes]) -> None:
 
 
 def exit_with_parent(parent: int) -> Callable[[], None]:
-    """For the forked child before exec: die with ``parent`` (the grader or the league), or at
-    once if it died already."""
+    """Before exec: die with ``parent`` (the grader or the league), or at once if it died."""
 
     def arm() -> None:
         set_death_signal()
