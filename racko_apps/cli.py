@@ -1,12 +1,9 @@
 """The ``racko`` command: one entry point, one subcommand per front end.
 
-    racko --bots expert              # no subcommand: play in the terminal (as before)
+    racko --bots expert              # no subcommand: play in the terminal
     racko play --bots expert         # the same, named
-    racko <subcommand> --help
 
-Each subcommand lives in its own module with a ``main(argv) -> int``; the table below names it
-as ``"module:function"`` and it is imported only when chosen, so ``racko play`` never imports
-torch and ``racko --help`` is instant.
+Each subcommand's module is imported only when chosen, so ``racko --help`` is instant.
 """
 
 from __future__ import annotations
@@ -41,11 +38,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-# name -> (the extra it needs, the modules of that extra it imports). One set of extras for the
-# whole toolkit (pyproject.toml; README "Extras"): none for web and new-bot, ``eval`` for the
-# course tools and the tournament, ``play`` for the terminal game, ``train`` for training. An
-# exported ``.onnx`` bot needs onnxruntime (in ``eval`` and ``play``; alone, the ``bots`` extra),
-# named by the bot loader when such a bot is asked for.
+# name -> (the extra it needs, the modules of that extra it imports); an .onnx bot's
+# onnxruntime is named by the bot loader when one is asked for.
 NEEDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "evaluate": ("eval", ("tqdm", "openskill", "matplotlib")),
     "exploit": ("train", ("torch", "stable_baselines3", "sb3_contrib", "yaml", "pydantic")),
@@ -72,10 +66,8 @@ def _is_missing(module: str) -> bool:
 
 
 def missing_extra(name: str) -> str | None:
-    """The one-line reason subcommand ``name`` cannot run here (an extra not installed), or None.
-
-    Checked before the subcommand starts, so a league never plays every pairing and then stops on
-    a missing rating library."""
+    """The one-line reason subcommand ``name`` cannot run here (an extra not installed), or None:
+    checked before it starts, not after a league's last pairing."""
     from agents.extras import install_hint
 
     extra, modules = NEEDS.get(name, ("", ()))

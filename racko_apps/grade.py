@@ -6,19 +6,11 @@
     racko grade runs/2p/bot.onnx
     racko grade my_bot:act --gradescope results.json    # Gradescope's format (racko_apps.gradescope)
 
-It checks, in order: the bot loads; it plays only legal moves on sampled positions of every
-decision type (draw, keep-or-discard, place; positions come from seeded games of the baseline
-bots); it thinks within the time limit on those positions; and it wins duplicate rounds against
-each opponent the rubric names. Points per criterion come from the rubric (racko_apps/rubrics/,
-format in docs/coursework/grade.md). A ``module:Class`` bot runs sandboxed in its own process,
-isolated under bubblewrap or ``--isolation user|none|auto`` (``racko_apps.sandbox``), seeing
-only the toolkit modules its rubric allows: a crash, a hang, a flood of output, an attack on the
-grader or an illegal action forfeits the round and becomes a line of the report. Without ``--seed`` or ``--secret`` a run is practice, on the rubric's public
-seed, and says so; a graded run deals from the teacher's secret (racko_apps.grade_secret).
-Needs no torch.
-
-The grading path itself is in ``racko_apps.grade_run`` (rubric, seat the bots, play, score);
-this module is the command.
+It checks that the bot loads, plays legal moves within the time limit on sampled positions, and
+wins duplicate rounds against each opponent the rubric names (docs/coursework/grade.md). Code
+and bot files run sandboxed (``racko_apps.sandbox``). Without ``--seed`` or ``--secret`` a run
+is practice, on the rubric's public seed. This module is the command; the grading path is
+``racko_apps.grade_run``.
 """
 
 from __future__ import annotations
@@ -125,8 +117,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _gradescope_writer() -> Any:
-    """``racko_apps.gradescope.write_report``, imported before any game is played, so that a
-    missing extra is said at once (MissingExtraError, one line naming the 'eval' extra)."""
+    """``racko_apps.gradescope.write_report``, imported before any game, so that a missing extra
+    is said at once."""
     from agents.extras import needs_extra
 
     with needs_extra("pydantic", "eval", "racko grade --gradescope"):

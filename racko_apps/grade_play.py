@@ -1,11 +1,8 @@
 """Seat the bots of a grade and play its matches.
 
-The middle of the grading path (rubric, seat the bots, play, score). The submission is seated
-once, under the rubric's limits (in a sandbox when it is code or a bot file,
-``racko_apps.referee.seat_bot``), and plays every ``win_rate`` criterion's duplicate match
-against that criterion's opponent: a built-in or shipped bot, or a staff file found in the
-rubric's folder (an exported ``.onnx`` bot, or a staff Python module ``MODULE:Class``, which is
-sandboxed like a submission).
+The submission is seated once, under the rubric's limits, and plays every ``win_rate``
+criterion's duplicate match against its opponent: a built-in or shipped bot, or a staff file in
+the rubric's folder (sandboxed like a submission, but allowed the whole toolkit).
 """
 
 from __future__ import annotations
@@ -21,12 +18,21 @@ from racko_apps.sandbox import ALLOW_ALL, BotFailureError, Limits, SandboxedBot
 from racko_eval.records import safe_name
 
 
-def rubric_limits(rubric: Rubric) -> Limits:
-    """What a sandboxed bot may use under ``rubric``: its move limit, clock and memory."""
-    return Limits(
+def seat(spec: str, rubric: Rubric, folder: str | Path, isolation: str, allow: Any) -> str | Bot:
+    """``spec`` seated under ``rubric``'s move limit, clock and memory (``referee.seat_bot``)."""
+    limits = Limits(
         move_seconds=rubric.kill_after,
         round_seconds=rubric.round_seconds,
         memory_mb=rubric.memory_mb,
+    )
+    return seat_bot(
+        spec,
+        rubric.players,
+        rubric.rules,
+        folder=folder,
+        limits=limits,
+        isolation=isolation,
+        allow=allow,
     )
 
 
@@ -36,21 +42,11 @@ def seat_submission(
     """The submission seated (a started sandbox under ``isolation``, or a built-in's name), or
     None and the one-line reason it does not load."""
     try:
-        seated = seat_bot(
-            spec,
-            rubric.players,
-            rubric.rules,
-            folder=folder,
-            limits=rubric_limits(rubric),
-            isolate=isolation != "none",
-            isolation=isolation,
-            allow=rubric.allow,
-        )
+        return seat(spec, rubric, folder, isolation, rubric.allow), ""
     except BotFailureError as err:
         return None, err.reason
     except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
         return None, " ".join(str(err).split())
-    return seated, ""
 
 
 def bot_object(seated: str | Bot, rubric: Rubric) -> Bot:
@@ -60,22 +56,6 @@ def bot_object(seated: str | Bot, rubric: Rubric) -> Bot:
 
         return agents.load(seated, rubric.players, **rubric.rules)
     return seated
-
-
-def seat_opponent(crit: Criterion, rubric: Rubric, isolation: str) -> str | Bot:
-    """A criterion's opponent: its files are the staff's, found in the rubric's folder, and may
-    import the whole toolkit."""
-    assert crit.opponent is not None
-    return seat_bot(
-        crit.opponent,
-        rubric.players,
-        rubric.rules,
-        folder=rubric.folder or ".",
-        limits=rubric_limits(rubric),
-        isolate=isolation != "none",
-        isolation=isolation,
-        allow=ALLOW_ALL,
-    )
 
 
 def play_criterion(
@@ -93,7 +73,8 @@ def play_criterion(
     """Play ``crit``'s duplicate match and measure the submission's result in it."""
     assert crit.opponent is not None
     opp_label = crit.opponent if crit.opponent != spec else f"{crit.opponent}#2"
-    opponent = seat_opponent(crit, rubric, isolation)
+    # a staff file from the rubric's folder, allowed the whole toolkit
+    opponent = seat(crit.opponent, rubric, rubric.folder or ".", isolation, ALLOW_ALL)
     try:
         match = play_match(
             [seated, opponent],

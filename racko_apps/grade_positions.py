@@ -1,9 +1,7 @@
 """The sampled positions of a grade: the ``legal`` and ``speed`` checks.
 
-Positions come from seeded games of the baseline bots, ``positions`` of each decision type
-(draw, keep-or-discard, place). The bot answers each one on its own (a ``reset`` first); what
-it answers is kept, for the ``legal`` and ``speed`` criteria and for the teacher's agreement
-table (``racko_apps.grade_agreement``).
+The bot answers each position on its own (a ``reset`` first); its answers are also kept for the
+teacher's agreement table (``racko_apps.grade_agreement``).
 """
 
 from __future__ import annotations
@@ -26,11 +24,8 @@ Positions = dict[Phase, list[dict[str, Any]]]
 def sample_positions(
     num_players: int, rules: dict[str, Any], seed: int, per_phase: int
 ) -> Positions:
-    """``per_phase`` observation dicts of each decision type, from seeded baseline games.
-
-    The games seat ``heuristic`` and seeded ``random`` bots in turn (realistic racks and odd
-    ones); a position is the acting seat's observation. The same seed gives the same positions.
-    """
+    """``per_phase`` observations of each decision type from seeded games of ``heuristic`` and
+    ``random`` bots (realistic racks and odd ones); the same seed gives the same positions."""
     import agents
     from racko_env import racko_v1
 

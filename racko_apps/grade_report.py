@@ -1,14 +1,11 @@
 """A grade's report: the failures as they happen, the JSON-ready dict, its text, and what of it
 a student may see.
 
-The last step of the grading path (rubric, seat the bots, play, score). A report exists in two
-views. The teacher's keeps everything: the seed (so any grade can be reproduced with
-``racko grade --seed``), each failure's full line, the records and the agreement with the
-shipped bots. The student's (``student_view``; Gradescope's results.json is built from it)
-holds nothing derived from the deals: no seed, no records, and each failure on a graded
-position or deal only as a count per criterion and kind, because a bot's own crash text, its
-illegal action or the deal it failed on can carry what it saw of a secret deal back to its
-author.
+The teacher's view keeps everything: the seed, each failure's full line, the records and the
+agreement with the shipped bots. The student's (``student_view``, which Gradescope's results.json
+is built from) holds nothing derived from the deals: a failure on a graded position or deal is
+only counted per criterion and kind, because a bot's own crash text can carry what it saw of a
+secret deal back to its author.
 """
 
 from __future__ import annotations
@@ -19,9 +16,6 @@ from typing import Any
 
 SCHEMA = "racko-grade/1"
 RECORDS_SHOWN = 5  # lost rounds' records named per criterion in the text report (--json: all)
-# Where a seed came from: the rubric's public one (practice), the --seed flag, the kit's secret
-# or fresh entropy (a graded run without a kept secret).
-SEED_SOURCES = ("rubric", "flag", "secret", "entropy")
 PRACTICE_LINE = (
     "practice: seed {seed} is the rubric's public seed; the graded run deals from a secret one"
 )
@@ -54,7 +48,7 @@ def failure_kind(reason: str) -> str:
 @dataclass
 class Failures:
     """The failures of one grading: full lines for the teacher; for a student, the lines that
-    hold nothing of a deal (a bot that does not load) and counts per criterion and kind."""
+    hold nothing of a deal and counts per criterion and kind."""
 
     lines: list[str] = field(default_factory=list)
     public: list[str] = field(default_factory=list)
@@ -70,8 +64,7 @@ class Failures:
             self.count(where, reason)
 
     def count(self, where: str, reason: str) -> None:
-        """Count a failure on a graded position or deal for the student's view only (its
-        teacher's line is added on its own, e.g. a match's forfeit lines)."""
+        """Count a failure on a graded position or deal for the student's view only."""
         self.counts.setdefault(where, Counter())[failure_kind(reason)] += 1
 
     def student_lines(self) -> list[str]:

@@ -1,9 +1,7 @@
 """A grading rubric (YAML): what ``racko grade`` checks and the points each check is worth.
 
-The first step of the grading path (rubric, seat the bots, play, score): the file is read and
-checked here, once, so that every later step can trust it. The format is in
-docs/coursework/grade.md; the shipped rubrics are in racko_apps/rubrics/. A bad rubric is a
-RubricError of one line naming the file and the key.
+Checked here, once, so that every later step can trust it; a bad rubric is a RubricError of one
+line naming the file and the key. The format is in docs/coursework/grade.md.
 """
 
 from __future__ import annotations
@@ -32,10 +30,7 @@ EXACT_CHECKS = ("solitaire_policy", "solitaire_values")  # need a size that solv
 DEFAULT_VALUES_FILE = "values.npy"
 # When students see a criterion on Gradescope (its test's "visibility"; racko_apps.gradescope).
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
-# How a win_rate criterion turns a win rate into points: the highest threshold reached (steps),
-# linearly between the thresholds around it (interpolate), or the highest threshold reached by
-# the 95% interval's lower bound (lower_bound), so that the noise of a few hundred rounds does
-# not decide a whole step.
+# How a win_rate criterion turns a win rate into points (racko_apps.grade_scoring).
 SCORINGS = ("steps", "interpolate", "lower_bound")
 
 
@@ -80,23 +75,20 @@ class Rubric:
     def staff_files(self) -> list[str]:
         """The files the rubric's opponents are, relative to ``folder``: bot files (with their
         manifests) and staff Python modules (``NAME.py`` or a package folder ``NAME/``)."""
-        names: list[str] = []
-        for crit in self.criteria:
-            spec = crit.opponent
-            if spec is None:
-                continue
-            if is_bot_file_spec(spec):
-                found = [spec, str(Path(spec).with_suffix(".json"))]
-            elif is_python_spec(spec):
-                module = spec.partition(":")[0]
-                found = [f"{module}.py", module]
-            else:
-                continue
-            base = Path(self.folder or ".")
-            for name in found:
-                if (base / name).exists() and name not in names:
-                    names.append(name)
-        return names
+        base = Path(self.folder or ".")
+        names = [n for c in self.criteria for n in _staff_names(c.opponent or "")]
+        return [n for n in dict.fromkeys(names) if (base / n).exists()]
+
+
+def _staff_names(spec: str) -> list[str]:
+    """What a staff opponent's file may be: a bot file and its manifest, or a module ``NAME.py``
+    or a package folder ``NAME/`` (none for a built-in or shipped bot)."""
+    if is_bot_file_spec(spec):
+        return [spec, str(Path(spec).with_suffix(".json"))]
+    if is_python_spec(spec):
+        module = spec.partition(":")[0]
+        return [f"{module}.py", module]
+    return []
 
 
 _TOP_KEYS = {
@@ -243,24 +235,33 @@ def _win_rate_criterion(raw: dict[str, Any], where: str, name: str, visibility: 
         raise RubricError(
             f"{where} ({name}): score must be one of {', '.join(SCORINGS)}, got {scoring!r}"
         )
+    parsed = _thresholds(raw, f"{where} ({name})", "win_rate", top=1.0)
+    points = max(p for _, p in parsed)
+    return Criterion(name, "win_rate", points, opponent, parsed, visibility, scoring)
+
+
+def _thresholds(
+    raw: dict[str, Any], where: str, key: str, top: float = math.inf
+) -> tuple[tuple[float, float], ...]:
+    """A criterion's ``thresholds``: (``key``, points) pairs, ascending, ``key`` from 0 to
+    ``top`` and points not negative."""
     steps = raw.get("thresholds")
     if not isinstance(steps, list) or not steps:
-        raise RubricError(f"{where} ({name}): thresholds must be a non-empty list")
+        raise RubricError(f"{where}: thresholds must be a non-empty list")
     parsed = []
     for k, step in enumerate(steps):
-        at = f"{where} ({name}): thresholds[{k}]"
-        if not isinstance(step, dict) or set(step) != {"win_rate", "points"}:
-            raise RubricError(f"{at} must be a mapping with exactly win_rate and points")
-        rate = _number(step["win_rate"], f"{at}.win_rate", float, positive=False)
+        at = f"{where}: thresholds[{k}]"
+        if not isinstance(step, dict) or set(step) != {key, "points"}:
+            raise RubricError(f"{at} must be a mapping with exactly {key} and points")
+        value = _number(step[key], f"{at}.{key}", float, positive=False)
         pts = _number(step["points"], f"{at}.points", float, positive=False)
-        if not 0 <= rate <= 1:
-            raise RubricError(f"{at}.win_rate must be from 0 to 1, got {rate}")
+        if not 0 <= value <= top:
+            bound = "not negative" if top == math.inf else f"from 0 to {top:g}"
+            raise RubricError(f"{at}.{key} must be {bound}, got {value}")
         if pts < 0:
             raise RubricError(f"{at}.points must not be negative")
-        parsed.append((rate, pts))
-    parsed.sort()
-    points = max(p for _, p in parsed)
-    return Criterion(name, "win_rate", points, opponent, tuple(parsed), visibility, scoring)
+        parsed.append((value, pts))
+    return tuple(sorted(parsed))
 
 
 def _solitaire_criterion(raw: dict[str, Any], where: str, name: str, visibility: str) -> Criterion:
@@ -272,24 +273,12 @@ def _solitaire_criterion(raw: dict[str, Any], where: str, name: str, visibility:
     unknown = sorted(set(raw) - allowed)
     if unknown:
         raise RubricError(f"{where} ({name}): unknown key {unknown[0]!r} for a {check} check")
-    key = LIMIT_KEY[check]
-    steps = raw.get("thresholds")
-    if not isinstance(steps, list) or not steps:
-        raise RubricError(f"{where} ({name}): thresholds must be a non-empty list")
-    parsed = []
-    for i, step in enumerate(steps):
-        at = f"{where} ({name}): thresholds[{i}]"
-        if not isinstance(step, dict) or set(step) != {key, "points"}:
-            raise RubricError(f"{at} must be a mapping with exactly {key} and points")
-        values = [step[key], step["points"]]
-        if any(isinstance(v, bool) or not isinstance(v, int | float) or v < 0 for v in values):
-            raise RubricError(f"{at}: {key} and points must be numbers, not negative")
-        parsed.append((float(step[key]), float(step["points"])))
+    parsed = _thresholds(raw, f"{where} ({name})", LIMIT_KEY[check])
     file = raw.get("file", DEFAULT_VALUES_FILE) if check == "solitaire_values" else None
     if file is not None and (not isinstance(file, str) or not file.endswith(".npy")):
         raise RubricError(f"{where} ({name}): file must be a .npy file name, got {file!r}")
     points = max(p for _, p in parsed)
-    return Criterion(name, check, points, file, tuple(sorted(parsed)), visibility)
+    return Criterion(name, check, points, file, parsed, visibility)
 
 
 def _check_solitaire(rubric: Rubric) -> None:
@@ -342,18 +331,11 @@ def _check_staff_files(rubric: Rubric) -> None:
     """Every staff opponent's file is there (a missing one is named now, not after the games)."""
     base = Path(rubric.folder or ".")
     for crit in rubric.criteria:
-        spec = crit.opponent or ""
-        if is_bot_file_spec(spec):
-            wanted = [spec]
-        elif is_python_spec(spec):
-            module = spec.partition(":")[0]
-            wanted = [f"{module}.py", f"{module}/__init__.py"]
-        else:
-            continue
-        if not any((base / name).is_file() for name in wanted):
+        names = _staff_names(crit.opponent or "")
+        if names and not any((base / n).is_file() for n in (names[0], f"{names[1]}/__init__.py")):
             raise RubricError(
-                f"rubric {rubric.source}: {crit.name}: opponent {spec!r} needs {wanted[0]} "
-                f"in {base}"
+                f"rubric {rubric.source}: {crit.name}: opponent {crit.opponent!r} needs "
+                f"{names[0]} in {base}"
             )
 
 

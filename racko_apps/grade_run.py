@@ -1,10 +1,5 @@
-"""One grade, start to end: rubric, seat the bots, play, score.
-
-``grade(spec, rubric)`` is the grading path in one place: it seats the submission
-(``racko_apps.grade_play``), asks it the sampled positions (``racko_apps.grade_positions``),
-plays each win-rate criterion's match, scores every criterion (``racko_apps.grade_scoring``) and
-returns the teacher's report (``racko_apps.grade_report``), with the agreement with the shipped
-bots (``racko_apps.grade_agreement``). Each step reads only what the step before gave it.
+"""One grade, start to end: rubric, seat the bots (``grade_play``), ask the sampled positions
+(``grade_positions``), play, score (``grade_scoring``), report (``grade_report``).
 """
 
 from __future__ import annotations
@@ -30,9 +25,8 @@ from racko_apps.sandbox import (
 
 
 def pick_isolation(spec: str, rubric: Rubric, requested: str) -> tuple[str, str | None]:
-    """The isolation the grade's sandboxed bots run under and the warning its report states:
-    ``requested`` (``auto``: the strongest that works here, racko_apps.sandbox.choose_isolation),
-    checked only when a bot of the grade runs sandboxed (IsolationUnavailableError, one line)."""
+    """The isolation the grade's sandboxed bots run under and the warning its report states,
+    checked only when a bot of the grade runs sandboxed."""
     if requested == "none":
         return "none", NO_ISOLATION_WARNING
     seats = [spec, *(c.opponent for c in rubric.criteria if c.opponent)]
@@ -51,19 +45,15 @@ def grade(
     *,
     isolation: str | None = None,
     seed_source: str | None = None,
-    compare: bool = True,
 ) -> dict[str, Any]:
     """Grade the bot ``spec`` (a ``module:Class`` in ``folder``, a built-in name or a bot file)
     and return the teacher's report (a JSON-ready dict; ``report["total"]`` is the points).
 
-    ``seed``: the deals and positions (default: the rubric's public one, a practice run);
-    ``seed_source`` says where it came from (``racko_apps.grade_report.SEED_SOURCES``).
-    ``isolation``: how sandboxed bots run, one of racko_apps.sandbox.ISOLATIONS or ``auto``
-    (default: ``bwrap`` with ``isolate``, else ``none``); IsolationUnavailableError when it
-    cannot. Anything weaker than bubblewrap is said at the report's top (``warning``).
-    ``record_dir``: a record of every game, one folder per criterion; each criterion's row links
-    its forfeits and lost rounds to theirs (``records``; docs/records.md).
-    ``compare``: add the agreement with the shipped bots (``agreement``)."""
+    ``seed``: the deals and positions (default: the rubric's public one, a practice run), and
+    ``seed_source`` where it came from (rubric, flag, secret or entropy). ``isolation``: one of
+    racko_apps.sandbox.ISOLATIONS or ``auto`` (default: ``bwrap`` with ``isolate``, else
+    ``none``); IsolationUnavailableError when it cannot run. ``record_dir``: a record of every
+    game, one folder per criterion. The report adds the agreement with the shipped bots."""
     requested = isolation or ("bwrap" if isolate else "none")
     isolation, warning = pick_isolation(spec, rubric, requested)
     if seed is None:
@@ -89,8 +79,7 @@ def grade(
             positions = sample_positions(rubric.players, rubric.rules, seed, rubric.positions)
             checked, chosen = check_positions(spec, bot, positions, strikes, failures)
             measured.update(checked)
-            if compare:
-                shown["agreement"] = agreement(rubric, positions, chosen)
+            shown["agreement"] = agreement(rubric, positions, chosen)
             for crit in rubric.criteria:
                 if crit.check == "win_rate" and crit.name not in measured:
                     measured[crit.name] = play_criterion(

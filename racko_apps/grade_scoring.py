@@ -1,10 +1,8 @@
 """Points for each criterion of a rubric, from what was measured.
 
-The step after play on the grading path (rubric, seat the bots, play, score). A ``win_rate``
-criterion scores its win rate by its rubric's ``score``: ``steps`` (the highest threshold
-reached), ``interpolate`` (linearly between the two thresholds around the win rate; the highest
-threshold's points above it, none below the lowest) or ``lower_bound`` (the steps, reached by the
-lower bound of the win rate's 95% Wilson interval, so that a bot needs the rounds to show it).
+A ``win_rate`` criterion scores by its ``score``: ``steps`` (the highest threshold reached),
+``interpolate`` (linearly between thresholds) or ``lower_bound`` (the steps, reached by the lower
+bound of the win rate's 95% Wilson interval).
 """
 
 from __future__ import annotations

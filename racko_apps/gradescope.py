@@ -3,25 +3,12 @@
     racko grade my_bot:Bot --gradescope results.json      # one grade, in Gradescope's format
     python -m racko_apps.gradescope --root DIR            # what run_autograder runs
 
-Most university courses run their autograders on Gradescope, which builds a Docker image (Ubuntu)
-from an uploaded zip (``racko gradescope-kit``, ``racko_apps.gradescope_kit``), puts the
-student's files in ``/autograder/submission`` and reads ``/autograder/results/results.json``
-(format: ``racko_apps.gradescope_schema``, which follows Gradescope's specification). Here:
-
-* each criterion of the rubric is a test with its points (``score``, ``max_score``), its result
-  line as ``output`` and its ``visibility`` from the rubric (default ``visible``); the total is
-  the ``score``; the win rates (and the total) are ``leaderboard`` columns; the report's
-  student view (``racko_apps.grade_report.student_view``) is kept in ``extra_data``;
-* nothing in results.json holds the seed or anything derived from the deals, whatever the
-  seed's source: students see that file. The deals come from the kit's secret
-  (``racko_apps.grade_secret``; fresh entropy when the kit keeps none), and the teacher's report,
-  seed included, goes to the autograder's stdout, which Gradescope shows to instructors only;
-* ``autograde`` finds the one bot in the submission (what ``racko league`` takes,
-  ``racko_apps.submissions``: ``NAME.py`` with ``class Bot`` or a function ``act``, a package
-  folder ``NAME/`` with its data files, or ``NAME.onnx`` with ``NAME.json``), grades it
-  sandboxed and writes ``results.json``. Whatever the submission is or does (no bot, a syntax
-  error, a crash, an attack), and even when the grader itself fails, a valid ``results.json`` is
-  written: score 0 and a one-line reason, never a missing file.
+Each criterion of the rubric is a test with its points, its result line and its visibility; the
+win rates and the total are leaderboard columns. results.json is built from the report's
+student view only: students see it, so it holds no seed and nothing derived from the deals. The
+teacher's report goes to stdout, which Gradescope shows to instructors only. Whatever the
+submission is or does, and even when the grader itself fails, a valid results.json is written
+(score 0 and a one-line reason).
 """
 
 from __future__ import annotations
@@ -66,8 +53,7 @@ class SubmissionError(ValueError):
 
 
 def _validated(**fields: Any) -> dict[str, Any]:
-    """``fields`` as a results.json dict, checked against Gradescope's format (a ValueError, not a
-    file Gradescope would misread)."""
+    """``fields`` as a results.json dict, checked against Gradescope's format."""
     return Results.model_validate(fields).model_dump(exclude_none=True)
 
 
@@ -81,17 +67,16 @@ def _leaderboard(rubric: Rubric, rows: dict[str, dict[str, Any]], total: float) 
     return [*board, {"name": "points", "value": float(total)}]
 
 
-def results_from_report(
-    report: dict[str, Any],
-    rubric: Rubric,
-    *,
-    seconds: float | None = None,
-    stdout_visibility: str | None = None,
+def _results(
+    rubric: Rubric | None,
+    rows: dict[str, dict[str, Any]],
+    total: float,
+    output: str,
+    seconds: float | None,
+    stdout_visibility: str | None,
+    **extra: Any,
 ) -> dict[str, Any]:
-    """Gradescope's results for a ``racko_apps.grade_run.grade`` report on ``rubric``: its
-    student view only (no seed, nothing derived from the deals)."""
-    view = student_view(report)
-    rows = {row["name"]: row for row in view["criteria"]}
+    """results.json: a test per criterion of ``rubric`` from its report row in ``rows``."""
     tests = [
         {
             "name": c.name,
@@ -100,8 +85,30 @@ def results_from_report(
             "output": rows[c.name]["result"],
             "visibility": c.visibility,
         }
-        for c in rubric.criteria
+        for c in (rubric.criteria if rubric is not None else ())
     ]
+    return _validated(
+        score=total,
+        execution_time=None if seconds is None else round(seconds),
+        output=output,
+        output_format="text",
+        stdout_visibility=stdout_visibility,
+        tests=tests or None,
+        leaderboard=None if rubric is None else _leaderboard(rubric, rows, total),
+        **extra,
+    )
+
+
+def results_from_report(
+    report: dict[str, Any],
+    rubric: Rubric,
+    *,
+    seconds: float | None = None,
+    stdout_visibility: str | None = None,
+) -> dict[str, Any]:
+    """Gradescope's results for a ``grade`` report on ``rubric``: its student view only."""
+    view = student_view(report)
+    rows = {row["name"]: row for row in view["criteria"]}
     lines = [view["warning"]] if "warning" in view else []
     # Gradescope hides the total while a test is hidden: so does this line (the output is shown)
     shown = all(c.visibility == "visible" for c in rubric.criteria)
@@ -111,16 +118,9 @@ def results_from_report(
     lines += failures[:MAX_FAILURE_LINES]
     if len(failures) > MAX_FAILURE_LINES:
         lines.append(f"... and {len(failures) - MAX_FAILURE_LINES} more failure(s)")
-    return _validated(
-        score=report["total"],
-        execution_time=None if seconds is None else round(seconds),
-        output="\n".join(lines),
-        output_format="text",
-        stdout_visibility=stdout_visibility,
-        tests=tests,
-        leaderboard=_leaderboard(rubric, rows, report["total"]),
-        extra_data={"racko_grade": view},
-    )
+    output = "\n".join(lines)
+    extra = {"extra_data": {"racko_grade": view}}
+    return _results(rubric, rows, report["total"], output, seconds, stdout_visibility, **extra)
 
 
 def failed_results(
@@ -131,27 +131,11 @@ def failed_results(
     stdout_visibility: str | None = None,
 ) -> dict[str, Any]:
     """Results for a submission that could not be graded: score 0 and the one-line ``reason``
-    (every criterion of the rubric, when there is one, a test with 0 points)."""
+    (each criterion of the rubric, if any, a test with 0 points)."""
     reason = " ".join(reason.split())
-    tests = [
-        {
-            "name": c.name,
-            "score": 0.0,
-            "max_score": c.points,
-            "output": f"not graded: {reason}",
-            "visibility": c.visibility,
-        }
-        for c in (rubric.criteria if rubric is not None else ())
-    ]
-    return _validated(
-        score=0.0,
-        execution_time=None if seconds is None else round(seconds),
-        output=reason,
-        output_format="text",
-        stdout_visibility=stdout_visibility,
-        tests=tests or None,
-        leaderboard=_leaderboard(rubric, {}, 0.0) if rubric is not None else None,
-    )
+    criteria = rubric.criteria if rubric is not None else ()
+    rows = {c.name: {"points": 0.0, "result": f"not graded: {reason}"} for c in criteria}
+    return _results(rubric, rows, 0.0, reason, seconds, stdout_visibility)
 
 
 def write_results(path: str | Path, results: dict[str, Any]) -> Path:
@@ -168,8 +152,8 @@ def write_report(path: str | Path, report: dict[str, Any], rubric: Rubric) -> Pa
 
 
 def _syntax_errors(folder: Path) -> dict[str, str]:
-    """Why each ``.py`` file of ``folder`` that does not parse is no bot (a student's typo must
-    read as a typo, not as 'defines no class Bot')."""
+    """Why each ``.py`` file of ``folder`` that does not parse is no bot (a typo reads as a
+    typo, not as 'defines no class Bot')."""
     problems = {}
     for path in sorted(folder.glob("*.py")):
         try:
@@ -182,9 +166,8 @@ def _syntax_errors(folder: Path) -> dict[str, str]:
 
 
 def find_submission(folder: Path) -> tuple[str, Path]:
-    """The one bot in a submission folder, as a spec for ``grade``, and the folder it is graded
-    from. A submission holding only one folder (a zip of the folder) is looked into. Raises
-    SubmissionError naming what was found instead."""
+    """The one bot in a submission folder (or in its only subfolder), as a spec for ``grade``,
+    and the folder it is graded from; SubmissionError names what was found instead."""
     if not folder.is_dir():
         raise SubmissionError(f"there is no submission folder {folder}")
     entries, skipped = scan(folder)
@@ -206,9 +189,8 @@ def find_submission(folder: Path) -> tuple[str, Path]:
 
 
 def _readable(spec: str, folder: Path) -> None:
-    """Make a Python bot's files readable by all (a package's folders enterable): an isolated bot
-    of a root grader runs as an unprivileged user (racko_apps.sandbox), and Gradescope's files
-    belong to root."""
+    """Make a Python bot's files readable by all: an isolated bot of a root grader runs as an
+    unprivileged user, and Gradescope's files belong to root."""
     if not is_python_spec(spec):
         return
     name = spec.partition(":")[0]
@@ -227,8 +209,8 @@ def _readable(spec: str, folder: Path) -> None:
 
 
 def _print_report(report: dict[str, Any], stdout_visibility: str | None) -> None:
-    """The teacher's report (seed included) on stdout, which Gradescope shows to instructors
-    only; the student's view instead where the kit shows stdout to students."""
+    """The teacher's report on stdout (instructors only), or the student's view where the kit
+    shows stdout to students."""
     if stdout_visibility in INSTRUCTORS_ONLY:
         print(format_report(report))
         print(
@@ -241,7 +223,7 @@ def _print_report(report: dict[str, Any], stdout_visibility: str | None) -> None
 
 def autograder_isolation(requested: str) -> str:
     """The isolation a graded run uses: ``auto`` is bubblewrap where it works, else a user of its
-    own (as root, the case in Gradescope's containers), never none unless asked for by name."""
+    own (as root), never none unless asked for by name."""
     if requested != "auto":
         return requested
     isolation, _ = choose_isolation(None)
@@ -261,9 +243,8 @@ def autograde(
     stdout_visibility: str | None = None,
     secret: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Grade ``root/submission`` on the rubric and write ``root/results/results.json``; return
-    the results. The deals come from the ``secret`` file (a kit's), else from fresh entropy.
-    Never raises for anything a submission does: every failure is a result."""
+    """Grade ``root/submission`` on the rubric, dealing from the ``secret`` file (else fresh
+    entropy), and write ``root/results/results.json``. Every failure is a result."""
     start = time.monotonic()
     rubric: Rubric | None = None
     shown = {"stdout_visibility": stdout_visibility}

@@ -3,23 +3,10 @@
     racko gradescope-kit course.yaml --out kit/           # kit/autograder.zip, to upload
     racko gradescope-kit course.yaml --out kit/ --new-secret     # a regrade: new secret deals
 
-Gradescope builds a Docker image (Ubuntu) from the zip, runs ``setup.sh`` once, as root, and
-``run_autograder`` for every submission (``racko_apps.gradescope`` does the grading). The zip
-holds, at its root:
-
-* ``setup.sh``: installs bubblewrap (the sandbox of students' bots) and racko with its ``eval``
-  extra into a virtual environment, ``/opt/racko``, from the wheel in the zip, never by name
-  from a package index (the index serves only third-party dependencies). The wheel is the racko
-  that builds the kit (``pip wheel --no-deps`` of its checkout), or ``--wheel``;
-* ``run_autograder``, ``rubric.yaml`` (the rubric's text, comments included) and every file the
-  rubric names (staff opponents: bot files with their manifests, staff Python modules), at
-  their paths relative to the rubric;
-* ``secret_seed.json`` (mode 0600): the secret the graded deals come from
-  (``racko_apps.grade_secret``). A copy stays in the kit folder, for the teacher to reproduce a
-  grade; building the kit again in that folder keeps it, ``--new-secret`` draws a new one.
-
-``AUTOGRADER_ROOT`` (default ``/autograder``) and ``RACKO_PYTHON`` move ``run_autograder`` onto
-a folder laid out like Gradescope's, for a trial run.
+The zip holds ``setup.sh`` (installs bubblewrap, and racko from the wheel in the zip, never by
+name from a package index), ``run_autograder``, ``rubric.yaml``, the rubric's staff files and
+``secret_seed.json`` (mode 0600; a copy stays in the kit folder, kept by a rebuild unless
+``--new-secret``). docs/coursework/gradescope.md describes each.
 """
 
 from __future__ import annotations
@@ -51,13 +38,10 @@ EXECUTABLE = 0o755
 SCRIPTS = ("setup.sh", "run_autograder")
 
 SETUP_SH = """#!/usr/bin/env bash
-# Gradescope runs this once, as root, when it builds the autograder's image (Ubuntu 22.04 or
-# newer). Written by `racko gradescope-kit`: it installs bubblewrap, which isolates each
-# student's bot (racko's docs/coursework/isolation.md), and racko into its own virtual
-# environment, @VENV@.
+# Written by `racko gradescope-kit`; Gradescope runs it once, as root, to build the image. It
+# installs bubblewrap (which isolates each student's bot) and racko, from the wheel in the zip
+# (never by name from a package index), into its own virtual environment, @VENV@.
 set -euo pipefail
-# racko is installed from the wheel shipped in the zip (Gradescope unpacks it here), never by
-# name from a package index; the index serves only its third-party dependencies.
 RACKO='@INSTALL@'
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
@@ -79,12 +63,9 @@ fi
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for every submission, from /autograder. Written by `racko gradescope-kit`:
-# it grades the bot in $ROOT/submission on $ROOT/source/rubric.yaml, dealing from the kit's
-# secret seed, and writes $ROOT/results/results.json. A results.json is written whatever the
-# submission does; the teacher's report (with the seed) goes to stdout, which Gradescope shows
-# to instructors. AUTOGRADER_ROOT (default /autograder) and RACKO_PYTHON (default
-# @VENV@/bin/python) run it on a folder laid out like Gradescope's, for a trial.
+# Written by `racko gradescope-kit`; Gradescope runs it for every submission. It grades the bot
+# in $ROOT/submission and writes $ROOT/results/results.json whatever the submission does.
+# AUTOGRADER_ROOT and RACKO_PYTHON run it on a folder laid out like Gradescope's, for a trial.
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 PYTHON="${RACKO_PYTHON:-@VENV@/bin/python}"
 RESULTS="$ROOT/results/results.json"
@@ -120,8 +101,7 @@ def source_tree() -> Path:
 
 
 def build_wheel(into: Path) -> Path:
-    """Build the wheel of the racko that runs (``pip wheel --no-deps`` of its checkout) into
-    ``into``; the checkout is left as it was (setuptools builds in the source tree)."""
+    """Build the wheel of the racko that runs into ``into``, leaving its checkout as it was."""
     root = source_tree()
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(into), str(root)]
     try:
@@ -154,8 +134,7 @@ def _checked_wheel(wheel: Path) -> Path:
 
 
 def staff_files(rubric_path: str | Path) -> dict[str, bytes]:
-    """Every file the rubric names (its opponents' files, a package folder's files too), by its
-    path relative to the rubric; KitError for one outside the rubric's folder."""
+    """Every file the rubric names, by its path relative to it; KitError for one outside."""
     rubric = load_rubric(rubric_path)
     if rubric.folder is None:
         return {}
@@ -177,8 +156,8 @@ def staff_files(rubric_path: str | Path) -> dict[str, bytes]:
 
 
 def _zip(files: dict[str, bytes]) -> bytes:
-    """The files at the root of a zip (as Gradescope requires), scripts executable, the secret
-    its owner's only, with fixed dates so that the same kit gives the same bytes."""
+    """The files at the root of a zip, scripts executable, the secret its owner's only, with
+    fixed dates (the same kit gives the same bytes)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for name, data in files.items():
@@ -209,10 +188,9 @@ def write_kit(
     stdout_visibility: str | None = None,
     new_secret: bool = False,
 ) -> Path:
-    """Write the kit's files into ``out`` and all of them zipped as ``out/autograder.zip``;
-    return the zip's path. ``wheel``: ship this racko wheel (default: build the running one's).
-    ``isolation``: how the autograder runs bots (``racko_apps.gradescope.autograder_isolation``).
-    Everything is checked (the rubric, its staff files, the wheel) before anything is written."""
+    """Write the kit's files into ``out`` and all of them zipped as ``out/autograder.zip`` (its
+    path). ``wheel``: ship this racko wheel (default: build the running one's). Everything is
+    checked before anything is written."""
     text, _ = rubric_text(rubric)
     load_rubric(rubric)
     if isolation not in ISOLATION_CHOICES:
@@ -250,10 +228,8 @@ def kit_main(argv: list[str] | None = None) -> int:
     """``racko gradescope-kit RUBRIC --out DIR``."""
     parser = argparse.ArgumentParser(
         prog="racko gradescope-kit",
-        description="Write a Gradescope autograder for a rubric: setup.sh (installs bubblewrap "
-        "and the racko wheel in the zip), run_autograder (grades /autograder/submission into "
-        "/autograder/results/results.json on the kit's secret deals), the rubric and its staff "
-        "files, zipped as DIR/autograder.zip.",
+        description="Write a Gradescope autograder for a rubric, dealing from the kit's secret "
+        "seed, zipped as DIR/autograder.zip (docs/coursework/gradescope.md).",
     )
     parser.add_argument("rubric", metavar="RUBRIC", help="rubric YAML, or a shipped one: quick")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="kit folder")

@@ -1,12 +1,9 @@
 """A hint a person can read: the bot's move and its confidence as probabilities over the legal moves.
 
-An exported policy scores every action with a logit; raw logits ("take the discard -9.30; draw
--9.43") mean nothing to a player. The policy's own distribution over the legal moves is the softmax
-of its masked logits, restricted to the legal actions: "take the discard 53%; draw 47%". The
-terminal's ``--hint`` (racko_apps/play_table.py) shows it; the browser page's hint computes it with
-its JS twin, ``web/js/hint.js``, kept equal to ``legal_probabilities`` by a differential test
-(tests/apps/test_hint.py). Bots without logits (the rule-based ones) have no probabilities: their
-hint gives their reason instead.
+Raw logits mean nothing to a player; the softmax of the masked logits over the legal actions does
+("take the discard 53%; draw 47%"). The browser computes it with its JS twin, ``web/js/hint.js``,
+kept equal to ``legal_probabilities`` by a differential test. Bots without logits give their
+reason instead.
 """
 
 from __future__ import annotations
@@ -51,8 +48,8 @@ def percent(p: float) -> str:
 
 
 def bot_probabilities(bot: Any, observation: Mapping[str, Any]) -> dict[int, float] | None:
-    """The bot's probabilities over the legal moves, for a bot with an exported graph (an
-    ``OnnxBot``: its ``session`` has a ``masked_logits`` output); None for other bots."""
+    """The bot's probabilities over the legal moves, for a bot whose graph has a
+    ``masked_logits`` output; None for other bots."""
     session = getattr(bot, "session", None)
     try:
         names = [o.name for o in session.get_outputs()] if session is not None else []

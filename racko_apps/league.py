@@ -5,17 +5,10 @@
     racko league bots/ --schedule round-robin       # every pair
     racko league bots/ --address auto               # the pairings as tasks on a Ray cluster
 
-What counts as a bot in DIR: racko_apps.submissions (files ``NAME.py``, ``NAME.onnx`` with its
-manifest, and package folders ``NAME/``; a name outside the safe alphabet is left out with one
-line). Each bot plays sandboxed, in its own process, isolated under bubblewrap where it sees only
-its own files (``--no-isolation`` to skip, said in every report; racko_apps.sandbox), under the
-same move limit, clock per round and memory limit. A pairing is ``--rounds`` duplicate deals
-(each in both seatings); a bot that breaks forfeits the round (racko_apps.referee).
-
-The league in modules of one concern each: which pairings (racko_apps.league_schedule), where
-they are played (racko_apps.league_pool), the pairing rounds (racko_apps.league_rounds), the
-record and ratings (racko_apps.league_record), the report (racko_apps.league_report), and the
-steps from folder to report (racko_apps.league_run). This module is the command line.
+What counts as a bot in DIR: racko_apps.submissions. Each bot plays sandboxed and isolated
+(racko_apps.sandbox); a pairing is ``--rounds`` duplicate deals in every seating, and a bot that
+breaks forfeits the round (racko_apps.referee). This module is the command line; the steps from
+folder to report are racko_apps.league_run's.
 """
 
 from __future__ import annotations
@@ -27,18 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from racko_apps.league_clock import DEFAULT_SECONDS_PER_ROUND
-from racko_apps.league_pool import play_pairing
-from racko_apps.league_record import Ratings, Record, rate, round_ranks, standings
-from racko_apps.league_report import format_html, format_markdown, plot_png
+from racko_apps.league_report import format_markdown
 from racko_apps.league_run import (
     DEFAULT_BUDGET_MINUTES,
     DEFAULT_MAX_PAIRINGS,
     DEFAULT_TABLES,
     DEFAULT_TARGET,
     PLAYER_COUNTS,
-    PLAYERS,
     SCHEDULES,
-    SCHEMA,
     run_league,
 )
 from racko_apps.sandbox import (
@@ -49,43 +38,17 @@ from racko_apps.sandbox import (
     IsolationUnavailableError,
     Limits,
 )
-from racko_apps.submissions import Entry, league_entries, read_aliases, read_gradescope_export
+from racko_apps.submissions import read_aliases, read_gradescope_export
 from racko_env.cli import add_rules_arguments, flag_names, rules_options
-
-__all__ = [
-    "PLAYERS",
-    "SCHEMA",
-    "Entry",
-    "Ratings",
-    "Record",
-    "find_bots",
-    "format_html",
-    "format_markdown",
-    "main",
-    "play_pairing",
-    "plot_png",
-    "rate",
-    "round_ranks",
-    "run_league",
-    "standings",
-]
-
-
-def find_bots(folder: Path, baselines: list[str]) -> tuple[list[Entry], list[str]]:
-    """The league's bots in ``folder`` plus built-in ``baselines``, sorted by label, and one line
-    per file that looks like a bot but is left out (racko_apps.submissions.league_entries)."""
-    return league_entries(folder, baselines)
 
 
 def _parser() -> argparse.ArgumentParser:
     """The command line of ``racko league``."""
     parser = argparse.ArgumentParser(
         prog="racko league",
-        description="Rate every bot in a folder (NAME.onnx with its NAME.json; NAME.py defining "
-        "class Bot; a package folder NAME/) by duplicate matches between bots of similar rating "
-        "(or a round robin), with OpenSkill ratings and their 95% intervals; pairings played in "
-        "parallel (every core, or a Ray cluster), results kept in SQLite so a rerun plays only "
-        "what is missing.",
+        description="Rate every bot in a folder (NAME.py, NAME.onnx with NAME.json, a package "
+        "NAME/) by duplicate matches, with OpenSkill ratings and their 95% intervals; a rerun "
+        "plays only what its record lacks (docs/coursework/league.md).",
     )
     parser.add_argument("folder", metavar="DIR", type=Path, nargs="?", help="the folder of bots")
     parser.add_argument(
@@ -263,34 +226,24 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
         round_seconds=args.round_seconds,
         memory_mb=args.memory_mb,
     )
+    same = ("rounds", "seed", "db", "out", "baselines", "max_forfeits", "schedule", "target")
+    same += ("max_pairings", "workers", "address", "tables", "pairing_seconds", "players")
+    export = args.gradescope_export
     return run_league(
         args.folder,
-        rounds=args.rounds,
-        seed=args.seed,
-        db=args.db,
-        out=args.out,
-        baselines=args.baselines,
+        **{name: getattr(args, name) for name in same},
         limits=limits,
-        max_forfeits=args.max_forfeits,
         log=lambda line: print(line, flush=True),
         isolate=not args.no_isolation,
         record_dir=args.record,
-        schedule=args.schedule,
-        target=args.target,
-        max_pairings=args.max_pairings,
-        workers=args.workers,
-        address=args.address,
         progress=True,
-        tables=args.tables,
         budget_minutes=args.budget,
-        pairing_seconds=args.pairing_seconds,
-        players=args.players,
         isolation=args.isolation,
         allow=None if args.allow is None else tuple(args.allow),
         rules=rules_options(args),
         export=None
-        if args.gradescope_export is None
-        else read_gradescope_export(args.gradescope_export, read_aliases(args.aliases)),
+        if export is None
+        else read_gradescope_export(export, read_aliases(args.aliases)),
     )
 
 
@@ -305,7 +258,6 @@ def main(argv: list[str] | None = None) -> int:
         report = _run(args)
     except (
         ValueError,
-        FileNotFoundError,
         ImportError,
         sqlite3.DatabaseError,
         IsolationUnavailableError,

@@ -1,19 +1,14 @@
 """Where a league's pairings are played: worker processes on every core, or a Ray cluster.
 
-A pairing is one job (``PairingJob``): both bots, the deals, the limits. ``play_pairing`` plays it
-wherever it runs: it starts the two sandboxes (racko_apps.sandbox; Python code and exported bot
-files both play sandboxed) on that machine, plays the duplicate match (racko_apps.referee) and
-ends the sandboxes with it, so nothing a bot started outlives its pairing. A worker only plays;
-the league's process alone writes the record, one transaction per finished pairing, so a league
-killed with ``kill -9`` loses the pairings in flight and nothing else.
+``play_pairing`` plays one ``PairingJob`` wherever it runs: it starts the bots' sandboxes there,
+plays the duplicate match (racko_apps.referee) and ends the sandboxes with it. Workers only play;
+the league's process alone writes the record, so a league killed with ``kill -9`` loses only the
+pairings in flight.
 
-* ``LocalPool``: ``workers`` processes of this machine (default: one per core). They are started
-  with ``spawn`` (nothing of the league's process, its database or its threads, is inherited) and
-  die with the league (``PR_SET_PDEATHSIG``), taking their sandboxes along.
-* ``RayPool``: one Ray task per pairing (one CPU each) on the cluster at ``address``; the bots'
-  files travel with the job through Ray's object store (put once per bot), so a node needs
-  racko and bubblewrap installed, not the league's folder. Each pairing's sandboxes start on
-  the node that plays it.
+* ``LocalPool``: ``workers`` processes, started with ``spawn`` (nothing of the league's process
+  is inherited), that die with the league.
+* ``RayPool``: one Ray task per pairing on the cluster at ``address``; the bots' files travel
+  through Ray's object store, so a node needs racko and bubblewrap, not the league's folder.
 """
 
 from __future__ import annotations
@@ -25,24 +20,22 @@ import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from racko_apps.league_clock import ClockedStrikes, clocks_for, on_clock, one_line_per_clock
 from racko_apps.referee import MatchResult, play_match, sandbox_for
 from racko_apps.sandbox import DEFAULT_ALLOW, BotFailureError, Limits, SandboxedBot, jit_cache
+from racko_apps.sandbox_proc import set_death_signal
 
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Contestant:
-    """What a worker needs to seat one bot: a built-in's name, or a submission's files.
-
-    ``folder`` and ``files`` (names in it) where the worker sees the league's folder;
-    ``blobs`` (Ray object refs of the files' bytes, in ``files``' order) where it may not.
-    """
+    """What a worker needs to seat one bot: a built-in's name, or a submission's ``files`` in
+    ``folder`` (or as Ray object refs, ``blobs``, where the worker does not see the folder)."""
 
     label: str
     spec: str
@@ -53,22 +46,30 @@ class Contestant:
 
 
 @dataclass(frozen=True)
+class Play:
+    """How each pairing is played (``run_league``'s keywords of the same names)."""
+
+    limits: Limits
+    rules: dict[str, Any]
+    pairing_seconds: float | None
+    max_forfeits: int
+    isolation: str
+    tables: int
+    record_dir: Path | None
+    allow: tuple[str, ...] = DEFAULT_ALLOW
+
+
+@dataclass(frozen=True)
 class PairingJob:
     """One pairing to play: ``deals`` duplicate deals (each in every seating) of seed ``seed``,
-    between two bots (or, in a league of more players, a table of one bot per seat)."""
+    between two bots or a table of one bot per seat; its game records go to ``record_dir``."""
 
     index: int
     bots: tuple[Contestant, ...]
     deals: int
     seed: int
-    limits: Limits
-    max_forfeits: int
-    isolation: str  # racko_apps.sandbox.ISOLATIONS
-    record_dir: Path | None = None  # game records (--record), written where the pairing plays
-    tables: int = 1  # rounds played side by side (racko_apps.lockstep)
-    pairing_seconds: float | None = None  # each sandboxed bot's clock for the pairing
-    rules: dict[str, Any] = field(default_factory=dict)  # rules options (RulesConfig's)
-    allow: tuple[str, ...] = DEFAULT_ALLOW  # the toolkit modules a submission may import
+    play: Play
+    record_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -77,22 +78,11 @@ class LoadJob:
 
     index: int
     bot: Contestant
-    limits: Limits
-    isolation: str
-    players: int = 2
-    rules: dict[str, Any] = field(default_factory=dict)
-    allow: tuple[str, ...] = DEFAULT_ALLOW
+    play: Play
+    players: int
 
 
-def _seat(
-    c: Contestant,
-    scratch: Path,
-    limits: Limits,
-    isolation: str,
-    players: int = 2,
-    rules: dict[str, Any] | None = None,
-    allow: tuple[str, ...] = DEFAULT_ALLOW,
-) -> str | SandboxedBot:
+def _seat(c: Contestant, scratch: Path, play: Play, players: int) -> str | SandboxedBot:
     """What plays ``c`` here: a built-in's name, or its sandbox (not started yet)."""
     if c.kind == "builtin":
         return c.spec
@@ -109,30 +99,25 @@ def _seat(
     return sandbox_for(
         spec,
         players,
-        dict(rules or {}),
+        dict(play.rules),
         folder=folder,
         label=c.label,
-        limits=limits,
-        isolate=isolation != "none",
-        isolation=isolation,
-        allow=allow,
+        limits=play.limits,
+        isolation=play.isolation,
+        allow=play.allow,
     )
 
 
 def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
-    """Play one pairing here; ``(job.index, result, seconds)``, its wall time from the start of
-    its sandboxes to their end. Never raises for a bot's misbehaviour (a bot that does not even
-    start forfeits its rounds)."""
-    began = time.monotonic()
-    if job.isolation != "none" and any(c.kind == "python" for c in job.bots):
+    """Play one pairing here: ``(job.index, result, wall seconds)``. Never raises for a bot's
+    misbehaviour (one that does not even start forfeits its rounds)."""
+    began, play = time.monotonic(), job.play
+    if play.isolation != "none" and any(c.kind == "python" for c in job.bots):
         jit_cache()  # the compiled planner, once per process (a Ray worker's; a local one inherits)
     with tempfile.TemporaryDirectory(prefix="racko-pairing-") as scratch:
         players = len(job.bots)
-        seated = [
-            _seat(c, Path(scratch), job.limits, job.isolation, players, job.rules, job.allow)
-            for c in job.bots
-        ]
-        clocks = clocks_for(seated, job.pairing_seconds)
+        seated = [_seat(c, Path(scratch), play, players) for c in job.bots]
+        clocks = clocks_for(seated, play.pairing_seconds)
         for bot, clock in zip(seated, clocks, strict=True):
             if clock is not None and isinstance(bot, SandboxedBot):
                 on_clock(bot, clock)
@@ -141,12 +126,12 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
                 seated,
                 [c.label for c in job.bots],
                 num_players=players,
-                rules=job.rules,
+                rules=play.rules,
                 deals=job.deals,
                 seed=job.seed,
-                strikes=[ClockedStrikes(job.max_forfeits, clock=c) for c in clocks],
+                strikes=[ClockedStrikes(play.max_forfeits, clock=c) for c in clocks],
                 record_dir=job.record_dir,
-                tables=job.tables,
+                tables=play.tables,
             )
             result = one_line_per_clock(result, clocks)
         finally:
@@ -158,12 +143,10 @@ def play_pairing(job: PairingJob) -> tuple[int, MatchResult, float]:
 
 def try_load(job: LoadJob) -> tuple[int, str | None]:
     """``(job.index, None)`` when the bot starts and is constructed here, else the one-line
-    reason it does not (a built-in is loaded in-process)."""
+    reason it does not."""
     with tempfile.TemporaryDirectory(prefix="racko-load-") as scratch:
         try:
-            bot = _seat(
-                job.bot, Path(scratch), job.limits, job.isolation, job.players, job.rules, job.allow
-            )
+            bot = _seat(job.bot, Path(scratch), job.play, job.players)
             if isinstance(bot, SandboxedBot):
                 bot.warm = False  # no move is played: the planner is not needed
                 try:
@@ -173,7 +156,7 @@ def try_load(job: LoadJob) -> tuple[int, str | None]:
             else:
                 import agents
 
-                agents.load(bot, job.players, **job.rules)
+                agents.load(bot, job.players, **job.play.rules)
         except BotFailureError as err:
             return job.index, err.reason
         except (ValueError, TypeError, FileNotFoundError, ImportError) as err:
@@ -182,15 +165,9 @@ def try_load(job: LoadJob) -> tuple[int, str | None]:
 
 
 def _worker_init() -> None:
-    """A worker dies with the league (and its sandboxes with it: they die with their worker);
-    Ctrl-C is the league's to handle, which then ends its workers."""
+    """A worker dies with the league, and leaves Ctrl-C to it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    set_death_signal()
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
@@ -213,9 +190,7 @@ class LocalPool:
         deadline: float = math.inf,
         clock: Callable[[], float] = time.monotonic,
     ) -> Iterator[T]:
-        """``fn(job)`` for every job, results as they finish (in any order), none waited for
-        past ``deadline`` (on ``clock``; played here, with one worker, a job in progress ends
-        first)."""
+        """``fn(job)`` for every job, results as they finish, none waited for past ``deadline``."""
         if not jobs:
             return
         if self.workers == 1:  # no process to start: play here
@@ -274,8 +249,7 @@ class RayPool:
         deadline: float = math.inf,
         clock: Callable[[], float] = time.monotonic,
     ) -> Iterator[T]:
-        """``fn(job)`` as a Ray task per job, results as they finish (in any order), none
-        waited for past ``deadline`` (on ``clock``)."""
+        """``fn(job)`` as a Ray task per job, results as they finish, none past ``deadline``."""
         if fn not in self._tasks:
             self._tasks[fn] = self._ray.remote(num_cpus=1)(fn)
         pending = [self._tasks[fn].remote(job) for job in jobs]

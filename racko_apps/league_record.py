@@ -1,12 +1,9 @@
 """A league's record and ratings: the SQLite file of finished pairings, and the standings from it.
 
-The record (``DIR/league.sqlite`` by default) holds the league's settings, one row per finished
-pairing with its rounds' ranks, and each pairing round's plan, recorded before it is played. It is
-written by the league's process alone, one transaction per finished pairing, keyed by each bot's
-name and a hash of its file(s), so a rerun plays only what is missing and a league killed mid-run
-loses only the pairings in flight. Ratings are OpenSkill (Plackett-Luce) over every recorded
-round, in a fixed order (the same record always gives the same ratings), with 95% intervals
-(mu ± 1.96 sigma).
+The record holds the league's settings, one row per finished pairing with its rounds' ranks, and
+each pairing round's plan, recorded before it is played, keyed by each bot's name and a hash of
+its files: a rerun plays only what is missing. Ratings are OpenSkill (Plackett-Luce) over every
+recorded round in a fixed order, so the same record always gives the same ratings.
 """
 
 from __future__ import annotations
@@ -23,8 +20,7 @@ from racko_apps.submissions import Entry
 
 
 def recorded_settings(path: Path) -> dict[str, Any] | None:
-    """The settings a record was played with (None when there is no record there yet): a league
-    run again without ``--seed`` goes on with its record's secret seed."""
+    """The settings a record was played with (None when there is no record there yet)."""
     if not path.is_file():
         return None
     conn = sqlite3.connect(path)
@@ -41,8 +37,7 @@ Keys = tuple[str, ...]  # a pairing: its bots' keys, in label order (two, or one
 
 
 def round_ranks(result: MatchResult) -> list[tuple[float, ...]]:
-    """Each round's rank score of each bot of the pairing (in the pairing's order, whatever
-    their seats), in round order."""
+    """Each round's rank score of each bot, in the pairing's order whatever their seats."""
     out = []
     for r in result.rounds:
         rank = dict.fromkeys(range(len(result.labels)), 0.0)
@@ -69,8 +64,7 @@ def _id(keys: Keys) -> str:
 
 class Record:
     """The league's SQLite file: its settings, and one row per finished pairing with its rounds
-    (``played``, ``played_rounds``; a record of two-player pairings written by racko 0.1, in
-    ``pairings`` and ``rounds``, is read into them when opened)."""
+    (``played``, ``played_rounds``)."""
 
     def __init__(self, path: Path, settings: dict[str, Any]) -> None:
         self.path = path
@@ -78,7 +72,6 @@ class Record:
         self.conn = sqlite3.connect(path)
         with self.conn:
             self.conn.executescript(_TABLES)
-            self._upgrade()
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
         wanted = json.dumps(settings, sort_keys=True)
         if row is None:
@@ -93,27 +86,6 @@ class Record:
                 f"{path} holds a league played with {diff}; use the same settings or another --db"
             )
 
-    def _upgrade(self) -> None:
-        """Move a two-player record of the first layout (``pairings``, ``rounds``) into
-        ``played`` and ``played_rounds`` (inside the opening transaction: all or nothing)."""
-        names = {n for (n,) in self.conn.execute("SELECT name FROM sqlite_master")}
-        if "pairings" not in names:
-            return
-        for a, b, al, bl, n, aw, bw, af, bf, lines, at in self.conn.execute(
-            "SELECT a, b, a_label, b_label, rounds, a_wins, b_wins, a_forfeits, b_forfeits, "
-            "forfeit_lines, finished_at FROM pairings"
-        ).fetchall():
-            row = (_id((a, b)), json.dumps([a, b]), json.dumps([al, bl]), n)
-            row += (json.dumps([aw, bw]), json.dumps([af, bf]), lines, at)
-            self.conn.execute("INSERT OR IGNORE INTO played VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
-        rows = self.conn.execute("SELECT a, b, idx, a_rank, b_rank FROM rounds").fetchall()
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO played_rounds VALUES (?, ?, ?)",
-            [(_id((a, b)), i, json.dumps([ra, rb])) for a, b, i, ra, rb in rows],
-        )
-        self.conn.execute("DROP TABLE pairings")
-        self.conn.execute("DROP TABLE IF EXISTS rounds")
-
     def done(self) -> set[Keys]:
         return {tuple(json.loads(k)) for (k,) in self.conn.execute("SELECT keys FROM played")}
 
@@ -125,8 +97,7 @@ class Record:
         }
 
     def loaded(self) -> set[str]:
-        """The bots (keys) that loaded in an earlier run (a failure is checked again: it may have
-        been a machine too busy to start Python in time)."""
+        """The bots (keys) that loaded in an earlier run (a failure is checked again)."""
         return {
             k[len("loads/") :]
             for (k,) in self.conn.execute("SELECT key FROM meta WHERE key LIKE 'loads/%'")
@@ -139,8 +110,7 @@ class Record:
             )
 
     def plan(self, pairs: list[Keys]) -> int:
-        """Record the next pairing round's plan (before any of it is played, so that a league
-        killed mid-round resumes the same round); its number."""
+        """Record the next pairing round's plan before it is played; its number."""
         rounds = set(self.schedule().values())
         number = max(rounds) + 1 if rounds else 0
         with self.conn:
@@ -172,8 +142,7 @@ class Record:
 
     def pairings(self, keys: set[str]) -> list[dict[str, Any]]:
         """The finished pairings among ``keys``, in the order they are rated: by pairing round
-        (one played before the schedule was recorded counts as round -1), then by key, so the
-        same record always gives the same ratings, whichever pairing of a round finished first."""
+        (none: -1), then by key, whichever pairing of a round finished first."""
         cur = self.conn.execute(
             "SELECT keys, labels, rounds, wins, forfeits, forfeit_lines, finished_at FROM played"
         )
@@ -204,8 +173,7 @@ class Record:
 
 
 class Ratings:
-    """OpenSkill (Plackett-Luce) ratings of the current bots, one update per recorded round:
-    each round a ranking of its two, three or four bots."""
+    """OpenSkill (Plackett-Luce) ratings of the current bots, one update per recorded round."""
 
     def __init__(self, entries: list[Entry]) -> None:
         from openskill.models import PlackettLuce
@@ -226,8 +194,7 @@ class Ratings:
 
 
 def rate(record: Record, entries: list[Entry]) -> tuple[Ratings, list[dict[str, Any]]]:
-    """The ratings from every recorded pairing among ``entries`` (in the record's order), and
-    those pairings."""
+    """The ratings from every recorded pairing among ``entries``, and those pairings."""
     ratings = Ratings(entries)
     pairings = record.pairings({e.key for e in entries})
     for p in pairings:
@@ -253,8 +220,8 @@ def _shown(p: dict[str, Any], seconds: dict[tuple[str, ...], float]) -> dict[str
 def standings(
     record: Record, entries: list[Entry], seconds: dict[tuple[str, ...], float] | None = None
 ) -> dict[str, Any]:
-    """Ratings and totals of the current bots from every recorded pairing among them; each
-    pairing played in this run with its wall time (``seconds``, by labels)."""
+    """Ratings and totals of the current bots from every recorded pairing among them, with the
+    wall time of those played in this run (``seconds``, by labels)."""
     seconds = seconds or {}
     keys = {e.key for e in entries}
     by_key = {e.key: e for e in entries}

@@ -1,9 +1,7 @@
 """A league's report: the standings as Markdown, JSON and a self-contained HTML page with a plot.
 
-Every name in a report is a label of the safe alphabet (racko_apps.submissions), and every other
-text from a submission (a forfeit's reason, why a bot was left out) is one line: in Markdown it
-sits in a list item, in HTML it is escaped, so nothing a submission chooses adds a row or a
-heading.
+Every name in a report is a label of the safe alphabet (racko_apps.submissions); any other text
+from a submission is one line, in a Markdown list item or escaped HTML, so it cannot add a row.
 """
 
 from __future__ import annotations
@@ -26,11 +24,25 @@ def game_text(cfg: dict[str, Any]) -> str:
 
 
 def seed_text(cfg: dict[str, Any]) -> str:
-    """The deals' seed as students may see it: a given seed (practice) is shown; a secret one is
-    not (it is in league.json, the teacher's, so any result can be reproduced)."""
+    """The deals' seed as students may see it: a practice seed, but never a secret one."""
     if cfg.get("seed_secret"):
         return "secret deals (the seed is in the teacher's league.json)"
     return f"seed {cfg['seed']}"
+
+
+def _cells(report: dict[str, Any]) -> list[list[str]]:
+    """The standings table's cells: rank, bot, rating (95% CI), win rate, rounds, forfeits."""
+    return [
+        [str(i), b["name"], f"{b['mu']:.1f} ({b['ci95'][0]:.1f}-{b['ci95'][1]:.1f})"]
+        + [f"{b['win_rate']:.1%}", str(b["rounds"]), str(b["forfeits"])]
+        for i, b in enumerate(report["bots"], 1)
+    ]
+
+
+def _notes(report: dict[str, Any]) -> list[str]:
+    """The bots left out, then every forfeit's line."""
+    skipped = [f"left out: {s}" for s in report["skipped"]]
+    return skipped + [line for p in report["pairings"] for line in p["forfeits"]]
 
 
 def format_markdown(report: dict[str, Any]) -> str:
@@ -58,17 +70,10 @@ def format_markdown(report: dict[str, Any]) -> str:
         "| rank | bot | rating (95% CI) | win rate | rounds | forfeits |",
         "|---:|---|---|---:|---:|---:|",
     ]
-    for i, b in enumerate(report["bots"], 1):
-        lo, hi = b["ci95"]
-        lines.append(
-            f"| {i} | {b['name']} | {b['mu']:.1f} ({lo:.1f}-{hi:.1f}) | {b['win_rate']:.1%} | "
-            f"{b['rounds']} | {b['forfeits']} |"
-        )
-    forfeits = [line for p in report["pairings"] for line in p["forfeits"]]
-    if report["skipped"] or forfeits:
-        lines += ["", "## Notes", ""]
-        lines += [f"- left out: {s}" for s in report["skipped"]]
-        lines += [f"- {line}" for line in forfeits]
+    lines += ["| " + " | ".join(row) + " |" for row in _cells(report)]
+    notes = _notes(report)
+    if notes:
+        lines += ["", "## Notes", ""] + [f"- {line}" for line in notes]
     return "\n".join(lines) + "\n"
 
 
@@ -99,14 +104,10 @@ def format_html(report: dict[str, Any]) -> str:
     """A self-contained page: the table and the plot (a PNG embedded as base64)."""
     png = base64.b64encode(plot_png(report)).decode()
     rows = "".join(
-        f"<tr><td>{i}</td><td>{html.escape(b['name'])}</td><td>{b['mu']:.1f} "
-        f"({b['ci95'][0]:.1f}-{b['ci95'][1]:.1f})</td><td>{b['win_rate']:.1%}</td>"
-        f"<td>{b['rounds']}</td><td>{b['forfeits']}</td></tr>"
-        for i, b in enumerate(report["bots"], 1)
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+        for row in _cells(report)
     )
-    notes = [f"left out: {s}" for s in report["skipped"]]
-    notes += [line for p in report["pairings"] for line in p["forfeits"]]
-    items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
+    items = "".join(f"<li>{html.escape(n)}</li>" for n in _notes(report))
     cfg = report["config"]
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Rack-O league</title>"
@@ -163,9 +164,8 @@ def _cell(value: Any) -> str:
 
 
 def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
-    """One row per student of every submission (a group's students share their row's values):
-    the bot's rank among the league's bots, its rating and interval, its totals; a submission
-    without a bot that played says why in ``note``."""
+    """One row per student of every submission: the bot's rank, rating and totals, or in
+    ``note`` why it did not play."""
     ranked = {b["name"]: (i, b) for i, b in enumerate(report["bots"], 1)}
     skipped = {line.partition(":")[0]: line for line in report["skipped"]}
     rows = []
@@ -184,8 +184,8 @@ def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
 
 
 def write_grades(out: Path, report: dict[str, Any], export: list[Any]) -> Path:
-    """``grades.csv`` beside the report (racko_apps.submissions.read_gradescope_export): the
-    teacher's, with the students' names; the league's own pages show only aliases."""
+    """``grades.csv`` beside the report: the teacher's, with the students' names (the league's
+    pages show only aliases)."""
     import csv
 
     buf = io.StringIO()

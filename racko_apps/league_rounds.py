@@ -1,10 +1,8 @@
 """A league's execution: pairing rounds played on the pool, each pairing recorded as it finishes.
 
-``Pairer`` plays one pairing round at a time on a pool of workers (racko_apps.league_pool) and
-commits each finished pairing to the record (racko_apps.league_record) at once. ``round_robin``
-plays every pair not on record; ``adaptive`` plays pairing rounds between bots of similar rating
-(racko_apps.league_schedule) until every 95% interval is narrow enough, no pairing is left to ask
-for, or the run's time budget is spent, and says which of these stopped it.
+``round_robin`` plays every pair not on record; ``adaptive`` plays pairing rounds between bots of
+similar rating (racko_apps.league_schedule) until every 95% interval is narrow enough, no pairing
+is left to ask for, or the time budget is spent, and says which stopped it.
 """
 
 from __future__ import annotations
@@ -17,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from racko_apps.league_pool import Contestant, LocalPool, PairingJob, RayPool, play_pairing
+from racko_apps.league_pool import Contestant, LocalPool, PairingJob, Play, RayPool, play_pairing
 from racko_apps.league_record import Keys, Record, rate, round_ranks
 from racko_apps.league_schedule import all_pairs, how_sure, plan_round, unsettled
-from racko_apps.sandbox import DEFAULT_ALLOW, Limits
 from racko_apps.submissions import Entry
 from racko_eval.records import safe_name
 
@@ -34,8 +31,7 @@ def clock() -> float:
 
 @dataclass(frozen=True)
 class Plan:
-    """Which pairings a run asks for: ``schedule`` (adaptive or round-robin) and, for the
-    adaptive one, the target half-width, the pairings a bot may ask for and the time budget."""
+    """Which pairings a run asks for (``run_league``'s keywords of the same names)."""
 
     schedule: str
     rounds: int
@@ -46,26 +42,8 @@ class Plan:
     players: int = 2
 
 
-@dataclass(frozen=True)
-class Play:
-    """How each pairing is played: its limits (a move, a round, memory), each sandboxed bot's
-    clock for the pairing (racko_apps.league_clock), the forfeits after which a bot is out,
-    isolation (racko_apps.sandbox.ISOLATIONS), the rounds played side by side, where game records
-    go (None: nowhere), and the toolkit modules a submission may import."""
-
-    limits: Limits
-    rules: dict[str, Any]
-    pairing_seconds: float | None
-    max_forfeits: int
-    isolation: str
-    tables: int
-    record_dir: Path | None
-    allow: tuple[str, ...] = DEFAULT_ALLOW
-
-
 def _bar(total: int, desc: str, show: bool) -> Any:
-    """A progress bar with the ETA on stderr (tqdm; off when ``show`` is false or stderr is not
-    a terminal); ``None`` when off."""
+    """A progress bar on stderr (tqdm; off without ``show`` or a terminal); None when off."""
     if not show or not total:
         return None
     from tqdm import tqdm
@@ -107,21 +85,10 @@ class Pairer:
         progress: bool,
     ) -> None:
         self.record, self.pool, self.contestants = record, pool, contestants
-        self.record_dir = play.record_dir
+        self.plan, self.play, self.record_dir = plan, play, play.record_dir
         self.records: list[dict[str, Any]] = []  # per pairing, each bot's forfeit and loss records
         self.seconds: dict[tuple[str, str], float] = {}  # wall time of this run's pairings
         self.by_key = {e.key: e for e in playing}
-        self.job = {
-            "deals": plan.rounds,
-            "seed": plan.seed,
-            "limits": play.limits,
-            "rules": play.rules,
-            "max_forfeits": play.max_forfeits,
-            "isolation": play.isolation,
-            "allow": play.allow,
-            "tables": play.tables,
-            "pairing_seconds": play.pairing_seconds,
-        }
         self.log, self.progress = log, progress
         self.busy_seconds = 0.0  # wall time of this run's pairing rounds, and their pairings
         self.finished = 0
@@ -143,8 +110,7 @@ class Pairer:
         return counts
 
     def planned_not_played(self) -> tuple[int, list[Keys]] | None:
-        """The last pairing round's pairings among the current bots that are not on record
-        (a league killed mid-round), or None."""
+        """The last pairing round's pairings not on record (a league killed mid-round), or None."""
         planned = self.record.schedule()
         if not planned:
             return None
@@ -159,8 +125,8 @@ class Pairer:
         return (last, sorted(todo)) if todo else None
 
     def fit(self, deadline: float) -> int | None:
-        """How many pairings fit before ``deadline`` at this run's pace so far (wall time per
-        pairing, the workers' parallelism included); None before the first has finished."""
+        """How many pairings fit before ``deadline`` at this run's pace so far; None before the
+        first has finished."""
         if deadline == float("inf") or not self.finished or self.busy_seconds <= 0:
             return None
         return max(0, int((deadline - clock()) * self.finished / self.busy_seconds))
@@ -168,16 +134,18 @@ class Pairer:
     def play_round(
         self, todo: list[Keys], number: int, deadline: float = float("inf")
     ) -> list[tuple[Keys, list[tuple[float, ...]]]]:
-        """Play ``todo`` in parallel, recording each as it finishes; the rounds' ranks of each
-        pairing, in key order (the order the ratings take them in). Past ``deadline`` no more
-        results are waited for (``out_of_time``): the pairings in flight are lost, as with a
-        kill, and the rest of the round stays planned for the next run."""
+        """Play ``todo`` in parallel, recording each as it finishes; each pairing's rounds' ranks,
+        in key order. Past ``deadline`` no result is waited for (``out_of_time``): the rest of
+        the round stays planned for the next run."""
+        plan = self.plan
         jobs = [
             PairingJob(
                 i,
                 tuple(self.contestants[k] for k in keys),
-                **self.job,
-                record_dir=self._dir(keys),
+                plan.rounds,
+                plan.seed,
+                self.play,
+                self._dir(keys),
             )
             for i, keys in enumerate(todo)
         ]
@@ -220,8 +188,7 @@ class Pairer:
 def round_robin(
     pairs: Pairer, playing: list[Entry], log: Callable[[str], Any], players: int = 2
 ) -> None:
-    """Play every pair (every table of ``players`` bots) of ``playing`` not on record, as one
-    pairing round."""
+    """Play every table of ``players`` bots not on record, as one pairing round."""
     todo = all_pairs([e.key for e in playing], pairs.played, players)
     kept = len(pairs.played)
     log(f"league: {len(playing)} bots, {kept} pairing(s) on record, {len(todo)} to play")
@@ -229,8 +196,7 @@ def round_robin(
 
 
 class _Reserve:
-    """What the report will take after the run: rating every round on record again, then its
-    tables and plot, estimated from this run's time per rated round."""
+    """What the report will take after the run, from this run's time per rated round."""
 
     def __init__(self, pairs: Pairer, plan: Plan, deadline: float, seconds: float) -> None:
         self.pairs, self.deadline = pairs, deadline
@@ -238,10 +204,8 @@ class _Reserve:
         self.seconds, self.rated = seconds, self.rounds * len(pairs.played)
 
     def results_until(self, more: int) -> float:
-        """The budget's end, less what the report will take after ``more`` pairings: four times
-        this run's time per rated round, for every round on record (the report rates them all
-        again, then builds its tables and plot; twice was 0.6 s short for the 200-bot class),
-        so that the run and its report end within the budget."""
+        """The budget's end, less what the report will take after ``more`` pairings (four times
+        this run's time per rated round, for every round on record: it rates them all again)."""
         if self.deadline == float("inf") or not self.rated:
             return self.deadline
         rounds_after = self.rounds * (len(self.pairs.played) + more)
@@ -255,8 +219,8 @@ def adaptive(
     deadline: float,
     log: Callable[[str], Any],
 ) -> dict[str, Any]:
-    """Pairing rounds between bots of similar rating (module docstring); how sure the ratings
-    are, and why it stopped (``sure``)."""
+    """Pairing rounds between bots of similar rating; how sure the ratings are, and why it
+    stopped."""
     log(
         f"league: {len(playing)} bots, {len(pairs.played)} pairing(s) on record; adaptive "
         f"schedule: pairing rounds until every 95% interval is within ±{plan.target:g} "

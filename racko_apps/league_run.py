@@ -1,9 +1,8 @@
-"""``run_league``: a league from its folder to its report, the steps in order.
+"""``run_league``: a league from its folder to its report.
 
-Find the bots (racko_apps.submissions), check what they need (isolation, onnxruntime), open the
-record (racko_apps.league_record), load every bot not known to load, play the pairings the
-schedule asks for (racko_apps.league_rounds, on racko_apps.league_pool), and write the standings
-(racko_apps.league_report).
+Find the bots (racko_apps.submissions), check what they need, open the record
+(racko_apps.league_record), load every bot not known to load, play what the schedule asks for
+(racko_apps.league_rounds), and write the standings (racko_apps.league_report).
 """
 
 from __future__ import annotations
@@ -17,10 +16,10 @@ from typing import Any
 
 from agents.extras import require
 from racko_apps.league_clock import DEFAULT_SECONDS_PER_ROUND
-from racko_apps.league_pool import Contestant, LoadJob, LocalPool, RayPool, try_load
+from racko_apps.league_pool import Contestant, LoadJob, LocalPool, Play, RayPool, try_load
 from racko_apps.league_record import Record, recorded_settings, standings
 from racko_apps.league_report import write_grades, write_reports
-from racko_apps.league_rounds import Pairer, Plan, Play, adaptive, clock, round_robin
+from racko_apps.league_rounds import Pairer, Plan, adaptive, clock, round_robin
 from racko_apps.sandbox import (
     DEFAULT_ALLOW,
     ISOLATIONS,
@@ -38,18 +37,14 @@ SCHEMA = "racko-league/1"
 PLAYERS = 2  # the default
 PLAYER_COUNTS = (2, 3, 4)
 SCHEDULES = ("adaptive", "round-robin")
-# The adaptive schedule's defaults: a 95% interval of ± 3 rating points (OpenSkill's scale: a bot
-# starts at 25 ± 16.3; its sigma shrinks with the rounds it plays, to ± 3 in about 450), at most
-# 30 pairings per bot as the one asking for them (docs/coursework/league.md).
+# The adaptive schedule's defaults: a 95% interval of ± 3 rating points (a bot starts at
+# 25 ± 16.3), at most 30 pairings asked for per bot, and a budget of an hour per run.
 DEFAULT_TARGET = 3.0
 DEFAULT_MAX_PAIRINGS = 30
-# Rounds of a pairing played side by side (racko_apps.lockstep): a sandboxed bot's cost is per
-# exchange with its sandbox, and 16 tables cut a pairing's CPU about threefold
-# while 16 bot objects of a shipped or an expert-like bot fit its memory limit easily.
-DEFAULT_TABLES = 16
-# The adaptive schedule's time budget: a league plans no pairing past it, so that one run ends
-# within about this long (a rerun goes on from the record); 0 or None: no budget.
 DEFAULT_BUDGET_MINUTES = 60.0
+# Rounds of a pairing played side by side (racko_apps.lockstep): a sandboxed bot's cost is per
+# exchange with its sandbox, and 16 bot objects fit its memory limit easily.
+DEFAULT_TABLES = 16
 
 
 def _files(e: Entry) -> list[str]:
@@ -67,8 +62,8 @@ def _files(e: Entry) -> list[str]:
 def _entries(
     folder: Path, baselines: list[str], export: list[Exported] | None
 ) -> tuple[list[Entry], list[str]]:
-    """The league's bots and the lines of what is left out: the folder's, or a Gradescope
-    export's (each under its alias), with the built-in baselines."""
+    """The league's bots (the folder's or a Gradescope export's, with the baselines) and the
+    lines of what is left out."""
     if export is None:
         return league_entries(folder, baselines)
     bots = [s.bot for s in export if s.bot is not None]
@@ -78,8 +73,7 @@ def _entries(
 
 
 def _home(e: Entry, folder: Path) -> Path:
-    """The folder a bot plays from: its own file's (a Gradescope submission's folder), else the
-    league's."""
+    """The folder a bot plays from: its own file's, else the league's."""
     return (e.path.parent if e.path is not None else folder).resolve()
 
 
@@ -113,10 +107,8 @@ def _check(folder: Path, schedule: str, tables: Any, budget_minutes: Any) -> Non
 
 
 def _needs(entries: list[Entry], isolate: bool, isolation: str | None) -> tuple[str, str | None]:
-    """What the bots need, checked before anything is played: the isolation they run under
-    (``isolation``, or bubblewrap with ``isolate`` and none without; ``auto``: the strongest
-    that works here, racko_apps.sandbox.choose_isolation) and the warning every report states
-    (None under bubblewrap)."""
+    """What the bots need, checked before anything is played: the isolation they run under and
+    the warning every report states (None under bubblewrap)."""
     sandboxed = any(e.kind != "builtin" for e in entries)
     if isolation is None:
         isolation = "bwrap" if isolate else "none"
@@ -144,11 +136,11 @@ def _load(
     play: Play,
     players: int,
 ) -> tuple[list[Entry], list[str]]:
-    """The bots that load (each not known to from an earlier run is started once and
-    constructed), and a line for each that does not."""
+    """The bots that load (those not known to are started once), and a line for each that
+    does not."""
     known = record.loaded()
     checks = [
-        LoadJob(i, contestants[e.key], play.limits, play.isolation, players, play.rules, play.allow)
+        LoadJob(i, contestants[e.key], play, players)
         for i, e in enumerate(entries)
         if e.key not in known
     ]
@@ -162,10 +154,9 @@ def _load(
 
 
 def choose_seed(seed: int | None, db: Path) -> tuple[int, bool]:
-    """The deals' seed and whether it is secret: ``seed`` when given (practice: the same deals
-    every time); else the record's own when the league goes on from one; else 63 bits of fresh
-    entropy, kept in the record and in league.json (the teacher's), never in league.md or
-    league.html (what students see)."""
+    """The deals' seed and whether it is secret: ``seed`` when given (practice), else the
+    record's own, else fresh entropy (kept in the record and league.json, the teacher's, never
+    in league.md or league.html)."""
     if seed is not None:
         return seed, False
     settings = recorded_settings(db)
@@ -215,9 +206,7 @@ def _play(
     times: tuple[float, float],
 ) -> tuple[list[Entry], list[str], Pairer, dict[str, Any] | None]:
     """Load the bots, then play what the schedule asks for: the bots that play, the lines of
-    those that do not load, the pairer (what it played) and, adaptive, how sure the ratings are.
-    ``say``: the log and whether to show progress bars; ``times``: the run's start and the end
-    of its budget."""
+    those that do not load, the pairer and (adaptive) how sure the ratings are."""
     log, progress = say
     contestants = {
         e.key: pool.contestant(e.label, e.spec, e.kind, _home(e, folder), _files(e))
@@ -263,30 +252,15 @@ def run_league(
     allow: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
     """Play the pairings the schedule asks for that are not in the record yet, then write
-    league.md/.json/.html to ``out``.
+    league.md/.json/.html to ``out``. The keywords are ``racko league``'s flags
+    (docs/coursework/league.md), and:
 
-    ``schedule``: ``adaptive`` (racko_apps.league_schedule: pairing rounds between bots of similar
-    rating until every 95% interval is within ± ``target``, each bot asking for at most
-    ``max_pairings``) or ``round-robin`` (every pair). Pairings are played by ``workers``
-    processes (default: one per core) or, with ``address``, as tasks on that Ray cluster
-    (racko_apps.league_pool). ``isolate``: sandboxed bots run under bubblewrap, each seeing only
-    its own files (racko_apps.sandbox); IsolationUnavailableError when it cannot. Without it
-    every report says so at its top. ``tables``: rounds of a pairing played side by side, each
-    sandboxed bot answering all of theirs in one exchange (racko_apps.lockstep).
-    ``budget_minutes`` (adaptive only; 0 or None: none): from the start of this run, the
-    pairing rounds are cut to the pairings that fit in what is left of it at this run's pace
-    (the widest intervals first), and no result is waited for past it (a pairing then still in
-    flight is lost, as with a kill, and played by the next run); the report says so.
-    ``pairing_seconds``: each sandboxed bot's clock for a pairing (racko_apps.league_clock;
-    default ``DEFAULT_SECONDS_PER_ROUND`` per round it plays there); ``seed`` None: a secret
-    one (``choose_seed``). ``export``: the submissions of a Gradescope export
-    (racko_apps.submissions.read_gradescope_export) play instead of the folder's bots, each
-    under its alias, and ``grades.csv`` is written beside the report. ``players``: 2, 3 or 4 bots
-    a pairing (a table of one bot per seat, every seating of each deal), rated with OpenSkill's
-    multiplayer ratings; ``rules``: rules options (racko_env.config.RulesConfig).
-    ``isolation`` (racko_apps.sandbox.ISOLATIONS or ``auto``) overrides ``isolate``; a weaker
-    one than bubblewrap is stated at the top of every report. ``allow``: the toolkit modules a
-    submission may import (default racko_apps.sandbox.DEFAULT_ALLOW; ``("*",)``: all)."""
+    ``isolate``: run sandboxed bots under bubblewrap (IsolationUnavailableError where it
+    cannot); ``isolation`` (racko_apps.sandbox.ISOLATIONS or ``auto``) overrides it, and every
+    report states anything weaker. ``budget_minutes`` (adaptive only; 0 or None: none): the
+    pairing rounds are cut to what fits in the rest of it at this run's pace, and no result is
+    waited for past it. ``export``: the submissions of a Gradescope export play instead of the
+    folder's, under aliases, and ``grades.csv`` is written beside the report."""
     _check(folder, schedule, tables, budget_minutes)
     db = db or folder / "league.sqlite"
     seed, secret = choose_seed(seed, db)

@@ -1,26 +1,18 @@
 """Which pairings a league plays next: rounds of pairings between bots of similar rating.
 
-A round robin of 200 submissions is 19,900 pairings, most of them between bots so far apart that
-their result is known in advance (the best student against a bot that forfeits every move). The
-simulation leagues of Kaggle rate thousands of agents instead by pairing each with agents of a
-similar rating, again and again: a game between near equals is the one that moves the ratings
-most. ``plan_round`` does that, one *pairing round* at a time: every bot whose 95% interval is
-still wider than the target gets one pairing, with the nearest bot in the current rating order
-that it has not met yet (each bot in at most one pairing per round, so a round's pairings can
-all be played at once). The league plays a round, updates the ratings, and plans the next,
-until every interval is narrow enough, no unplayed pairing can narrow one, or the budget of
-rounds is spent.
-
-Deterministic: the same ratings and the same record give the same plan (ties in the rating
-order are broken by a hash of the league's seed and the label, not by the labels' alphabet, so
-the first round, where all ratings are equal, pairs bots at random but reproducibly).
+A round robin of 200 submissions is 19,900 pairings, most between bots so far apart that the
+result is known in advance. As Kaggle's simulation leagues do, ``plan_round`` pairs each bot whose
+95% interval is still wider than the target with the nearest bot in rating order that it has not
+met, each bot in at most one pairing per round so that a round plays at once. The league plays a
+round, updates the ratings and plans the next. Ties in the rating order are broken by a hash of
+the league's seed and the label, so the same ratings and record give the same plan.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 Z95 = 1.959964  # the 95% interval of a rating is mu ± Z95 * sigma
@@ -58,52 +50,9 @@ def plan_round(
     seed: int = 0,
     players: int = 2,
 ) -> list[tuple[str, ...]]:
-    """One pairing round: pairs of keys (each pair in label order), every bot in at most one.
-    With ``players`` > 2 a pairing is a table of that many bots (``plan_tables``).
-
-    ``seekers`` (in the order they choose: the widest interval first, ``unsettled``) each get a
-    pairing if they can: with the nearest bot of ``bots`` in rating order (mu, best first) that
-    they have not met (``played`` holds the pairs already on record, as frozensets of keys) and
-    that is free this round. Searching outward from the seeker's place, of two candidates at the
-    same distance in rank the closer in mu is taken.
-    """
-    if players > 2:
-        return plan_tables(bots, seekers, played, seed, players)
-    order = sorted(bots, key=lambda b: (-b.mu, _tiebreak(seed, b.label)))
-    place = {b.key: i for i, b in enumerate(order)}
-    busy: set[str] = set()
-    pairs: list[tuple[str, ...]] = []
-    for bot in seekers:
-        if bot.key in busy:
-            continue
-        i = place[bot.key]
-        chosen: Rated | None = None
-        for d in range(1, len(order)):
-            near = [order[j] for j in (i - d, i + d) if 0 <= j < len(order)]
-            free = [
-                c for c in near if c.key not in busy and frozenset((bot.key, c.key)) not in played
-            ]
-            if free:
-                chosen = min(free, key=lambda c: (abs(c.mu - bot.mu), c.label))
-                break
-        if chosen is None:
-            continue
-        busy |= {bot.key, chosen.key}
-        first, second = sorted((bot, chosen), key=lambda b: b.label)
-        pairs.append((first.key, second.key))
-    return sorted(pairs, key=lambda p: place[p[0]])
-
-
-def plan_tables(
-    bots: Sequence[Rated],
-    seekers: Sequence[Rated],
-    played: set[frozenset[str]],
-    seed: int,
-    players: int,
-) -> list[tuple[str, ...]]:
-    """``plan_round`` for tables of ``players`` bots: each seeker, widest first, sits with the
-    ``players - 1`` free bots nearest to it in rating order (by distance in rank, then in mu)
-    whose table is not on record yet; each table's keys in label order."""
+    """One pairing round: tables of ``players`` keys (each in label order), every bot in at most
+    one. Each of ``seekers`` (widest interval first) sits with the free bots nearest to it in
+    rating order (by distance in rank, then in mu) with whom its table is not in ``played``."""
     order = sorted(bots, key=lambda b: (-b.mu, _tiebreak(seed, b.label)))
     place = {b.key: i for i, b in enumerate(order)}
     busy: set[str] = set()
@@ -114,8 +63,9 @@ def plan_tables(
         i = place[bot.key]
         free = [c for c in order if c.key not in busy and c.key != bot.key]
         free.sort(key=lambda c: (abs(place[c.key] - i), abs(c.mu - bot.mu), c.label))
-        nearest = free[: players + 3]  # a few more than needed: a table on record is skipped
-        for others in itertools.combinations(nearest, players - 1):
+        if players > 2:
+            free = free[: players + 3]  # a few more than needed: a table on record is skipped
+        for others in itertools.combinations(free, players - 1):
             table = (bot, *others)
             if frozenset(b.key for b in table) not in played:
                 busy |= {b.key for b in table}
@@ -151,8 +101,3 @@ def how_sure(bots: Sequence[Rated], target: float) -> dict[str, float | int]:
         "neighbours_apart": apart,
         "neighbours": max(0, len(order) - 1),
     }
-
-
-def rated(ratings: Mapping[str, tuple[str, float, float]]) -> list[Rated]:
-    """``Rated`` from ``key -> (label, mu, sigma)``."""
-    return [Rated(k, label, mu, sigma) for k, (label, mu, sigma) in ratings.items()]

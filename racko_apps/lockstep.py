@@ -1,20 +1,13 @@
 """A match's rounds played side by side, so that a sandboxed bot pays its sandbox's cost per
 exchange, not per move.
 
-Every move of a sandboxed bot crosses a pipe both ways and stops and continues every process of
-its sandbox (racko_apps.sandbox): that, not the game or the bots, is most of what a league's
-pairing costs. ``play_lockstep`` keeps ``tables`` rounds of the
-match going at once, each with its own env (``racko_eval.DealPlayer.steps``), and when every
-round waits for a sandboxed bot it sends that bot the moves of all the rounds waiting for it in
-one request (``SandboxedBot.play_tables``). Each table has a bot object of its own in the sandbox,
-seeded and reset per round exactly as one round at a time would, so a bot whose state lives in
-its object plays the same games and gets the same results; one that keeps state in its module's
-globals sees its tables' games interleaved.
-
-The limits stay per move and per round (``play_tables``): a bot that crashes or plays an
-illegal move loses that table's round only; one whose sandbox must be killed (a move that never
-returns, memory, garbage on its pipe) loses every round in flight with it, which with the usual
-three forfeits takes it out of the pairing at once, as three such failures in a row would.
+Each move of a sandboxed bot crosses a pipe both ways and stops and continues its sandbox: most
+of what a league's pairing costs. ``play_lockstep`` keeps ``tables`` rounds going at once and
+sends a sandboxed bot the moves of all the rounds waiting for it in one request
+(``SandboxedBot.play_tables``). Each table has a bot object of its own, seeded and reset as one
+round at a time would, so a bot whose state lives in its object plays the same games. A bot that
+crashes or plays an illegal move loses that table's round; one whose sandbox must be killed
+loses every round in flight with it.
 """
 
 from __future__ import annotations
@@ -35,10 +28,8 @@ if TYPE_CHECKING:
 
 
 class TableBot(Bot):
-    """One table's bot inside a sandbox that plays several (``SandboxedBot(tables=K)``).
-
-    ``seed`` and ``reset`` are queued and go with the table's next move; ``act`` alone is one
-    exchange (``play_lockstep`` instead collects the moves of all tables with ``request``)."""
+    """One table's bot inside a sandbox that plays several: ``seed`` and ``reset`` are queued
+    and go with the table's next move (``request``)."""
 
     explain_in_records = False  # as the sandbox's: explaining would run the student's code again
 
@@ -78,8 +69,7 @@ class _Round:
 def _seat_tables(
     setup: TableSetup, tables: int
 ) -> tuple[dict[int, SandboxedBot], list[DealPlayer]]:
-    """Start each sandboxed bot with a bot object per table, and a player per table (as many
-    tables as every sandbox could build under its memory limit)."""
+    """A bot object per table in each sandbox, and a player per table (as many as all built)."""
     sandboxes = {i: b for i, b in enumerate(setup.bots) if isinstance(b, SandboxedBot)}
     for bot in sandboxes.values():
         if bot.tables < tables:  # a bot object per table, built when its sandbox starts
@@ -102,8 +92,8 @@ def _seat_tables(
 
 
 def play_lockstep(setup: TableSetup, jobs: list[Job], book: Book, tables: int) -> None:
-    """Play ``jobs`` (the match's rounds) ``tables`` at a time into ``book`` (module docstring).
-    Each bot sits at most once per seating."""
+    """Play ``jobs`` (the match's rounds) ``tables`` at a time into ``book``. Each bot sits at
+    most once per seating."""
     sandboxes, players = _seat_tables(setup, tables)
     tables = len(players)
     queue = deque(enumerate(jobs))

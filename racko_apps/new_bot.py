@@ -5,12 +5,8 @@
     racko new-bot my_bot --function     # the bot as one function act(observation) -> int
     racko new-bot my_bot --weights      # a folder my_bot/: a numpy network and its weights.npz
 
-The bot plays at once: ``racko play --bots my_bot:Bot``, ``racko grade my_bot:Bot``,
-``agents.load("my_bot:Bot")`` (run from the folder holding ``my_bot.py``; ``agents.load`` looks
-for a module that is not otherwise importable in the current folder); written ``--function``, it
-is ``my_bot:act`` everywhere (agents.function_bot); written ``--weights``, it is the package
-``my_bot/`` (racko_apps.new_bot_weights), ``my_bot:Bot`` everywhere. Existing files are never
-overwritten.
+The bot plays at once, from its folder: ``racko play --bots my_bot:Bot`` (``my_bot:act`` with
+``--function``). Existing files are never overwritten.
 """
 
 from __future__ import annotations
@@ -257,10 +253,9 @@ def check_name(name: str) -> str | None:
 
 
 def write_bot(name: str, folder: Path, kind: str = "class") -> tuple[Path, Path]:
-    """Write ``NAME.py`` (a ``class Bot``, or with ``kind="function"`` a function ``act``), or
-    with ``kind="weights"`` the package ``NAME/`` (``__init__.py`` and ``weights.npz``), and
-    ``test_NAME.py`` into ``folder``; the bot's file and the test's. ValueError if any exists or
-    the name is unusable, FileNotFoundError if the folder does not exist."""
+    """Write the bot of ``kind`` (``KINDS``; ``weights``: a package ``NAME/``) and
+    ``test_NAME.py`` into ``folder``; their paths. ValueError if any exists or the name is
+    unusable, FileNotFoundError if the folder does not exist."""
     template, attr, loads_check = KINDS[kind]
     if not name.isidentifier() or keyword.iskeyword(name):
         raise ValueError(check_name(name))

@@ -4,9 +4,8 @@
     racko --bots heuristic --hint expert --rounds 2
     racko --watch --bots heuristic random --delay 0.5
 
-The game runs through the real PettingZoo env (``racko_v1.raw_env(episode="game")``), so the rules
-are never re-implemented here; the screen shows only what the human's seat may know (their rack,
-the piles, the scores, the public log of the table). See ``docs/bots/play-terminal.md``.
+The game runs through the real AEC env, and the screen shows only what the human's seat may know
+(docs/bots/play-terminal.md).
 """
 
 from __future__ import annotations
@@ -124,22 +123,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     hint_spec = args.hint
     if args.watch and hint_spec is not None:
         parser.error("--hint is for a human player; it cannot be used with --watch")
-    from agents.extras import MissingExtraError, require
-
-    try:  # a missing extra is not a usage error: one line naming it, no usage text
-        require("rich", "play", "the terminal game")
-    except MissingExtraError as err:
-        print(f"{parser.prog}: {err}", file=sys.stderr)
-        return 1
-    from racko_apps.play_table import Table  # rich is needed only once a game starts
+    from agents.extras import MissingExtraError
 
     try:
+        from racko_apps.play_table import Table  # rich is needed only once a game starts
+
         bots = [
             None if spec is None else load_bot(spec, config, _seat_seed(args.seed, seat))
             for seat, spec in enumerate(seat_specs)
         ]
         hint_bot = None if hint_spec is None else load_bot(hint_spec, config, args.seed)
-    except MissingExtraError as err:
+    except MissingExtraError as err:  # not a usage error: one line naming it, no usage text
         print(f"{parser.prog}: {err}", file=sys.stderr)
         return 1
     except Exception as err:  # any failure of a user's bot class or file ends here, named

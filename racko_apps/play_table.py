@@ -1,9 +1,7 @@
 """The table of the terminal game: drives ``racko_v1.raw_env`` and draws it with rich.
 
-Every move goes through ``env.step``; to describe a move (and to reveal the racks of a round that the
-env has already re-dealt) the table plays the same action on ``game.clone()`` first, so what is
-shown is always the engine's own result. With ``record_dir`` the game is written there as a
-record (docs/records.md) when it ends or is left: ``racko replay FILE`` steps through it.
+To describe a move (and reveal the racks of a round the env has already re-dealt) the table
+plays it on ``game.clone()`` first, so what is shown is the engine's own result.
 """
 
 from __future__ import annotations
@@ -11,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,8 +88,6 @@ class Table:
         delay: float = 1.0,
         rounds: int | None = None,
         seed: int | None = None,
-        console: Console | None = None,
-        read_line: Callable[[], str] | None = None,
         record_dir: Path | None = None,
     ) -> None:
         self.config = config
@@ -102,8 +98,7 @@ class Table:
         self.delay = delay
         self.max_rounds = rounds
         self.seed = seed
-        self.console = console or Console(highlight=False)
-        self.read_line = read_line or input
+        self.console = Console(highlight=False)
         self.echo = not sys.stdin.isatty()  # piped input is not echoed by the terminal
         options = config.to_dict()
         n = options.pop("num_players")
@@ -261,7 +256,7 @@ class Table:
 
     def _read(self, prompt: str) -> str:
         self.console.print(prompt, end="", soft_wrap=True)
-        line = self.read_line()
+        line = input()
         if self.echo:
             self.console.print(Text(line), soft_wrap=True)
         return line
@@ -410,25 +405,24 @@ class Table:
                     "this round"
                 )
         con.print("Totals: " + escape(self._totals_text(done)))
-        if done.game_over:
-            self.finished = True
-            winner = done.game_winner
-            con.rule("Game over")
-            con.print(
-                f"[bold]{escape(self.team_name(winner))} won with {done.totals[winner]} points.[/bold]"
-            )
-            con.print(f"Final totals: {escape(self._totals_text(done))}")
-            return
-        if self.max_rounds is not None and self.rounds_played >= self.max_rounds:
+        cut = self.max_rounds is not None and self.rounds_played >= self.max_rounds
+        if done.game_over or cut:
             self.finished = True
             best = max(done.totals)
-            leaders = [t for t, s in enumerate(done.totals) if s == best]
+            leaders = (
+                [done.game_winner]
+                if done.game_over
+                else [t for t, s in enumerate(done.totals) if s == best]
+            )
             if len(leaders) == 1:
-                result = f"{self.team_name(leaders[0])} won with {best} points"
+                result = f"{self.team_name(leaders[0])} won with {done.totals[leaders[0]]} points"
             else:
                 names = " and ".join(self.team_name(t) for t in leaders)
                 result = f"a tie between {names} at {best} points"
-            con.rule(f"Game over after {self.rounds_played} round(s) (--rounds)")
+            rounds = (
+                f" after {self.rounds_played} round(s) (--rounds)" if not done.game_over else ""
+            )
+            con.rule(f"Game over{rounds}")
             con.print(f"[bold]{escape(result)}.[/bold]")
             con.print(f"Final totals: {escape(self._totals_text(done))}")
             return

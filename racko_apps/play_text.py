@@ -1,7 +1,6 @@
 """Plain-text pieces of the terminal game: slot labels, move descriptions, input parsing, scoring.
 
-Kept free of rich and of any I/O so that every sentence the player reads can be unit-tested, and so
-that the wording of the public log is decided in one place (what the table saw, never more).
+Free of rich and of I/O, so that every sentence the player reads can be unit-tested.
 """
 
 from __future__ import annotations
@@ -46,11 +45,7 @@ _BOT_SLOT = re.compile(r"\bslot (10|[1-9])\b")
 
 
 def label_bot_slots(text: str) -> str:
-    """Say a bot's 1-10 slot numbers as the labels the player types: 'slot 7' -> 'slot 35'.
-
-    The terminal names slots only by their printed labels (5..50), so a hint that said
-    'slot 10 (label 50)' made the player translate; one numbering, the one typed, is enough.
-    """
+    """Say a bot's 1-10 slot numbers as the labels the player types: 'slot 7' -> 'slot 35'."""
     return _BOT_SLOT.sub(lambda m: f"slot {SLOT_LABELS[int(m.group(1)) - 1]}", text)
 
 
@@ -58,11 +53,8 @@ def label_bot_slots(text: str) -> str:
 
 
 def describe_turn(record: TurnRecord, name: str, drawn: int | None = None) -> str:
-    """One log line for a finished turn.
-
-    ``drawn`` is the card taken from the draw pile when the reader may know it (their own turn, or
-    --watch); left None, the line says only what the table saw.
-    """
+    """One log line for a finished turn; ``drawn``: the card drawn, where the reader may know
+    it (their own turn, or --watch)."""
     if record.source == TAKE_DISCARD:
         return (
             f"{name} took the {record.taken} from the discard pile into slot "
@@ -126,11 +118,7 @@ def parse_command(
     text: str, phase: Phase, held: int | None, discard_top: int, from_discard: bool = False
 ) -> Command:
     """Turn a line typed by the player into the env actions it means, or explain why it cannot.
-
-    ``held`` is the card in the player's hand (None at the start of a turn), ``from_discard`` says
-    it was taken from the discard pile; only choices legal in ``phase`` are ever returned, so a typo
-    can never reach the engine.
-    """
+    Only choices legal in ``phase`` are returned, so a typo never reaches the engine."""
     raw = text.strip()
     if raw.lower() in ("?", "h", "help"):
         return Command(help=True)
@@ -223,11 +211,8 @@ def run_cards(rack: Sequence[int]) -> list[int]:
 
 
 def explain_score(rack: Sequence[int], went_racko: bool, config: RulesConfig) -> list[str]:
-    """Line-by-line reasoning for one rack's round points; the last line is the total.
-
-    The figures come from ``racko_env.rules`` (the total is ``hand_score``), so the explanation can
-    never disagree with the points the engine gave.
-    """
+    """Line-by-line reasoning for one rack's round points (from ``racko_env.rules``, so it
+    agrees with the engine); the last line is the total."""
     total = hand_score(rack, went_racko, config.bonus)
     k = len(rack)
     if went_racko:

@@ -1,18 +1,11 @@
 """Duplicate matches where a misbehaving bot forfeits the round instead of stopping everything.
 
-``racko_eval.tournament`` plays duplicate deals and stops at the first illegal move or exception, which
-is right for evaluating bots the user trusts. The grader and the league play students' bots, so
-here each (deal, seating) is played on its own: a bot that crashes, hangs, prints garbage or plays
-an illegal action loses that round (its opponents share the win) and the failure becomes one line
-of the report. After ``max_forfeits`` forfeits a bot's remaining rounds in the match are forfeited
-unplayed, so a bot that hangs on every move costs seconds, not hours.
-
-Deals, seatings and per-deal seeding are ``racko_eval.tournament``'s (no torch on this path), so a
-match here and a ``racko evaluate`` tournament with the same seed deal the same cards.
-
-With ``record_dir`` every game played is written there as a record (docs/records.md), its path
-kept in the round's row and named in the forfeit's line, so a report can link each forfeit and
-each lost round to a game the student can step through (``racko replay``, or the web page).
+``racko_eval.tournament`` stops at the first illegal move or exception, which is right for bots
+the user trusts. The grader and the league play students' bots, so here a bot that crashes,
+hangs, prints garbage or plays an illegal action loses that round (its opponents share the win),
+and the failure becomes one line of the report. After its forfeit limit (``Strikes``) a bot's
+remaining rounds are forfeited unplayed. The deals and seatings are ``racko_eval.tournament``'s:
+a match here and ``racko evaluate`` with the same seed deal the same cards.
 """
 
 from __future__ import annotations
@@ -49,8 +42,8 @@ def is_python_spec(spec: str) -> bool:
 
 
 def is_bot_file_spec(spec: str) -> bool:
-    """An exported bot's file (``NAME.onnx``, its manifest beside it): someone else's graph, as
-    untrusted as their Python code (a shipped bot's name, ``racko_2p``, is the toolkit's own)."""
+    """An exported bot's file (``NAME.onnx``): someone else's graph, as untrusted as their code
+    (a shipped bot's name, ``racko_2p``, is the toolkit's own)."""
     return spec.lower().endswith(BOT_FILE_SUFFIXES)
 
 
@@ -71,33 +64,22 @@ def sandbox_for(
     allow: Sequence[str] = DEFAULT_ALLOW,
     isolation: str | None = None,
 ) -> SandboxedBot:
-    """A sandbox (not started) for a ``module:Class`` in ``folder`` or a bot file (a path,
-    relative to ``folder``): the child loads the file and runs its graph, under the same move
-    limit, clock and memory limit as Python code, showing it only the file and its manifest.
-    ``isolation``: the backend (racko_apps.sandbox.ISOLATIONS); None: bubblewrap with
-    ``isolate``, else none."""
-    if not is_bot_file_spec(spec):
-        return SandboxedBot(
-            spec,
-            folder,
-            num_players,
-            label=label or spec,
-            limits=limits,
-            isolate=isolate,
-            allow=allow,
-            isolation=isolation,
-            **rules,
-        )
-    require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint, here
-    path = (Path(folder) / spec).resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"bot file {spec!r} does not exist")
-    exposed = [p for p in (path, path.with_suffix(".json")) if p.is_file()]
+    """A sandbox (not started) for a ``module:Class`` in ``folder`` or a bot file (relative to
+    ``folder``; the sandbox shows it only the file and its manifest). ``isolation``: one of
+    racko_apps.sandbox.ISOLATIONS; None: bubblewrap with ``isolate``, else none."""
+    label, exposed = label or spec, None
+    if is_bot_file_spec(spec):
+        require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint
+        path = (Path(folder) / spec).resolve()
+        if not path.is_file():
+            raise FileNotFoundError(f"bot file {spec!r} does not exist")
+        exposed = [p for p in (path, path.with_suffix(".json")) if p.is_file()]
+        spec, folder = str(path), path.parent
     return SandboxedBot(
-        str(path),
-        path.parent,
+        spec,
+        folder,
         num_players,
-        label=label or spec,
+        label=label,
         limits=limits,
         isolate=isolate,
         exposed=exposed,
@@ -107,39 +89,16 @@ def sandbox_for(
     )
 
 
-def seat_bot(
-    spec: str,
-    num_players: int,
-    rules: dict[str, Any],
-    *,
-    folder: str | Path = ".",
-    label: str | None = None,
-    limits: Limits | None = None,
-    isolate: bool = False,
-    allow: Sequence[str] = DEFAULT_ALLOW,
-    isolation: str | None = None,
-) -> str | Bot:
-    """What to seat for ``spec``: a started sandbox for Python code and bot files (under
-    bubblewrap with ``isolate``, or under ``isolation``, one of ``racko_apps.sandbox.ISOLATIONS``;
-    ``sandbox_for``), the spec itself otherwise (built-in and shipped
-    bots are the toolkit's own code and play in-process).
+def seat_bot(spec: str, num_players: int, rules: dict[str, Any], **options: Any) -> str | Bot:
+    """What to seat for ``spec``: a started sandbox (``sandbox_for``, with ``options``) for
+    Python code and bot files, else the spec itself (built-in and shipped bots are the
+    toolkit's own code and play in-process).
 
     Raises BotFailureError when a sandboxed bot cannot start, ValueError / FileNotFoundError /
-    ImportError when any other spec cannot load (``agents.load`` checks it here, so errors come
-    before any play).
+    ImportError when any other spec cannot load (checked here, before any play).
     """
     if is_sandboxed_spec(spec):
-        bot = sandbox_for(
-            spec,
-            num_players,
-            rules,
-            folder=folder,
-            label=label,
-            limits=limits,
-            isolate=isolate,
-            allow=allow,
-            isolation=isolation,
-        )
+        bot = sandbox_for(spec, num_players, rules, **options)
         bot.start()
         return bot
     import agents
@@ -162,15 +121,10 @@ def play_match(
 ) -> MatchResult:
     """Play ``deals`` duplicate deals of single rounds at every table and seating.
 
-    ``bots`` are specs or bot objects (sandboxes); ``strikes[i]`` counts bot i's forfeits (pass
-    shared ones to carry a count across matches; default: 3 per bot). ``record_dir`` gets a
-    record of every game played (``deal0000-seating0.json``...). Never raises for a bot's
-    misbehaviour: it is recorded as a forfeit.
-
-    ``tables`` > 1 plays that many rounds side by side, each sandboxed bot answering the moves of
-    all of them in one exchange with its sandbox, with a bot of its own at every table
-    (``racko_apps.lockstep``): the same games and results as one round at a time for bots
-    whose state is their own object's, at a fraction of the cost per move.
+    ``bots`` are specs or bot objects (sandboxes); ``strikes[i]`` counts bot i's forfeits (shared
+    ones carry a count across matches; default: 3 per bot). ``record_dir`` gets a record of every
+    game, linked from its row and forfeit line. ``tables`` > 1 plays that many rounds side by side
+    (``racko_apps.lockstep``). Never raises for a bot's misbehaviour: it is a forfeit.
     """
     rules = dict(rules or {})
     strikes = list(strikes) if strikes is not None else [Strikes(3) for _ in bots]

@@ -1,7 +1,6 @@
 """A match's book: its rounds' results as they end (in any order), with forfeits and records.
 
-Shared by the referee (one round at a time) and ``racko_apps.lockstep`` (rounds side by side), so
-that neither imports the other's module for it.
+Shared by the referee (one round at a time) and ``racko_apps.lockstep`` (rounds side by side).
 """
 
 from __future__ import annotations
@@ -43,8 +42,7 @@ class MatchResult:
         return self.wins[bot] / self.played[bot] if self.played[bot] else 0.0
 
     def record_links(self, bot: int) -> dict[str, list[str]]:
-        """The records (paths) of the rounds bot ``bot`` forfeited and of those it lost (won no
-        share of) without forfeiting; empty lists when nothing was recorded."""
+        """The records of the rounds bot ``bot`` forfeited and of those it lost otherwise."""
         label = self.labels[bot]
         links: dict[str, list[str]] = {"forfeits": [], "lost": []}
         for row in self.rounds:
@@ -118,16 +116,14 @@ class Book:
         or not played because a bot of it was out already (neither given)."""
         d, _, _, seating = job
         labels, result = self.setup.labels, self.result
-        out = sorted(b for b in set(seating) if self.strikes[b].out)
-        if seat_results is None and culprit is None:
-            culprit, reason = out[0], "not played: it had already forfeited too many rounds"
+        unplayed = seat_results is None and culprit is None
+        if unplayed:
+            culprit = min(b for b in seating if self.strikes[b].out)
+            reason = "not played: it had already forfeited too many rounds"
             self.unplayed[culprit] += 1
-            unplayed = True
-        else:
-            unplayed = False
-            if seat_results is None:
-                assert culprit is not None
-                self.strikes[culprit].count += 1
+        elif seat_results is None:
+            assert culprit is not None
+            self.strikes[culprit].count += 1
         row: dict[str, Any] = {"deal": d, "seating": list(seating)}
         if seat_results is not None:
             row["win"] = [r.win for r in seat_results]
@@ -150,7 +146,6 @@ class Book:
             row["record"] = str(path)
         line = None
         if seat_results is None and not unplayed:
-            assert culprit is not None
             line = (
                 f"{labels[culprit]} forfeits deal {d} (seating "
                 f"{'-'.join(labels[b] for b in seating)}): {reason}"

@@ -5,12 +5,10 @@
     racko replay game.json --step 12                       # the position after move 12
     racko replay game.json --all                           # every position, one after another
 
-Every rack is shown face up under its slot labels (5..50, as in ``racko play``) (a replay is for looking back, not for playing), with the piles, the
-card in hand, the scores, the move that led here and the bot's own explanation of it where the
-record holds one. The positions come from replaying the record's moves through the rules engine
-(``racko_eval.records.replay_states``), which checks them against the record's result, so what is
-shown is the game that was played. A file that is not a record, or does not replay, is one line
-on stderr (exit status 2). Without a terminal (a pipe, a test) it prints the last position.
+Every rack is shown face up, with the piles, the card in hand, the scores, the last move and the
+bot's explanation of it where recorded. The positions come from replaying the moves through the
+rules engine, checked against the record's result. Without a terminal it prints the last
+position.
 """
 
 from __future__ import annotations

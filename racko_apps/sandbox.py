@@ -1,39 +1,18 @@
 """Play an untrusted bot from its own process: ``SandboxedBot`` (used by grade and league).
 
-A student's ``module:Class`` bot, or their exported bot file (``NAME.onnx``: a graph can loop
-for ever or ask for 64 GiB as surely as code can), is loaded and run in a child Python process,
-never in the grader's or the league's, so that nothing it does (an exception, an endless loop, a
-gigabyte of ``print``, a memory leak, ``sys.exit``) can stop or corrupt the caller. The parent and
-the child speak a JSON-lines protocol over pipes (``racko_apps.sandbox_wire``); the child's side
-is ``racko_apps.sandbox_child``. The child:
+A student's ``module:Class`` bot or exported bot file runs in a child Python process
+(``racko_apps.sandbox_child``), so nothing it does (an exception, an endless loop, a flood of
+``print``, a memory leak, ``sys.exit``) can stop or corrupt the caller. The two speak JSON lines
+over pipes (``racko_apps.sandbox_wire``). The child sees only its seat's observation and mask,
+runs under a memory limit, and must answer each request within the move limit and a round's
+requests within its clock (``Limits``); its output is counted, not passed on. Any failure raises
+``BotFailureError`` with a one-line reason, and the next request starts a fresh child.
 
-* sees only what its seat may see: each ``act`` request carries the observation vector and the
-  action mask, nothing else (no engine, no other seat, no seed of the deal);
-* runs under ``resource.setrlimit(RLIMIT_AS)`` (the memory limit, where the system supports it:
-  Linux does) and answers each request within a time limit, and all the requests of one round
-  within its clock (``Limits.round_seconds``), both measured by the parent as the wall time the
-  bot is given: a child that does not answer in time is killed;
-* has its ``print`` output counted, not passed on: more than ``Limits.output_chars`` characters in
-  one call is a failure (so a bot cannot flood the report), and the protocol channel is a private
-  copy of the child's stdout, so what the bot writes to file descriptor 1 cannot pose as a reply.
-
-Any way the bot breaks raises ``BotFailureError`` with a one-line reason; the child is then killed
-and a fresh one is started on the next request, so one bad round does not spoil the next.
-
-The child runs under one of ``ISOLATIONS`` (``isolation=``; ``choose_isolation`` picks the
-strongest that works here and the warning its reports state): ``bwrap`` (bubblewrap,
-``racko_apps.sandbox_bwrap``: its own namespaces, its own files only, no network), ``user`` (a
-user of its own with resource limits, ``racko_apps.sandbox_user``: weaker, for containers without
-namespaces) or ``none`` (the caller's own permissions: a guard against mistakes, not against
-malice). ``isolate=True`` is ``isolation="bwrap"``. Between its requests every process of an
-isolated bot is stopped (SIGSTOP), so nothing it leaves running takes CPU from the other bot's
-turn (``racko_apps.sandbox_proc``); ``end_game`` kills what it started between games while the
-bot plays on.
-
-Whatever the isolation, the child sees only the toolkit modules ``allow`` names (a staged copy,
-``racko_apps.sandbox_toolkit``): by default not the shipped trained bots, ``expert``, ``search``
-or the planner. A submission is a module, a package with its data files or an exported bot file,
-within ``MAX_SUBMISSION_MB`` (``racko_apps.sandbox_submission``). docs/coursework/isolation.md and
+The child runs under one of ``ISOLATIONS`` (``choose_isolation`` picks the strongest that works
+here): ``bwrap`` (``racko_apps.sandbox_bwrap``), ``user`` (``racko_apps.sandbox_user``) or
+``none``. An isolated bot's processes are stopped between its requests and what it started is
+killed between games (``racko_apps.sandbox_proc``). It imports only the toolkit modules
+``allow`` names (``racko_apps.sandbox_toolkit``). docs/coursework/isolation.md and
 docs/coursework/submissions.md say what is and is not isolated.
 """
 
@@ -55,8 +34,6 @@ from typing import Any
 from agents.base import Bot
 from racko_apps.sandbox_bwrap import (
     INSTALL_BWRAP,
-    SYSTEM_FILES,
-    SYSTEM_PATHS,
     IsolationUnavailableError,
     check_isolation,
     isolation_argv,
@@ -69,7 +46,7 @@ from racko_apps.sandbox_isolation import (
     USER_WARNING,
     choose_isolation,
 )
-from racko_apps.sandbox_jit import JIT_ENV, JIT_SEED_ENV, jit_cache, warm_planner
+from racko_apps.sandbox_jit import jit_cache, warm_planner
 from racko_apps.sandbox_proc import (
     below,
     children,
@@ -83,14 +60,13 @@ from racko_apps.sandbox_toolkit import (
     ALLOW_ALL,
     DEFAULT_ALLOW,
     PLANNER_MODULES,
-    TOOLKIT_PACKAGES,
     allows_all,
     check_allow,
     stage,
     toolkit_root,
     visible_modules,
 )
-from racko_apps.sandbox_user import USER_UIDS, UserSandbox, check_user
+from racko_apps.sandbox_user import UserSandbox, check_user
 from racko_apps.sandbox_wire import (
     DEFAULT_ROUND_SECONDS,
     MAX_LINE,
@@ -106,30 +82,21 @@ __all__ = [
     "ISOLATIONS",
     "MAX_SUBMISSION_MB",
     "NO_ISOLATION_WARNING",
-    "USER_UIDS",
     "USER_WARNING",
     "choose_isolation",
     "DEFAULT_ALLOW",
     "DEFAULT_ROUND_SECONDS",
     "INSTALL_BWRAP",
-    "JIT_ENV",
-    "JIT_SEED_ENV",
-    "MAX_LINE",
     "NOT_ISOLATED",
     "PLANNER_MODULES",
-    "SYSTEM_FILES",
-    "SYSTEM_PATHS",
-    "TOOLKIT_PACKAGES",
     "BotFailureError",
     "IsolationUnavailableError",
     "Limits",
     "SandboxedBot",
     "act_request",
     "check_isolation",
-    "isolation_argv",
     "isolation_available",
     "jit_cache",
-    "submission_paths",
     "warm_planner",
 ]
 
@@ -150,23 +117,19 @@ class _Launch:
 
 
 class SandboxedBot(Bot):
-    """A ``module:Class`` bot played from a child process (see the module docstring).
+    """A ``module:Class`` bot or a bot file played from a child process (module docstring).
 
-    ``folder`` is where the bot's module lives (the child starts there and appends it to the end
-    of its ``sys.path``, so the bot's own helper modules import but never shadow the toolkit).
-    ``label`` names the bot in every failure message. ``last_seconds`` is the time the bot itself
-    spent in its last ``act`` (measured in the child, without the pipe's round trip).
-    ``isolate`` runs the child under bubblewrap (module docstring), showing it only ``exposed``
-    of ``folder`` (default: its module file or package, ``submission_paths``). ``allow``: the
-    toolkit modules the bot may import (``racko_apps.sandbox_toolkit``; ``ALLOW_ALL`` for all);
-    the others are not in its sandbox, and reaching one fails with one line naming the rule.
+    ``folder``: where the bot lives (appended to the child's ``sys.path``: its helper modules
+    import but never shadow the toolkit); ``label`` names it in failures; ``exposed``: what of
+    ``folder`` an isolated child sees (default ``submission_paths``); ``isolation``: one of
+    ``ISOLATIONS`` (``isolate=True``: ``bwrap``); ``allow``: the toolkit modules it may import
+    (``ALLOW_ALL``: all); ``tables``: bot objects in the child (``racko_apps.lockstep``).
+    ``last_seconds``: the bot's own time in its last ``act``, measured in the child.
     """
 
-    # A game record (racko_eval.records) asks no explain() of it: explaining would mean another
-    # sandbox and another run of the student's code outside the move's clock.
+    # explaining a move in a game record would run the student's code again, off the clock
     explain_in_records = False
-    # Load the compiled planner when the bot uses it, at the start, not on its first move (False:
-    # a league's load check, which asks only whether the bot constructs, and plays no move)
+    # load the compiled planner at the start, not on the first move (False: a load check)
     warm = True
 
     def __init__(
@@ -199,8 +162,6 @@ class SandboxedBot(Bot):
         self.tables = tables
         self.folder = Path(folder).resolve()
         self.exposed = exposed
-        self._stopped: list[int] = []  # the sandbox's processes stopped after the last request
-        self._inits: list[int] = []  # bwrap's init (the outer bwrap's one child), once known
         self.num_players = num_players
         self.rules = dict(rules_options)
         self.limits = limits or Limits()
@@ -208,9 +169,6 @@ class SandboxedBot(Bot):
         self.last_seconds = 0.0
         self._seed = seed
         self._proc: subprocess.Popen[bytes] | None = None
-        self._buf = b""
-        self.clock_left = self.limits.round_seconds  # seconds left of this round's clock
-        self.table_clocks = [self.limits.round_seconds] * tables  # the same, table by table
 
     # ------------------------------------------------------------------ the Bot interface
 
@@ -219,15 +177,15 @@ class SandboxedBot(Bot):
         (IsolationUnavailableError where its isolation cannot run here)."""
         if self._proc is not None:
             return
-        self.clock_left = self.limits.round_seconds  # a fresh process: a failure ended the round
-        self.table_clocks = [self.limits.round_seconds] * self.tables
+        # a fresh process: a failure ended the round; the clock is wound up again
+        self.clock_left = self.limits.round_seconds  # seconds left of this round's clock
+        self.table_clocks = [self.limits.round_seconds] * self.tables  # the same, per table
         launch = self._launch()
         self._errors = tempfile.TemporaryFile()
         self._buf = b""
-        self._stopped = []
-        self._inits = []
-        # its own session: close() ends the child's whole process group (unisolated bots; an
-        # isolated one's processes all end with its PID namespace, or its user's processes)
+        self._stopped: list[int] = []  # the sandbox's processes stopped after the last request
+        self._inits: list[int] = []  # bwrap's init (the outer bwrap's one child), once known
+        # its own session: close() ends the child's whole process group
         try:
             self._proc = subprocess.Popen(
                 launch.command,
@@ -267,8 +225,7 @@ class SandboxedBot(Bot):
     def _launch(self) -> _Launch:
         """How to start the child under this bot's isolation (checked here: it raises
         IsolationUnavailableError where it cannot run)."""
-        # -P: the child's cwd (the bot's folder) is not put first on sys.path, so a student's
-        # agents.py or numpy.py there cannot replace the toolkit.
+        # -P: a student's agents.py or numpy.py in its folder cannot replace the toolkit
         command = [sys.executable, "-P", "-c", CHILD_COMMAND]
         exposed = self.exposed
         if exposed is None:
@@ -334,26 +291,16 @@ class SandboxedBot(Bot):
         return f"{self.name} (sandboxed) would play action {self.act(observation)}"
 
     def play_tables(self, items: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
-        """Requests to several tables' bots (``TableBot.request``: seeds and resets, then at most
-        one move per table) sent in one line; per table, its last reply: ``{"action": a}`` or,
-        where its bot failed, ``{"kind": k, "reason": r}`` (that table's round is lost; the child
-        replaces its bot with a fresh one, as a failed process is replaced by a fresh process).
+        """Requests to several tables' bots (``TableBot.request``) sent in one line; per table,
+        its last reply: ``{"action": a}``, or ``{"kind": k, "reason": r}`` where its bot failed
+        (that table's round is lost and the child builds it a fresh bot).
 
-        The child answers each request on a line of its own as soon as it has it, and each
-        answer is timed here as one request at a time would be: within the move limit and
-        within what is left of its table's clock, measured from the answer before (the first
-        from the request). A child that overruns either is killed and BotFailureError raised,
-        with the same reason as one request at a time: every table loses its round then."""
+        Each answer is timed as one request at a time would be, from the answer before: within
+        the move limit and its table's clock. A child that overruns is killed and
+        BotFailureError raised: every table loses its round."""
         self.start()
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
         move, clocks = self.limits.move_seconds, self.table_clocks
-        self._signal_all(signal.SIGCONT)  # its turn: everything it runs may run
-        try:
-            proc.stdin.write(json.dumps({"cmd": "tables", "items": items}).encode() + b"\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._fail(*self._exit_reason(False))
+        self._send({"cmd": "tables", "items": items}, False)
         out: dict[int, dict[str, Any]] = {}
         began = time.monotonic()
         for item in items:
@@ -374,14 +321,8 @@ class SandboxedBot(Bot):
                 out[table] = {"kind": str(reply.get("kind")), "reason": str(reply.get("error"))}
             elif item["cmd"] == "act":
                 action, why = reply_action(reply)
-                out[table] = (
-                    {"action": action}
-                    if action is not None
-                    else {
-                        "kind": "illegal",
-                        "reason": why,
-                    }
-                )
+                ok = action is not None
+                out[table] = {"action": action} if ok else {"kind": "illegal", "reason": why}
         # its turn is over: what it left running is stopped until its next request
         self._signal_all(signal.SIGSTOP)
         return out
@@ -403,9 +344,8 @@ class SandboxedBot(Bot):
         )
 
     def _signal_all(self, sig: int) -> None:
-        """SIGSTOP every process in an isolated bot's sandbox (the bot and all it started, not
-        bwrap's own two), or SIGCONT those stopped last time. A process forked while the others
-        are being stopped runs on until the next stop (the bot is stopped first, in tree order)."""
+        """SIGSTOP every process in an isolated bot's sandbox (not bwrap's own two), or SIGCONT
+        those stopped last time."""
         proc = self._proc
         if not self.isolate or proc is None or proc.returncode is not None:
             return
@@ -419,8 +359,7 @@ class SandboxedBot(Bot):
             signal_each(self._stopped, sig)
 
     def end_game(self) -> None:
-        """Kill every process the bot started (not the bot's own Python, which plays on): called
-        when a pairing ends, so nothing it spawned outlives its game (``sandbox_proc``)."""
+        """Kill every process the bot started, not the bot: nothing it spawned outlives its game."""
         proc = self._proc
         if proc is None or proc.poll() is not None:
             return
@@ -465,29 +404,31 @@ class SandboxedBot(Bot):
         self.close()
         raise BotFailureError(self.name, kind, reason)
 
+    def _send(self, request: dict[str, Any], starting: bool) -> None:
+        """Let the sandbox run (its turn) and write it a request line."""
+        proc = self._proc
+        assert proc is not None and proc.stdin is not None
+        self._signal_all(signal.SIGCONT)
+        try:
+            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self._fail(*self._exit_reason(starting))
+
     def _request(
         self,
         request: dict[str, Any],
         seconds: float,
         starting: bool = False,
     ) -> dict[str, Any]:
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
-        self._signal_all(signal.SIGCONT)  # its turn: everything it runs may run
-        try:
-            proc.stdin.write(json.dumps(request).encode() + b"\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._fail(*self._exit_reason(starting))
+        self._send(request, starting)
         began = time.monotonic()
         if starting:
             line = self._read_line(seconds, starting)
         else:  # the move limit, or what is left of the round's clock if that is less
             line = self._read_line(min(seconds, self.clock_left), starting, seconds)
             self.clock_left -= time.monotonic() - began
-        # its turn is over: an isolated bot's processes (and threads) are stopped until its next
-        # request, so nothing it left running competes for the CPU with the bot whose turn it is
-        self._signal_all(signal.SIGSTOP)
+        self._signal_all(signal.SIGSTOP)  # its turn is over: nothing of it runs until the next
         reply = self._parse(line)
         if not reply["ok"]:
             kind = str(reply.get("kind", "crash"))
@@ -495,8 +436,7 @@ class SandboxedBot(Bot):
         return reply
 
     def _parse(self, line: bytes) -> dict[str, Any]:
-        """A reply line as a dict with a boolean ``ok``; anything else is garbage (the child is
-        killed)."""
+        """A reply line as a dict with a boolean ``ok``; anything else is garbage."""
         try:
             reply = json.loads(line.decode())  # decoded here: json would guess the encoding
         except (json.JSONDecodeError, UnicodeDecodeError):
@@ -511,8 +451,7 @@ class SandboxedBot(Bot):
         starting: bool,
         move_seconds: float | None = None,
     ) -> bytes:
-        """One reply line within ``seconds``; when that is less than ``move_seconds``, the
-        round's clock is what runs out, and the failure says so."""
+        """One reply line within ``seconds`` (less than ``move_seconds``: the round's clock)."""
         proc = self._proc
         assert proc is not None and proc.stdout is not None
         fd = proc.stdout.fileno()

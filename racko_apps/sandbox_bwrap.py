@@ -1,13 +1,9 @@
 """bubblewrap's command line for an isolated bot (``isolation="bwrap"``, the strongest backend).
 
-bubblewrap (``bwrap``, Debian package ``bubblewrap``) is an existing, well-kept sandbox. The child
-gets its own PID, network, IPC and UTS namespaces (no network at all), a read-only view of the
-Python environment, of the toolkit's allowed modules (``racko_apps.sandbox_toolkit``) and of its
-own submission only (its module file, package or folder: not its siblings, not the league's
-database or reports, not the user's home), a private size-limited ``/tmp``, no environment
-variables of the caller and no capabilities (started by root, the child becomes ``nobody``
-before it loads the bot, so that ``Limits.processes`` holds a fork bomb). Killing the sandbox's
-outer process kills the namespace's init and so every process the bot started.
+The child gets its own PID, network, IPC and UTS namespaces (no network), a read-only view of the
+Python environment, of the toolkit's allowed modules and of its own submission only, a private
+size-limited ``/tmp``, none of the caller's environment and no capabilities. Killing the
+sandbox's outer process kills every process the bot started.
 """
 
 from __future__ import annotations
@@ -26,7 +22,6 @@ INSTALL_BWRAP = "apt-get install bubblewrap"
 # System folders a dynamically linked Python needs (read-only); /etc only for the loader's cache.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime")
-NOBODY = 65534  # the uid and gid an isolated bot of a root grader runs as
 
 
 _isolation_checked: str | None = None
@@ -110,9 +105,8 @@ def inside(path: Path, folder: Path) -> bool:
 
 
 def _python_dirs(folder: Path, root: Path) -> list[Path]:
-    """Every folder on the caller's ``sys.path`` and the interpreter's prefixes, except those
-    that hold the bot's folder (a checkout or a folder of submissions is never shown whole) and
-    a checkout's root (its packages are shown one by one instead)."""
+    """The caller's ``sys.path`` folders and the interpreter's prefixes, but none that holds the
+    bot's folder and not a checkout's root (its packages are shown one by one)."""
     python_dirs = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
     python_dirs.add(Path(sys.executable).resolve().parent.parent)
     for entry in sys.path:
@@ -159,13 +153,11 @@ def isolation_argv(
     jit: Path | None = None,
     toolkit: Path | None = None,
 ) -> list[str]:
-    """The ``bwrap`` command line that runs ``command`` isolated (see the module docstring).
+    """The ``bwrap`` command line that runs ``command`` isolated (module docstring).
 
-    ``folder`` is the bot's working folder; only ``exposed`` (its submission) is visible there.
-    ``toolkit`` is a staged copy of the toolkit's allowed modules (``sandbox_toolkit.stage``),
-    shown where the toolkit's own packages are (over them, where the toolkit is installed in
-    site-packages); without it the toolkit's packages are shown whole. ``jit``, the compiled
-    planner's folder (``jit_cache``), is shown read-only, for the child to copy.
+    Only ``exposed`` is visible in the bot's ``folder``. ``toolkit``: a staged copy of the allowed
+    modules (``sandbox_toolkit.stage``) shown where the toolkit's packages are (None: those whole).
+    ``jit``: the compiled planner's folder, shown read-only for the child to copy.
     """
     bwrap = shutil.which("bwrap") or "bwrap"
     args = [bwrap, *namespace_flags(), *system_binds()]

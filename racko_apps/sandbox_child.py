@@ -1,11 +1,8 @@
-"""The sandboxed bot's side: a child process that loads the bot and answers the parent's requests.
+"""The sandboxed bot's side: a child process that loads the bot and answers the parent.
 
-Started as ``python -P -c "from racko_apps.sandbox_child import main; main()"`` (``-P``: the bot's
-folder is not put first on ``sys.path``, so a student's ``agents.py`` or ``numpy.py`` there cannot
-replace the toolkit). The first request (``init``) says what to load and under which limits; the
-child applies them (address space, processes, dropping root), silences the bot's output (counted,
-not kept: the protocol's channel is a private copy of file descriptor 1), loads the bot, and
-answers one reply line per request (``racko_apps.sandbox_wire``).
+The first request (``init``) says what to load and under which limits; the child applies them
+(address space, processes, dropping root), silences the bot's output (counted, not kept: replies
+go to a private copy of file descriptor 1), loads the bot, and answers one line per request.
 """
 
 from __future__ import annotations
@@ -22,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from racko_apps.sandbox_proc import set_death_signal
 from racko_apps.sandbox_toolkit import BUILTIN_MODULES, TOOLKIT_PACKAGES, matches, refusal
 from racko_apps.sandbox_wire import MASK_DTYPE, OBS_DTYPE, one_line, unpack
 
@@ -57,8 +55,8 @@ _ALLOCATION = re.compile(r"Failed to allocate memory for requested buffer of siz
 
 
 def failed_allocation(err: BaseException) -> str | None:
-    """The size an exported bot's graph failed to allocate (onnxruntime raises its own ``Fail``
-    with the arena's message, not MemoryError), as ``"64 GiB"``; None for any other error."""
+    """The size an exported bot's graph failed to allocate, as ``"64 GiB"`` (onnxruntime raises
+    its own error, not MemoryError); None for any other error."""
     found = _ALLOCATION.search(str(err))
     if found is None:
         return None
@@ -76,9 +74,8 @@ class HiddenModuleError(ImportError):
 
 
 class _Guard:
-    """A meta path finder, first on ``sys.meta_path``: a toolkit module outside ``visible`` is
-    refused with one line. The staged toolkit (``sandbox_toolkit.stage``) does not hold those
-    modules anyway; this names the rule instead of a bare ``ModuleNotFoundError``."""
+    """A meta path finder that refuses a toolkit module outside ``visible`` with one line naming
+    the rule (the staged toolkit does not hold it anyway)."""
 
     def __init__(self, visible: frozenset[str], allow: tuple[str, ...]) -> None:
         self.visible, self.allow = visible, allow
@@ -140,14 +137,7 @@ def _failure(err: BaseException, prefix: str) -> str:
 def _die_with_parent() -> None:
     """Exit if the parent dies (a league killed with kill -9 must not leave looping children)."""
     parent = os.getppid()
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
+    set_death_signal()
 
     def watch() -> None:
         while True:
@@ -159,8 +149,7 @@ def _die_with_parent() -> None:
 
 
 def _become_nobody() -> None:
-    """In an isolated child started by root: give up root (and with it the last capabilities),
-    so that RLIMIT_NPROC holds (root is exempt from it) and nothing is owned by the bot."""
+    """Started by root: give up root, so that RLIMIT_NPROC holds (root is exempt from it)."""
     if os.getuid() != 0:
         return
     os.setgroups([])
@@ -169,8 +158,7 @@ def _become_nobody() -> None:
 
 
 def _set_limit(name: str, value: int) -> None:
-    """``resource.setrlimit`` where this system has the limit (macOS refuses some values,
-    Windows has no resource module): a limit it cannot set is the parent's to enforce."""
+    """``resource.setrlimit`` where this system has the limit (else the parent enforces it)."""
     try:
         import resource
 
@@ -180,8 +168,7 @@ def _set_limit(name: str, value: int) -> None:
 
 
 def _prepare(first: Mapping[str, Any]) -> str | None:
-    """Apply the init request's limits before any of the bot's code runs; why it cannot start,
-    or None."""
+    """Apply the init request's limits before the bot's code runs; why it cannot, or None."""
     limit = int(first.get("memory_mb", 1024)) * 1024 * 1024
     _set_limit("RLIMIT_AS", limit)
     if first.get("processes"):  # isolated only: unisolated, the count is the user's, not ours
@@ -227,8 +214,8 @@ class _Tables:
                 break
 
     def run(self, item: Mapping[str, Any]) -> dict[str, Any]:
-        """One request to one table's bot; its reply (``ok`` False with a kind and an error for
-        what the bot did wrong). MemoryError and what is not an Exception propagate."""
+        """One request to one table's bot; its reply (``ok`` False, a kind and an error where
+        the bot did wrong). MemoryError and what is not an Exception propagate."""
         table = item.get("table", 0)
         if not isinstance(table, int) or not 0 <= table < len(self.bots):
             return {"ok": False, "kind": "garbage", "error": f"no table {table!r}"}

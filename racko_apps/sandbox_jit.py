@@ -1,15 +1,11 @@
 """The compiled planner (numba's cache) for sandboxes: compiled once, copied into each sandbox.
 
-The planner of ``expert`` and ``search`` (agents.features) is compiled by numba at its first call
-(seconds of CPU), and an isolated sandbox's private /tmp starts empty: without
-a cache every sandbox compiled it again, inside the bot's first move (past the move limit on a
-busy machine, so a student's bot built on ``expert`` forfeited rounds), and a league paid it twice
-per pairing. So a league (each of its processes) has a process of the toolkit (trusted: it runs
-none of the bots' code) compile it once into a private folder (``jit_cache``), each isolated
-sandbox is shown that folder read-only and copies it into its own /tmp before it loads the bot (a
-bot can change only its own copy); and a bot that uses the planner has it loaded (or, without that
-folder, as in a grade's one sandbox, compiled) while it starts, under the start limit, not on its
-first move's clock. Only a bot allowed to import the planner (``allow``) uses any of this.
+numba compiles the planner of ``expert`` and ``search`` at its first call (seconds of CPU), and
+an isolated sandbox starts with an empty /tmp, so each would compile it inside the bot's first
+move. Instead a trusted process of the toolkit compiles it once into a private folder
+(``jit_cache``); each isolated sandbox is shown that folder read-only and copies it into its own
+/tmp before it loads the bot, and a bot that uses the planner loads it while it starts, under
+the start limit.
 """
 
 from __future__ import annotations
@@ -34,8 +30,7 @@ _jit: dict[str, Path | None] = {}
 
 
 def _own_private_dir(path: str) -> bool:
-    """A folder of this user that nobody else may write (one inherited through the environment
-    is trusted only then: numba's cache holds code)."""
+    """A folder of this user that nobody else may write (numba's cache holds code)."""
     try:
         st = os.lstat(path)
     except OSError:
@@ -44,9 +39,8 @@ def _own_private_dir(path: str) -> bool:
 
 
 def jit_cache(create: bool = True) -> Path | None:
-    """The folder of the compiled planner (numba's cache), compiled once per process tree by a
-    child of the toolkit's own (unless ``create`` is false: then only one made before, here or by
-    the process that started this one); None where there is none (each sandbox then compiles)."""
+    """The folder of the compiled planner, compiled once per process tree by a child of the
+    toolkit's own (``create`` false: only one made before); None where there is none."""
     if "dir" in _jit:
         return _jit["dir"]
     inherited = os.environ.get(JIT_ENV, "")
@@ -101,12 +95,9 @@ def warm_planner(num_players: int = 2) -> None:
 def no_scipy_for_numba() -> Iterator[None]:
     """While the planner warms up, ``import scipy`` fails (unless the bot imported it already).
 
-    numba's first compile or cache load imports all its typing registries, and one of them
-    imports ``scipy.linalg`` only to see whether ``np.correlate`` may call BLAS: about a quarter
-    of a sandbox's start, paid twice per league pairing, for a planner that uses no linear
-    algebra. Afterwards scipy imports as usual, and numba's ``np.dot`` and ``np.linalg`` find it
-    (they look when they are first compiled); only ``np.correlate`` and ``np.convolve`` in a
-    bot's own numba code keep numba's loop without BLAS."""
+    numba's first load imports ``scipy.linalg`` only to see whether ``np.correlate`` may call
+    BLAS: about a quarter of a sandbox's start, for a planner without linear algebra. Afterwards
+    scipy imports as usual."""
     if "scipy" in sys.modules:
         yield
         return
@@ -119,9 +110,8 @@ def no_scipy_for_numba() -> Iterator[None]:
 
 
 def seed_jit_cache() -> None:
-    """In an isolated child, as the user the bot runs as, before it loads the bot: copy the
-    read-only compiled planner into its own numba cache folder (numba loads only from a folder
-    it may write)."""
+    """In an isolated child, before it loads the bot: copy the read-only compiled planner into
+    its own numba cache (numba loads only from a folder it may write)."""
     seed, target = os.environ.get(JIT_SEED_ENV), os.environ.get("NUMBA_CACHE_DIR")
     if not seed or not target or not os.path.isdir(seed):
         return

@@ -1,10 +1,8 @@
-"""A sandbox's process tree, read from /proc: what a bot started, stopped and killed by the parent.
+"""A sandbox's process tree, read from /proc: what a bot started, stopped and killed.
 
-A bot may leave threads and processes running after it answers. Between its requests the parent
-stops (SIGSTOP) every process of an isolated sandbox, so nothing it leaves running takes CPU from
-the other bot's turn; ``end_game`` kills what it started; ``close`` kills the whole sandbox and
-waits until nothing of it is left. Linux only (elsewhere the tree is empty and only the child's
-own process group is killed).
+Between its requests an isolated sandbox's processes are stopped, so nothing a bot leaves running
+takes CPU from the other bot's turn. Linux only (elsewhere the tree is empty and only the child's
+process group is killed).
 """
 
 from __future__ import annotations
@@ -35,8 +33,7 @@ class Tree:
 
 
 def read_proc(path: str) -> bytes:
-    """A small /proc file's bytes, read with one system call (the move loop reads a few of these
-    per request: ``open()``'s text layer cost more than the read)."""
+    """A small /proc file's bytes, in one system call (the move loop reads a few per request)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         return os.read(fd, 1 << 16)
@@ -64,9 +61,8 @@ def children(pid: int) -> list[int] | None:
 
 
 def below(pid: int, inits: list[int] | None = None) -> list[int]:
-    """Every process below ``pid``'s children (for bwrap: all in the sandbox but its init).
-    ``inits``: ``pid``'s children where the caller knows them (bwrap's outer process starts its
-    init once and nothing else, so a sandbox reads them once, not at every request)."""
+    """Every process below ``pid``'s children (for bwrap: all in the sandbox but its init);
+    ``inits``: those children, where the caller knows them already."""
     level: list[int] | None = [pid] if inits is None else inits
     found: list[int] = []
     for depth in range(0 if inits is None else 1, 1 << 16):
@@ -100,8 +96,8 @@ def wait_gone(pids: Iterable[int], timeout: float = 2.0) -> None:
 
 
 def _runs_as(pid: str, uid: int) -> bool:
-    """Whether process ``pid`` has ``uid`` as its real, effective, saved or file-system user (from
-    /proc/PID/status, which a process cannot hide as it can the owner of /proc/PID)."""
+    """Whether process ``pid`` runs as ``uid`` in any of its user ids (/proc/PID/status, which a
+    process cannot hide as it can the owner of /proc/PID)."""
     try:
         for line in read_proc(f"/proc/{pid}/status").splitlines():
             if line.startswith(b"Uid:"):
@@ -145,10 +141,8 @@ def signal_each(pids: Iterable[int], sig: int) -> None:
 
 
 def kill_started(pid: int, isolated: bool) -> None:
-    """Kill every process the bot in ``pid`` (the sandbox's outer process) started, but not the
-    bot's own Python, which plays on. Isolated under bubblewrap, those are all the processes of
-    its PID namespace but its init and the bot (whose start is the earliest); otherwise the
-    descendants of the bot's process that have not left it (best effort)."""
+    """Kill every process the bot in sandbox ``pid`` started, not the bot itself: under bwrap
+    all in its PID namespace but init and the bot (the earliest); else its descendants."""
     for _ in range(5):  # a process forking while it is killed leaves orphans: look again
         tree = process_tree()
         if isolated:
@@ -167,8 +161,8 @@ def kill_started(pid: int, isolated: bool) -> None:
 
 
 def _kill_all_as(uid: int) -> None:
-    """``kill(-1, SIGKILL)`` as ``uid``, from a forked helper: every process of that user at once,
-    in one system call (a fork bomb cannot outrun it, as it can a loop over /proc)."""
+    """``kill(-1, SIGKILL)`` as ``uid`` from a forked helper: one system call that a fork bomb
+    cannot outrun."""
     pid = os.fork()
     if pid == 0:  # the helper: only async-signal-safe calls until it exits
         try:
@@ -196,8 +190,7 @@ def kill_uid(uid: int, rounds: int = 20) -> bool:
 
 
 def kill_sandbox(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the sandbox's outer process, its process group and everything below it, and wait
-    until none of it is alive: nothing of the bot outlives its sandbox."""
+    """Kill the sandbox's outer process, its group and all below it; wait until none is alive."""
     inside = process_tree().descendants(proc.pid)[1:] if proc.poll() is None else []
     if proc.returncode is None:  # not reaped yet, so its group id is still its own
         try:  # the whole group: grandchildren the bot started go too (killing bwrap ends
@@ -212,10 +205,7 @@ def kill_sandbox(proc: subprocess.Popen[bytes]) -> None:
 
 
 def exit_with_parent(parent: int) -> Callable[[], None]:
-    """For the forked child before exec: be killed when the grader or league (``parent``) dies,
-    so that a league killed with kill -9 takes every sandbox (and every process in it) along. A
-    parent that died between the fork and the request has no death left to signal: the child
-    then exits at once."""
+    """Before exec: die with ``parent`` (the grader or the league), or at once if it died."""
 
     def arm() -> None:
         set_death_signal()

@@ -1,11 +1,9 @@
-"""The sandbox's wire protocol: what the grader and a sandboxed bot's child say to each other.
+"""The sandbox's wire protocol, imported by both sides (``racko_apps.sandbox`` and
+``racko_apps.sandbox_child``).
 
-One JSON request and one JSON reply per line over pipes; nothing is ever unpickled from the child,
-which runs code the parent must not trust. An ``act`` request carries the seat's observation and
-action mask as the base64 of their bytes (exact, and a tenth of the cost of a list of floats: the
-protocol's cost is per move). Both sides import this module: the parent (``racko_apps.sandbox``)
-and the child (``racko_apps.sandbox_child``), so it holds only what both need, the limits the
-parent sends and the failure it raises included.
+One JSON request and one JSON reply per line over pipes; nothing is unpickled from the child. An
+``act`` request carries the observation and mask as the base64 of their bytes (exact, and a tenth
+of the cost of a list of floats).
 """
 
 from __future__ import annotations
@@ -18,8 +16,7 @@ from typing import Any
 import numpy as np
 
 MAX_LINE = 1 << 16  # bytes in one reply line; a longer line is garbage, not a reply
-# A bot's clock per round, by default: the slowest shipped bot (``search``) uses about 1-3 s of a
-# 2-player round and about 6 s of a 4-player one on a busy 2-core machine.
+# A bot's clock per round, by default: ample for the slowest shipped bot (``search``).
 DEFAULT_ROUND_SECONDS = 30.0
 OBS_DTYPE, MASK_DTYPE = np.dtype("<f4"), np.dtype("i1")  # an act request's arrays, as bytes
 
@@ -90,20 +87,15 @@ class Limits:
     """What a sandboxed bot may use.
 
     move_seconds: wall-clock seconds to answer one request (act, reset, seed), IPC included.
-    round_seconds: the bot's clock: wall-clock seconds it may use over one round, all its
-      requests together (IPC included), from the ``reset`` (or ``seed``) that starts the round.
-      The move limit alone lets a bot that is slow on purpose (just under it on every move)
-      stretch one round to minutes; the clock bounds what a round of it costs everyone.
+    round_seconds: the bot's clock: wall-clock seconds for all its requests of one round, so a
+      bot slow on purpose cannot stretch a round to minutes.
     memory_mb: the child's address-space limit (RLIMIT_AS), toolkit imports included.
     output_chars: characters the bot may print during one request.
-    processes: processes the bot may run at once (RLIMIT_NPROC; counted per sandbox where
-      bubblewrap makes a user namespace, per user otherwise; root is exempt, and there the
-      time limit and the PID namespace end a fork bomb).
-    start_seconds: to start Python, import the toolkit and construct the bot (generous: a loaded
-      machine starts Python slowly, and that is not the bot's fault).
-    cpu_seconds: CPU time the child may use over its whole life (RLIMIT_CPU; isolated bots
-      only), all its threads together: a backstop for what the clocks, which measure wall
-      time, do not see.
+    processes: processes it may run at once (RLIMIT_NPROC, isolated bots only).
+    start_seconds: to start Python, import the toolkit and construct the bot (generous: a busy
+      machine starts Python slowly).
+    cpu_seconds: CPU time over the child's life (RLIMIT_CPU, isolated bots only): a backstop for
+      what the wall-clock limits do not see.
     """
 
     move_seconds: float = 1.0

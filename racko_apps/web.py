@@ -1,22 +1,11 @@
 """``racko web``: serve the browser game (``web/``) on 127.0.0.1.
 
-The page runs the rules engine in JS (``web/js``, kept equal to ``racko_env`` by a differential test)
-and the exported bots with onnxruntime-web, so the server only hands out files: the page itself,
-the shipped bots (``agents/pretrained/racko_{2,3,4}p.onnx`` + ``.json``) under ``/bots/``, and the
-three onnxruntime-web files under ``/vendor/ort/``. Nothing else is reachable: paths are resolved
-and must stay inside those roots. No COOP/COEP headers are sent, so the page runs onnxruntime-web's
-wasm on one thread (``docs/bots/play-web.md``).
-
-The page ships as package data (``racko_apps/web_static``: a link to ``web/`` in the repository,
-its files in the wheel). onnxruntime-web (MIT, 14 MB of wasm) does not: in a checkout it is
-``web/node_modules`` after ``npm ci --prefix web``; elsewhere ``racko web --fetch-ort`` downloads
-the version ``web/package-lock.json`` pins from the npm registry, checks its sha512 against the
-lock's, and keeps the three files (and its package.json, naming its license) in the user's cache
-folder.
-
-    racko web --fetch-ort        # once, from a plain package install
-    racko web --port 8000
-    python -m racko_apps.web --port 8000
+The page runs the rules engine in JS and the exported bots with onnxruntime-web, so the server
+only hands out files: the page, the shipped bots under ``/bots/`` and onnxruntime-web under
+``/vendor/ort/``; nothing else is reachable. onnxruntime-web is not in the wheel: in a checkout
+it is ``web/node_modules`` (``npm ci --prefix web``); elsewhere ``racko web --fetch-ort``
+downloads the version web/package-lock.json pins, checked against its sha512, into the user's
+cache (docs/bots/play-web.md).
 """
 
 from __future__ import annotations
@@ -47,8 +36,7 @@ FETCH_ORT = "racko web --fetch-ort"
 
 
 def ort_cache_dir() -> Path:
-    """Where ``--fetch-ort`` keeps onnxruntime-web: the user's cache folder (XDG_CACHE_HOME,
-    LOCALAPPDATA on Windows, else ~/.cache), per version."""
+    """Where ``--fetch-ort`` keeps onnxruntime-web: the user's cache folder, per version."""
     base = os.environ.get("XDG_CACHE_HOME") or os.environ.get("LOCALAPPDATA")
     root = Path(base) if base else Path.home() / ".cache"
     return root / "racko" / f"onnxruntime-web-{ORT_VERSION}"
@@ -62,13 +50,9 @@ def ort_dir() -> Path:
     return ort_cache_dir()
 
 
-ORT_DIR = ort_dir()
-
-
 def fetch_ort(url: str = ORT_URL, integrity: str = ORT_INTEGRITY) -> Path:
-    """Download onnxruntime-web's package, check it against the lock file's sha512, and keep the
-    three files the page loads and its package.json (version, MIT license) in
-    ``ort_cache_dir()`` (all or nothing)."""
+    """Download onnxruntime-web, check it against the lock file's sha512, and keep the files
+    the page loads and its package.json (its license) in ``ort_cache_dir()``, all or nothing."""
     import base64
     import hashlib
     import io

@@ -1,11 +1,8 @@
 """Traces of Python games for the JS twin of the engine (``web/js``), and its generated layout.
 
-The browser plays with a JS port of the rules engine, the observation encoder and the env's rewards.
 ``node --test web/test`` replays these traces and must reproduce, step by step, every seat's
-observation (as float32) and mask, the rewards, the scores and the episode ends. The deals and
-refills are written into the trace (chance outcomes), so the JS engine never has to reproduce
-numpy's or Python's random streams; the ported ``random`` bot does reproduce Python's Mersenne
-Twister, and its picks (and the ``heuristic`` bot's) are checked against the actions here.
+observation and mask, the rewards, the scores and the episode ends. Deals and refills are in the
+trace, so the JS engine need not reproduce Python's random streams.
 
     python -m racko_apps.web_traces --layout            # rewrite web/js/layout.js
     python -m racko_apps.web_traces --out traces.jsonl --episodes 2000 --seed 0
@@ -43,8 +40,7 @@ MAX_STEPS = 50_000  # these episodes carry every observation in full (for readab
 
 
 def layout() -> dict[str, Any]:
-    """The observation layout of ``racko_env.observation`` as data: each field of ``LAYOUT`` (and
-    the card-valued run ``card_scaled``) -> [start, stop), and each version's width."""
+    """The observation layout as data: each field (and ``card_scaled``) -> [start, stop)."""
     pieces = {f.name: [f.start, f.stop] for f in layout_module.LAYOUT}
     scaled = layout_module.CARD_SCALED
     pieces["card_scaled"] = [scaled.start, scaled.stop]
@@ -59,25 +55,23 @@ def layout() -> dict[str, Any]:
     }
 
 
+def _generated(source: str, name: str, data: Any) -> str:
+    """A generated JS module exporting ``data`` as the frozen constant ``name``."""
+    return (
+        f"/**\n * Generated from {source} by "
+        "`python -m racko_apps.web_traces --layout`; do not edit.\n */\n\n"
+        f"export const {name} = Object.freeze({json.dumps(data, indent=2)});\n"
+    )
+
+
 def layout_js() -> str:
     """The text of web/js/layout.js (a test checks the file against this)."""
-    body = json.dumps(layout(), indent=2)
-    return (
-        "/**\n * Generated from racko_env/observation.py by "
-        "`python -m racko_apps.web_traces --layout`; do not edit.\n */\n\n"
-        f"export const LAYOUT = Object.freeze({body});\n"
-    )
+    return _generated("racko_env/observation.py", "LAYOUT", layout())
 
 
 def rules_options_js() -> str:
-    """The text of web/js/rules_options.js: every rules option as ``RulesConfig`` declares it (a
-    test checks the file against this), which web/js/config.js validates with."""
-    body = json.dumps(option_table(), indent=2)
-    return (
-        "/**\n * Generated from racko_env/config.py by "
-        "`python -m racko_apps.web_traces --layout`; do not edit.\n */\n\n"
-        f"export const RULE_OPTIONS = Object.freeze({body});\n"
-    )
+    """The text of web/js/rules_options.js: every rules option as ``RulesConfig`` declares it."""
+    return _generated("racko_env/config.py", "RULE_OPTIONS", option_table())
 
 
 def seats_digest(env: raw_env) -> tuple[str, list[list[float]]]:
@@ -189,10 +183,7 @@ def play_episode(setup: dict[str, Any], full: bool) -> dict[str, Any]:
 
 
 def manifest_cases() -> list[dict[str, Any]]:
-    """Good and bad manifests with the message ``agents.onnx_bot.check_manifest`` gives (or None).
-
-    The JS check (web/js/manifest.js) must accept and refuse the same ones, in the same words.
-    """
+    """Good and bad manifests with ``check_manifest``'s message (or None), for the JS twin."""
     good = json.loads((BOTS_DIR / "racko_2p.json").read_text())
     variants: list[tuple[dict[str, Any], int, dict[str, Any]]] = [(good, 2, {})]
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from racko_apps.grade import grade, load_rubric
-from racko_apps.league import find_bots, run_league
+from racko_apps.league import run_league
 from racko_apps.new_bot import main, write_bot
+from racko_apps.submissions import league_entries
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -49,7 +50,7 @@ def test_the_league_plays_a_function_beside_a_class(tmp_path, can_isolate):
     write_bot("klass", tmp_path)
     write_bot("fun", tmp_path, kind="function")
     (tmp_path / "helpers.py").write_text("def action(observation):\n    return 0\n")  # no act
-    entries, skipped = find_bots(tmp_path, [])
+    entries, skipped = league_entries(tmp_path, [])
     assert {e.label: e.spec for e in entries} == {"klass": "klass:Bot", "fun": "fun:act"}
     assert any("helpers.py" in line and "function act" in line for line in skipped)
     report = run_league(tmp_path, rounds=1, log=lambda _: None, isolate=can_isolate)

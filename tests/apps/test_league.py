@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from racko_apps.league import find_bots, main, run_league
+from racko_apps.league import main, run_league
 from racko_apps.new_bot import write_bot
+from racko_apps.submissions import league_entries
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -227,7 +228,7 @@ def test_what_counts_as_a_bot(tmp_path):
     (tmp_path / "_private.py").write_text("class Bot: pass\n")
     (tmp_path / "broken_syntax.py").write_text("class Bot(:\n")
     (tmp_path / "lonely.onnx").write_bytes(b"")
-    entries, skipped = find_bots(tmp_path, [])
+    entries, skipped = league_entries(tmp_path, [])
     assert [e.label for e in entries] == ["alpha"]
     assert any("broken_syntax.py" in s for s in skipped)
     assert any("lonely.onnx: no manifest" in s for s in skipped)

@@ -8,7 +8,6 @@ import json
 import pytest
 
 from racko_apps.league import main, run_league
-from racko_apps.league_record import Record
 from racko_apps.new_bot import write_bot
 
 
@@ -49,31 +48,3 @@ def test_rules_options_are_settings_of_the_league(tmp_path, capsys):
     assert err.count("\n") == 1 and "--deck-size" in err, err
     with pytest.raises(ValueError, match="partners is not supported"):
         run_league(tmp_path, players=4, rules={"partners": True}, baselines=["random"])
-
-
-def test_a_record_of_the_first_layout_is_read(tmp_path):
-    import sqlite3
-
-    db = tmp_path / "old.sqlite"
-    with sqlite3.connect(db) as conn:
-        conn.executescript(
-            """
-            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            CREATE TABLE pairings (a TEXT, b TEXT, a_label TEXT, b_label TEXT, rounds INTEGER,
-                a_wins REAL, b_wins REAL, a_forfeits INTEGER, b_forfeits INTEGER,
-                forfeit_lines TEXT, finished_at TEXT, PRIMARY KEY (a, b));
-            CREATE TABLE rounds (a TEXT, b TEXT, idx INTEGER, a_rank REAL, b_rank REAL,
-                PRIMARY KEY (a, b, idx));
-            INSERT INTO meta VALUES ('settings', '{"players": 2, "rounds": 1, "seed": 0}');
-            INSERT INTO pairings VALUES ('x@1', 'y@2', 'x', 'y', 2, 1.5, 0.5, 0, 1, '[]', 'T');
-            INSERT INTO rounds VALUES ('x@1', 'y@2', 0, 1.0, 0.0), ('x@1', 'y@2', 1, 0.5, 0.5);
-            """
-        )
-    record = Record(db, {"players": 2, "rounds": 1, "seed": 0})
-    try:
-        assert record.done() == {("x@1", "y@2")}
-        assert record.ranks(("x@1", "y@2")) == [(1.0, 0.0), (0.5, 0.5)]
-        (row,) = record.pairings({"x@1", "y@2"})
-        assert row["wins"] == [1.5, 0.5] and row["forfeits"] == [0, 1]
-    finally:
-        record.close()

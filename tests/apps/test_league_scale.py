@@ -18,7 +18,7 @@ import pytest
 import agents
 from agents.base import Bot
 from agents.obs import legal_actions
-from racko_apps import league, league_rounds
+from racko_apps import league_record, league_rounds
 from racko_apps.grade import grade, parse_rubric
 from racko_apps.league import run_league
 from racko_apps.referee import Strikes, play_match, seat_bot
@@ -101,7 +101,7 @@ def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
     )
     whole = run_league(tmp_path, db=tmp_path / "whole.sqlite", out=tmp_path / "whole", **settings)
     assert len(whole["pairings"]) > 6  # more than one pairing round
-    add = league.Record.add
+    add = league_record.Record.add
     calls = {"n": 0}
 
     def killed_after_five(self, bots, result):
@@ -110,11 +110,11 @@ def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
         calls["n"] += 1
         add(self, bots, result)
 
-    monkeypatch.setattr(league.Record, "add", killed_after_five)
+    monkeypatch.setattr(league_record.Record, "add", killed_after_five)
     db = tmp_path / "cut.sqlite"
     with pytest.raises(KeyboardInterrupt):
         run_league(tmp_path, db=db, out=tmp_path / "cut", **settings)
-    monkeypatch.setattr(league.Record, "add", add)
+    monkeypatch.setattr(league_record.Record, "add", add)
     log: list[str] = []
     again = run_league(tmp_path, db=db, out=tmp_path / "cut", **{**settings, "log": log.append})
     assert "5 pairing(s) on record" in log[0]

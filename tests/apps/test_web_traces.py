@@ -186,7 +186,7 @@ def test_server_serves_the_page_bots_and_onnxruntime() -> None:
     assert web.resolve("/js/app.js") == (web.WEB_DIR / "js" / "app.js").resolve()
     assert web.resolve("/bots/racko_3p.onnx") == web.BOTS_DIR / "racko_3p.onnx"
     assert web.resolve("/vendor/ort/ort-wasm-simd-threaded.wasm") == (
-        web.ORT_DIR / "ort-wasm-simd-threaded.wasm"
+        web.ort_dir() / "ort-wasm-simd-threaded.wasm"
     )
 
 
