@@ -33,11 +33,8 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
     "racko_tables",
+    "results_table",
 ]
-# The results helper's extension renders docs/results/*.json; the site builds without it until it
-# lands (the results pages then show the files' names only).
-if (DOCS / "_ext" / "results_table.py").is_file():
-    extensions.append("results_table")
 
 source_suffix = {".md": "markdown"}
 root_doc = "index"

@@ -2,7 +2,7 @@
 ``docs/results/<name>.json``, written by the command that measured it.
 
 A page never retypes a measured number: it renders the file (the Sphinx directive
-``results-table`` and role ``result`` of ``docs/_ext/results_table.py``), and the README's
+``results-table`` of ``docs/_ext/results_table.py``), and the README's
 headline block is generated from the files (``python -m racko_eval.results --update README.md``).
 So a figure is written once, next to the command, the commit, the machine and the date that
 produced it, and re-running the command is the only way to change it.
@@ -47,7 +47,6 @@ __all__ = [
     "ResultsError",
     "caption",
     "check_results",
-    "figure_text",
     "format_cell",
     "headline_lines",
     "load_results",
@@ -252,30 +251,6 @@ def format_cell(value: Cell) -> str:
             return f"{value:.1f}"
         return f"{value:.3g}"
     return str(value)
-
-
-def figure_text(data: Mapping[str, Any], key: str) -> str:
-    """One named figure of a results file, formatted (``ResultsError`` names a missing key)."""
-    figures = data.get("figures", {})
-    if key not in figures:
-        known = ", ".join(sorted(figures)) or "none"
-        raise ResultsError(f"results {data.get('name', '?')}: no figure {key!r} (known: {known})")
-    return format_cell(figures[key])
-
-
-def find_table(data: Mapping[str, Any], which: str | int) -> dict[str, Any]:
-    """A table by index (``0``, ``"1"``) or by title."""
-    tables = data["tables"]
-    if isinstance(which, int) or str(which).strip().isdigit():
-        index = int(which)
-        if not 0 <= index < len(tables):
-            raise ResultsError(f"results {data.get('name', '?')}: no table {index}")
-        return tables[index]
-    for table in tables:
-        if table["title"] == which:
-            return table
-    titles = "; ".join(t["title"] for t in tables)
-    raise ResultsError(f"results {data.get('name', '?')}: no table titled {which!r} ({titles})")
 
 
 def _escape(text: str) -> str:

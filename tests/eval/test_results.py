@@ -69,7 +69,7 @@ def test_bad_names_and_missing_files_get_one_line(tmp_path: Path) -> None:
         results.load_results("broken", tmp_path)
 
 
-def test_rendering_a_table_and_a_figure() -> None:
+def test_rendering_a_table() -> None:
     table = {
         "title": "t",
         "columns": ["bot", "rounds", "win rate"],
@@ -80,10 +80,7 @@ def test_rendering_a_table_and_a_figure() -> None:
         "|---|---:|---|",
         "| a\\|b | 2,000 | 51.2% |",
     ]
-    data = {"name": "d", "figures": {"x": 0.12345, "y": 1234.5, "z": None}}
-    assert [results.figure_text(data, k) for k in "xyz"] == ["0.123", "1,234", "-"]
-    with pytest.raises(ResultsError, match="no figure 'w'"):
-        results.figure_text(data, "w")
+    assert [results.format_cell(x) for x in (0.12345, 1234.5, None)] == ["0.123", "1,234", "-"]
 
 
 def test_a_caption_names_command_commit_date_and_machine() -> None:
