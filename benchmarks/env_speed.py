@@ -199,12 +199,6 @@ def headline_figures(report: dict) -> dict[str, float]:
     }
 
 
-def format_table(report: dict) -> str:
-    from racko_eval.results import markdown_table
-
-    return "\n\n".join(markdown_table(t) + "\n\n" + t["note"] for t in results_tables(report))
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
@@ -234,20 +228,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks import command_line
-    from racko_eval.results import write_results
+    from benchmarks import publish
 
     args = parse_args(argv)
     report = run(args.players, args.episode, args.seconds, args.repeats, args.seed, args.clock)
-    print(format_table(report))
-    path = write_results(
-        "env_speed",
-        command=command_line("env_speed", argv),
-        tables=results_tables(report),
-        figures=headline_figures(report),
-        folder=args.results_dir,
-    )
-    print(f"wrote {path}")
+    publish("env_speed", argv, results_tables(report), headline_figures(report), args.results_dir)
     return 0
 
 

@@ -16,14 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from benchmarks import shown
+from benchmarks import rate_text, shown
 
 
 def _cell(row: dict[str, Any], key: str) -> str | None:
-    if key not in row:
-        return None
-    low, high = row[f"{key}_ci95"]
-    return f"{100 * row[key]:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
+    return rate_text(row[key], row[f"{key}_ci95"]) if key in row else None
 
 
 def curve_table(run: Path, history: list[dict[str, Any]]) -> dict[str, Any]:

@@ -343,13 +343,13 @@ def result_row(result: dict[str, Any], algorithm: str, command: str) -> list[Any
             result["steps_per_second_rl_environment"],
             command,
         ]
-    low, high = result["win_rate_ci95"]
-    rate = f"{100 * result['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
+    from benchmarks import rate_text
+
     return [
         result["bot"],
         result["players"],
         result["rounds_played"],
-        rate,
+        rate_text(result["win_rate"], result["win_rate_ci95"]),
         result["ms_per_decision"],
         command,
     ]

@@ -27,6 +27,7 @@ from typing import Any  # noqa: E402
 
 from agents.batched import load_batch  # noqa: E402
 from agents.search import SearchBot, parse_options  # noqa: E402
+from benchmarks import command_line, publish, rate_text  # noqa: E402
 from racko_eval import play_duplicate  # noqa: E402
 
 PHASES = ("draw", "keep", "place")
@@ -63,13 +64,12 @@ def results_table(players: int, rows: list[tuple[str, dict[str, Any]]]) -> dict[
     columns += [f"{p} changed" for p in PHASES] + ["command"]
     body = []
     for command, r in rows:
-        low, high = r["ci95"]
         body.append(
             [
                 r["budget"],
                 r["opponent"],
                 r["rounds"],
-                f"{100 * r['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})",
+                rate_text(r["win_rate"], r["ci95"]),
                 round(r["ms_per_decision"], 1),
                 *(f"{100 * r['changed'][p] / max(r['by_phase'][p], 1):.1f}%" for p in PHASES),
                 command,
@@ -121,13 +121,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"  [{r['seconds']} s]",
                 flush=True,
             )
-    from benchmarks import command_line
-    from racko_eval.results import write_results
-
     command = command_line("search_strength", argv)
     tables = [results_table(args.players, [(command, r) for r in rows])]
-    path = write_results("search", command=command, tables=tables, folder=args.results_dir)
-    print(f"wrote {path}")
+    publish("search_strength", argv, tables, folder=args.results_dir, name="search")
     return 0
 
 

@@ -18,6 +18,8 @@ import sys
 import time
 from typing import Any
 
+from benchmarks import publish, rate_text
+
 BASELINES = ("heuristic", "expert")
 # Deals a table by player count: each deal is played in every seating (2 with two players, 6 with
 # three, 36 with four), so every count gets thousands of seated rounds.
@@ -60,8 +62,7 @@ def measure(players: int, rounds: int, seed: int) -> list[dict[str, Any]]:
 
 
 def _rate(entry: dict[str, Any]) -> str:
-    low, high = entry["ci95"]
-    return f"{100 * entry['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
+    return rate_text(entry["win_rate"], entry["ci95"])
 
 
 def results_tables(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -102,9 +103,6 @@ def figures(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks import command_line
-    from racko_eval.results import markdown_table, write_results
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
     parser.add_argument(
@@ -116,16 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds is not None and args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
     rows = [row for n in args.players for row in measure(n, args.rounds or DEALS[n], args.seed)]
-    tables = results_tables(rows)
-    print(markdown_table(tables[0]))
-    path = write_results(
-        "shipped_bots",
-        command=command_line("shipped_bots", argv),
-        tables=tables,
-        figures=figures(rows),
-        folder=args.results_dir,
-    )
-    print(f"wrote {path}")
+    publish("shipped_bots", argv, results_tables(rows), figures(rows), args.results_dir)
     return 0
 
 

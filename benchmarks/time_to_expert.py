@@ -57,9 +57,7 @@ class Stopwatches:
         self._depth: dict[str, int] = defaultdict(int)
 
     def wrap(self, owner: Any, name: str, part: str, within: str | None = None) -> None:
-        method = getattr(owner, name, None)
-        if method is None:  # an older tree without this part
-            return
+        method = getattr(owner, name)
 
         @functools.wraps(method)
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -91,18 +89,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--config", default=str(REPO / "configs" / "2p.yaml"))
     ap.add_argument("--out", default=str(REPO / "runs" / "time_to_expert"))
     ap.add_argument("--total-steps", type=int, help="override the config's total env steps")
-    ap.add_argument(
-        "--cpu",
-        action="store_true",
-        help="lead with the split of the process's CPU seconds (on a shared machine); both the "
-        "wall and the CPU split are printed and written either way",
-    )
     ap.add_argument("--results-dir", metavar="DIR", help="default docs/results")
     args = ap.parse_args(argv)
 
     from sb3_contrib import MaskablePPO
 
-    from benchmarks import command_line, learning_curves, shown
+    from benchmarks import command_line, learning_curves, publish, shown
     from train import ppo
     from train.sb3.evaluation import EvalHistory
     from train.sb3.feature_cache import FeatureCache
@@ -143,8 +135,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )
     final = [r for r in history if r.get("final")]
     parts = ("rollout", "features", "opponents", "snapshots", "update", "evaluation")
-    wall_split = {part: round(watch.seconds.get(part, 0.0), 2) for part in parts}
-    cpu_split = {part: round(watch.cpu_seconds.get(part, 0.0), 2) for part in parts}
     result = {
         "config": shown(args.config),
         "wall_minutes": round(wall / 60, 2),
@@ -153,48 +143,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "ppo_steps_per_s": round(steps / max(ppo_seconds, 1e-9)),
         "reached_vs_expert": reached,
         "final": final[-1] if final else None,
-        "seconds": cpu_split if args.cpu else wall_split,
-        "clock": "cpu" if args.cpu else "wall",
-        "wall_seconds": wall_split,
-        "cpu_seconds": cpu_split,
+        "wall_seconds": {part: round(watch.seconds.get(part, 0.0), 2) for part in parts},
+        "cpu_seconds": {part: round(watch.cpu_seconds.get(part, 0.0), 2) for part in parts},
     }
-    _print_summary(result, wall, cpu, lead_cpu=args.cpu)
-    write_time_to_expert(result, command_line("time_to_expert", argv), args.results_dir)
+    publish("time_to_expert", argv, results_tables(result), figures(result), args.results_dir)
     learning_curves.write_curves([out], command_line("time_to_expert", argv), args.results_dir)
     return result
-
-
-def _print_summary(result: dict[str, Any], wall: float, cpu: float, lead_cpu: bool) -> None:
-    """The run's figures for the terminal (the results file holds them as data)."""
-    print(
-        f"\n{result['config']}: {wall / 60:.1f} min wall, {result['env_steps']:,} env steps "
-        f"({result['ppo_steps_per_s']:,} env steps/s in PPO)"
-    )
-    print(f"{'vs expert':>10} {'minutes':>8} {'env steps':>11}")
-    for rate, hit in result["reached_vs_expert"].items():
-        if hit is None:
-            print(f"{rate:>10} {'never':>8} {'-':>11}")
-        else:
-            print(f"{rate:>10} {hit['minutes']:>8.1f} {hit['env_steps']:>11,}")
-    if result["final"]:
-        f = result["final"]
-        print(
-            "final: "
-            + ", ".join(
-                f"{k} {f[k]:.1%} [{f[k + '_ci95'][0]:.1%}, {f[k + '_ci95'][1]:.1%}]"
-                for k in ("heuristic", "expert")
-                if k in f
-            )
-            + f" ({f['rounds']:,} duplicate rounds)"
-        )
-    for clock in ("cpu", "wall") if lead_cpu else ("wall", "cpu"):
-        split = result["cpu_seconds"] if clock == "cpu" else result["wall_seconds"]
-        print(
-            f"{clock} seconds: "
-            + ", ".join(f"{k} {v:.0f}" for k, v in split.items())
-            + " (features, opponents and snapshots are part of rollout; "
-            + f"{wall if clock == 'wall' else cpu:.0f} s {clock} in all)"
-        )
 
 
 def results_tables(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -241,26 +195,17 @@ def results_tables(result: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def write_time_to_expert(result: dict[str, Any], command: str, folder: str | None) -> Path:
-    """``docs/results/time_to_expert.json``: expert's level is the last target (48%)."""
-    from racko_eval.results import write_results
-
+def figures(result: dict[str, Any]) -> dict[str, Any]:
+    """The headline figures: expert's level is the last target (48%)."""
     level = result["reached_vs_expert"][f"{TARGETS[-1]:.0%}"] or {}
     final = result["final"] or {}
-    figures = {
+    return {
         "minutes": level.get("minutes"),
         "env_steps": level.get("env_steps"),
         "run_minutes": result["wall_minutes"],
         "final_vs_heuristic": final.get("heuristic"),
         "final_vs_expert": final.get("expert"),
     }
-    return write_results(
-        "time_to_expert",
-        command=command,
-        tables=results_tables(result),
-        figures=figures,
-        folder=folder,
-    )
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import publish, rate_text
+
 REPO = Path(__file__).resolve().parent.parent
 TUTORIAL = REPO / "docs" / "tutorial.py"
 
@@ -52,13 +54,10 @@ def results_of(
     rows = []
     figures = {"minutes": round(seconds / 60, 2), "cpu_minutes": round(cpu_seconds / 60, 2)}
     for opponent, entry in head_to_head.items():
-        low, high = entry["ci95"]
-        rate = f"{100 * entry['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
-        rows.append([opponent, entry["games"], rate])
+        rows.append([opponent, entry["games"], rate_text(entry["win_rate"], entry["ci95"])])
         figures[f"vs_{opponent}"] = round(entry["win_rate"], 4)
         figures[f"vs_{opponent}_low"], figures[f"vs_{opponent}_high"] = (
-            round(low, 4),
-            round(high, 4),
+            round(x, 4) for x in entry["ci95"]
         )
     games = {entry["games"] for entry in head_to_head.values()}
     note = (
@@ -76,9 +75,6 @@ def results_of(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks import command_line
-    from racko_eval.results import markdown_table, write_results
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--out", type=Path, help="the tutorial's output folder (default: a temp one)"
@@ -91,15 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds, cpu_seconds = run_tutorial(out, args.quick)
         record = json.loads((out / "tournament.json").read_text(encoding="utf-8"))
     tables, figures = results_of(record["head_to_head"], seconds, cpu_seconds)
-    print(markdown_table(tables[0]))
-    path = write_results(
-        "tutorial",
-        command=command_line("tutorial_bot", argv),
-        tables=tables,
-        figures=figures,
-        folder=args.results_dir,
-    )
-    print(f"wrote {path}")
+    publish("tutorial_bot", argv, tables, figures, args.results_dir, name="tutorial")
     return 0
 
 
