@@ -30,12 +30,10 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 
 def markdown_table(columns: list[str], rows: list[list[str]]) -> str:
-    """A GitHub-style pipe table (cells must not hold ``|`` or newlines)."""
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-    for row in rows:
-        cells = [str(c).replace("|", "\\|").replace("\n", " ") for c in row]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    """A pipe table of text cells (``racko_eval.results``' writer)."""
+    from racko_eval.results import markdown_table as results_table
+
+    return results_table({"columns": columns, "rows": rows})
 
 
 class MarkdownDirective(SphinxDirective):
@@ -197,8 +195,6 @@ def config_rows(model: type, prefix: str = "") -> Iterator[list[str]]:
             continue
         default = info.get_default(call_default_factory=True)
         meaning = info.description or comments.get(name, "")
-        if not meaning and not prefix and model.__doc__ is None:
-            meaning = ""
         yield [f"`{key}`", f"`{_type_name(kind)}`", f"`{default!r}`", _constraints(info), meaning]
 
 
@@ -257,15 +253,9 @@ def _facts() -> dict[str, Callable[[], Any]]:
     return {
         "obs_size": lambda: observation.OBS_SIZE,
         "obs_version": lambda: observation.OBS_VERSION,
-        "obs_size_v1": lambda: observation.OBS_SIZES[1],
         "num_actions": lambda: actions.NUM_ACTIONS,
-        "last_action": lambda: actions.NUM_ACTIONS - 1,
-        "rack_size": lambda: rules.RACK_SIZE,
-        "last_slot": lambda: rules.RACK_SIZE - 1,
         "min_players": lambda: rules.MIN_PLAYERS,
         "max_players": lambda: rules.MAX_PLAYERS,
-        "target_score": lambda: rules.TARGET_SCORE,
-        "racko_score": lambda: rules.RACKO_SCORE,
     }
 
 
