@@ -1,20 +1,12 @@
 """The quick batched check every trainer runs: duplicate rounds on the batched engine.
 
-One evaluation for PPO's periodic and final evaluations and value iteration's per-iteration one
-(and any future trainer): the format of ``racko_eval.tournament`` (every deal played at every table in
-every distinct seating; ``tables_for`` and ``seatings`` are shared), but every seating of every
-deal is one game of one ``racko_env.vector.VectorRacko`` batch, and each bot decides for all its
-games at once (``agents.batched.BatchPolicy``: the vectorized ``expert`` / ``heuristic`` /
-``random`` twins, a numpy snapshot, a frozen torch policy that the trainer builds and passes
-in: this module never imports torch). Playing every game of a batch at once is what lets a
-short training run report thousands of duplicate rounds (the speed-up: docs/evaluation/evaluate.md).
-
-Duplicate: every game gets its own random stream seeded by its deal's seed (``DealChance``), so
-the seatings of one deal start from the same deal and draw refill shuffles from the same stream,
-as ``racko_v1.raw_env.reset(seed=deal_seed)`` does for ``racko_eval.tournament``. The deals are not
-the ones ``racko_eval.tournament`` deals for the same seed (the engines shuffle differently); both are
-fair samples. ``racko evaluate`` (the tournament through the AEC env, any bot) stays
-the reference for published numbers.
+The format of ``racko_eval.tournament`` (``tables_for`` and ``seatings`` are shared), but every
+seating of every deal is one game of one ``racko_env.vector.VectorRacko`` batch, and each bot
+decides for all its games at once (``agents.batched.BatchPolicy``; a trainer passes its torch
+policy in: this module never imports torch). Each game draws from its own stream, seeded by its
+deal's seed (``DealChance``), so the seatings of a deal see the same cards. The engines shuffle
+differently, so these are not the deals ``racko evaluate`` plays for the same seed; that command
+stays the reference for published numbers.
 """
 
 from __future__ import annotations

@@ -1,25 +1,11 @@
 """Duplicate-format tournaments between Rack-O bots, played through the real AEC env.
 
-Format. Every *deal* has a seed; ``env.reset(seed=deal_seed)`` fixes the first dealer, the deal and
-the draw pile, so replaying a seed replays the same deal. Each deal is played at every *table*
-(lineup of bots) once in every distinct seating: the lineup ``(A, B, C)`` is seated as ``ABC``,
-``ACB``, ``BAC``, ``BCA``, ``CAB`` and ``CBA``, so every bot holds every seat, and every hand of
-cards, equally often, and sits after every other bot as often as that bot sits after it. The
-second half matters in Rack-O: a player's discards are offered to the next player first, so with
-rotations alone (``ABC``, ``BCA``, ``CAB``) C would always play after B and take B's discards,
-an edge or a handicap that the format would credit to C. Tables are:
-
-* as many bots as seats or more: every combination of ``num_players`` different bots (with 3 bots
-  and 2 players: A-B, A-C, B-C);
-* fewer bots than seats: every multiset of the bots with each bot at least once (2 bots, 4 players:
-  AAAB, AABB, ABBB), each copy a separate instance.
-
-With ``games`` instead of ``rounds`` each unit is a whole game to the target score; every round of
-a game is dealt from the game's seed, so duplicate games see the same deals round after round.
-
-Results are per seat taken: a win is worth 1 shared among the winning teams (a tie of two splits
-it), so win rates of a table add up to the number of seats per team. Everything is seeded from
-``seed`` and computed per deal, so the report is the same for any number of worker processes.
+Each deal (one seed, ``env.reset(seed=deal_seed)``) is played at every table in every distinct
+seating, not just the rotations, so every bot holds every seat and sits after every other bot
+equally often (a player's discards go to the next player first). With ``games`` every later round
+of a game is dealt from the game's seed too. A win is worth 1, shared among the winning teams.
+Everything is seeded from ``seed`` and computed per deal, so the report does not depend on the
+number of worker processes. The format and the report: docs/evaluation/evaluate.md.
 """
 
 from __future__ import annotations
@@ -31,7 +17,7 @@ import multiprocessing
 import operator
 import pickle
 import random
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +63,8 @@ class BotError(RuntimeError):
 
 
 def tables_for(num_bots: int, num_players: int) -> list[tuple[int, ...]]:
-    """Lineups of bot indices (see the module docstring), in a fixed order."""
+    """Lineups of bot indices, in a fixed order: every combination of ``num_players`` different
+    bots, or with fewer bots than seats every multiset holding each bot at least once."""
     if num_bots < 1:
         raise ValueError("a tournament needs at least one bot")
     if num_bots >= num_players:
@@ -90,10 +77,7 @@ def tables_for(num_bots: int, num_players: int) -> list[tuple[int, ...]]:
 
 
 def seatings(lineup: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Every distinct arrangement of a lineup, in a fixed order: bot ``seating[s]`` sits in seat s.
-
-    Not just the rotations: who plays after whom must be balanced too (see the module docstring).
-    """
+    """Every distinct arrangement of a lineup, in a fixed order: ``seating[s]`` sits in seat s."""
     return list(dict.fromkeys(itertools.permutations(lineup)))
 
 
@@ -457,16 +441,12 @@ def run_tournament(
 def _run_jobs(
     setup: TableSetup, jobs: list[Job], workers: int, progress: bool
 ) -> Iterator[list[list[SeatResult]]]:
-    bar: Callable[[Iterator[Any]], Iterator[Any]]
-    if progress:
+    def bar(it: Iterator[Any]) -> Iterator[Any]:
+        if not progress:
+            return it
         from tqdm import tqdm
 
-        def bar(it: Iterator[Any]) -> Iterator[Any]:
-            return tqdm(it, total=len(jobs), unit="deal", desc="tournament", smoothing=0.1)
-    else:
-
-        def bar(it: Iterator[Any]) -> Iterator[Any]:
-            return it
+        return tqdm(it, total=len(jobs), unit="deal", desc="tournament", smoothing=0.1)
 
     workers = min(workers, len(jobs))
     if workers == 1:
