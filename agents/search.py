@@ -317,7 +317,7 @@ class SearchBot(Bot):
             live = live[~eng.round_over[live]]
             if stop_turn is not None:
                 live = live[eng.turn[live] < stop_turn[live]]
-        share = _win_share(eng, n)
+        share = _win_share(eng)
         cut = np.flatnonzero(~eng.round_over)
         if cut.size:
             share[cut] = self._leaf_value(eng, enc, cut)
@@ -385,23 +385,12 @@ def fit_leaf_value(num_players: int, games: int = 600, seed: int = 0) -> tuple[f
     return best[1], best[2]
 
 
-def _win_share(eng: VectorGame, n: int) -> np.ndarray:
+def _win_share(eng: VectorGame) -> np.ndarray:
     """Seat 0's share of the round's win per game: 1 alone, 1/m among m winning teams, 0.5 for a
     world cut off at the search depth (no result yet)."""
-    team_of = eng.team_of
-    rp = eng.racko_player
-    points = eng.last_round_points
-    teams = eng.num_teams
-    team_pts = np.zeros((len(rp), teams), dtype=np.int64)
-    for p in range(n):
-        team_pts[:, team_of[p]] += points[:, p]
-    by_points = team_pts == team_pts.max(axis=1, keepdims=True)
-    won = np.where(
-        (rp >= 0)[:, None],
-        np.arange(teams)[None, :] == team_of[np.maximum(rp, 0)][:, None],
-        by_points,
-    )
-    share = np.where(won[:, team_of[0]], 1.0 / won.sum(axis=1), 0.0)
+    won = eng.round_winners()
+    teams = won.sum(axis=1) * eng.num_teams // eng.num_players  # winning teams
+    share = np.where(won[:, 0], 1.0 / np.maximum(teams, 1), 0.0)
     return np.where(eng.round_over, share, 0.5)
 
 

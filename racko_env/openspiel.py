@@ -332,12 +332,8 @@ class RackoState(pyspiel.State):
             return [0.0] * n
         cfg = game.config
         team_of = [cfg.team_of(p) for p in range(n)]
-        if t.episode == "round":  # Rack-O wins; a cut-off round, the best points
-            if game.racko_player is not None:
-                winners = {team_of[game.racko_player]}
-            else:
-                points = game.round_team_points
-                winners = {team_of[p] for p in range(n) if points[p] == max(points)}
+        if t.episode == "round":
+            winners = game.round_winners
         elif game.game_over:
             winners = {game.game_winner}
         else:  # the round cap: the tied leaders share the win

@@ -307,13 +307,7 @@ class raw_env(AECEnv):
             }
         if self.episode == "round":
             if self.reward_mode == "win":
-                if game.racko_player is not None:
-                    winners = {self._team_of[game.racko_player]}
-                else:
-                    points = game.round_team_points
-                    best = max(points)
-                    winners = {self._team_of[p] for p in range(n) if points[p] == best}
-                self._set_win_rewards(winners)
+                self._set_win_rewards(game.round_winners)
             done = self.truncations if game.truncated else self.terminations
             for a in self.agents:
                 done[a] = True

@@ -302,13 +302,7 @@ class DealPlayer:
             teams = {game.game_winner} if game.game_winner is not None else set()
             totals = [game.totals[cfg.team_of(s)] for s in range(n)]
         else:
-            points = game.round_team_points
-            if game.racko_player is not None:
-                teams = {cfg.team_of(game.racko_player)}
-            else:
-                best = max(points)
-                teams = {cfg.team_of(s) for s in range(n) if points[s] == best}
-            totals = points
+            teams, totals = game.round_winners, game.round_team_points
         share = 1.0 / len(teams) if teams else 0.0
         for s, res in enumerate(results):
             res.win = share if cfg.team_of(s) in teams else 0.0

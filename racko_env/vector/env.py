@@ -106,7 +106,7 @@ class VectorRacko:
                 rewards[rows] = game.round_team_points(s) / racko_score(game.rack_size)
             if self.episode == "round":
                 if self.reward_mode == "win":
-                    rewards[rows] = self._win_rewards(self._round_winners(s))
+                    rewards[rows] = self._win_rewards(game.round_winners(s))
                 trunc = game.truncated[s]
                 truncated[rows] = trunc
                 terminated[rows] = ~trunc
@@ -123,16 +123,6 @@ class VectorRacko:
                 if not over.all():
                     game.start_round(s[~over])
         return StepResult(rewards, terminated, truncated)
-
-    def _round_winners(self, s: np.ndarray) -> np.ndarray:
-        """bool [k, P]: seats on a winning team of the round that just ended."""
-        game = self.game
-        rp = game.racko_player[s]
-        team_of = game.team_of
-        by_racko = team_of[None, :] == team_of[np.maximum(rp, 0)][:, None]
-        points = game.round_team_points(s)
-        by_points = points == points.max(axis=1, keepdims=True)
-        return np.where((rp >= 0)[:, None], by_racko, by_points)
 
     def _win_rewards(self, winners: np.ndarray) -> np.ndarray:
         """Zero-sum rewards [k, P] from the winning seats (whole teams win together)."""
