@@ -1,30 +1,12 @@
 """``search``: decision-time search over sampled worlds (perfect-information Monte Carlo).
 
-For each legal action of the seat on turn, the bot samples K full game states consistent with its
-observation (``racko_env.worlds``), plays the action in each, and plays every world out to the
-round's end with a blueprint bot (``expert`` by default) in every seat, on the batched engine. It
-picks the action with the highest mean win share (1 for a round won, shared on ties), which
-``explain()`` shows per candidate. Common random numbers: every candidate of a decision is played
-in the same K worlds with the same refill shuffles, so the comparison between candidates is not
-drowned in the noise of the deals. The blueprint's own choice stands unless another candidate
-beats it clearly (options z and margin).
-
-``act_batch`` decides many games at once: all their candidates in all their worlds are one batch
-of the engine, and the blueprint decides each step of it in one call, which is what makes a
-duplicate evaluation of thousands of rounds possible.
-
-Options (``agents.load("search:blueprint=expert,worlds=32")`` or keyword arguments):
-blueprint (a batchable bot spec: ``expert``, ``heuristic``, ``racko_2p``...), worlds (K per
-decision), depth (0: to the round's end; d > 0: every seat plays at most d more turns, after
-which an unfinished world scores 0.5 of a win, a coarse value), ms (a time cap per decision: worlds are played in
-chunks and the search stops after the chunk that spends it; 0 = no cap; with a cap the result
-depends on the machine's speed, without one it is fixed by the seed), chunk (worlds per chunk),
-z and margin (play another candidate than the blueprint's only if its paired gain over the
-blueprint's choice, in the same worlds, less z standard errors, is above margin: the noise of a
-few worlds must not overrule a strong blueprint; default z=2, margin=0), phases (the decisions searched, some of ``draw+keep+place``; the others are the
-blueprint's), keep (after each chunk only the best ``keep`` candidates, and the blueprint's, are
-played on; 0 = all), endgame (search only where the seat's own rack is within this many expected
-draws of Rack-O, ``expert``'s plan cost; 0 = everywhere).
+For each legal action of the seat on turn, the bot samples K worlds consistent with its
+observation (``racko_env.worlds``), plays the action in each and plays every world on with a
+blueprint bot in every seat, on the batched engine; every candidate is played in the same worlds
+with the same refill shuffles (common random numbers). The blueprint's own choice stands unless
+another candidate beats it clearly (options ``z`` and ``margin``). ``act_batch`` decides many games
+in one batch of the engine. The options (``agents.load("search:worlds=32,depth=1")`` or keyword
+arguments) and the leaf value: docs/bots/search.md.
 """
 
 from __future__ import annotations
