@@ -1,17 +1,14 @@
 """Env steps per second of the wrapped ``racko_v1`` AEC env against PettingZoo's classic games,
 and of the batched engine, in one run; writes ``docs/results/env_speed.json``.
 
-Every AEC env is played the same way: random legal play (uniform over the action mask, one seeded
-chooser), counting every ``env.step`` call, the ``None`` steps of finished agents included, and
-resetting when an episode ends. Measurements of the envs are interleaved, so that load from other
-processes hits them all alike; the table shows the median of the repeats and the ratio to
-``connect_four_v3``. The batched engine (``racko_env.vector.VectorRacko``, 1,024 games, one
-decision per game per step, the acting seat's observation encoded) is played at random the same
-way and counts a decision of one game as one step.
+Every AEC env is played alike: random legal play from one seeded chooser, counting every
+``env.step`` (a finished agent's ``None`` steps too). The envs' measurements are interleaved, so
+load from other processes hits them all alike; the table shows the median of the repeats and the
+ratio to ``connect_four_v3``. The batched engine plays ``BATCH_GAMES`` games at random, one
+decision of one game counting as one step.
 
     python -m benchmarks.env_speed                      # 2 s per measurement, 3 repeats
-    python -m benchmarks.env_speed --seconds 5 --repeats 5
-    python -m benchmarks.env_speed --clock cpu          # CPU time instead: a cross-check under load
+    python -m benchmarks.env_speed --clock cpu          # CPU time: a cross-check under load
 
 Needs ``pygame`` for connect_four (``pip install -e ".[bench]"``).
 """

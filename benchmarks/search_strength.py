@@ -3,15 +3,10 @@
     python -m benchmarks.search_strength --players 2 --rounds 200 \
         --budgets worlds=16,depth=2 worlds=32,depth=2 --opponents expert racko_2p
 
-Each budget is a string of ``agents.search`` options (``search:<budget>`` is the bot). Every deal is
-played in both seatings (more players: the search bot in one seat, the opponent in the others,
-every seating), on the batched engine (``racko_eval.play_duplicate``), the search bot deciding
-for every game of a batch at once. Prints the search bot's win rate with its 95% interval, the
-milliseconds it spent per decision (its own time: sampling, rollouts, blueprint; wall time of the
-whole batch divided by its decisions), and per decision phase (draw, keep, place) how often it
-changed the blueprint's choice. ``--phases`` repeats a budget with the search restricted to each
-phase alone, to see where the gain comes from. Use one core: the script pins numpy's and
-onnxruntime's thread pools to 1.
+Each budget is a string of ``agents.search`` options. Played on the batched engine, every deal in
+every seating; prints the search bot's win rate, its own milliseconds per decision and, per
+decision phase, how often it changed the blueprint's choice. ``--phases`` repeats a budget with
+the search restricted to each phase alone. Numpy's and onnxruntime's thread pools are pinned to 1.
 """
 
 from __future__ import annotations

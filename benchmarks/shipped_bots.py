@@ -4,11 +4,8 @@
     python -m benchmarks.shipped_bots                        # 2-4 players, DEALS deals each
     python -m benchmarks.shipped_bots --players 2 --rounds 200   # a quicker look
 
-Two players: the bot against each baseline on its own, every deal in both seatings. Three and
-four players: every table the three bots make (``racko_eval.tournament.tables_for``), every
-seating of every deal. Played on the batched engine (``racko_eval.play_duplicate``): every game
-of a batch at once, each bot deciding for all its games in one call, the format of
-``racko evaluate`` (which plays one game at a time through the AEC env).
+Two players: the bot against each baseline alone; three and four: every table the three bots
+make. Played on the batched engine (``racko_eval.play_duplicate``), every seating of every deal.
 """
 
 from __future__ import annotations

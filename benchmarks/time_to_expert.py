@@ -1,25 +1,16 @@
 """Minutes and env steps the main job needs to reach 40%, 45% and 48% against ``expert``.
 
-Runs the main job's recipe (``configs/2p.yaml`` unless told otherwise) exactly as
-``python train/ppo.py --config ...`` does, with stopwatches around its parts, then prints, from
-the run's ``eval_history.json`` (the periodic duplicate evaluations), the first evaluation at or
-above each win rate against ``expert``, beside where the wall time went:
-
-- rollout: collecting env steps (``MaskablePPO.collect_rollouts``), of which
-  - features: the learner's features (``train.sb3.feature_cache.FeatureCache.augment``, the kernel),
-  - opponents: opponents' moves inside the env (``RackoVecEnv._advance``: engine, features of
-    snapshot-seated games, the bots), of which snapshots (``RackoVecEnv._act_grouped``);
-- update: PPO's gradient steps (``MaskablePPO.train``);
-- evaluation: the periodic and final duplicate evaluations.
+Runs the main job (``configs/2p.yaml`` unless told otherwise) as ``python train/ppo.py`` does,
+with stopwatches around its parts (rollout, of which the learner's features, the opponents' moves
+and the snapshots' share of them; PPO's update; the evaluations), and reads the first periodic
+evaluation at or above each win rate from the run's ``eval_history.json``.
 
     python -m benchmarks.time_to_expert                       # the main job (configs/2p.yaml)
     python -m benchmarks.time_to_expert --total-steps 300000 --out /tmp/tte   # a shorter look
 
 The run folder (``--out``, default ``runs/time_to_expert``) is written afresh. Writes
-``docs/results/time_to_expert.json`` (the targets, the final evaluation, where the time went) and
-``docs/results/learning_curves.json`` (the run's evaluations, ``benchmarks.learning_curves``).
-Times are wall clock: on a shared machine they measure the machine too, and the results file
-records its load average.
+``docs/results/time_to_expert.json`` and the run's curve, ``docs/results/learning_curves.json``.
+Times are wall clock: on a shared machine they measure the machine too (its load is recorded).
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
-"""The tutorial's own bot: runs ``docs/tutorial.py`` as a student would (its full settings), then
-records how the bot it trained did in the tutorial's tournament; writes
-``docs/results/tutorial.json``.
+"""The tutorial's own bot: runs ``docs/tutorial.py`` with its full settings, as a student would,
+and records how the bot it trained did in its tournament; writes ``docs/results/tutorial.json``.
 
     python -m benchmarks.tutorial_bot
 
-The tutorial trains with the main job (``configs/2p.yaml``, shortened), exports the bot and plays
-a duplicate tournament of it, its hand-written ``zone`` bot, ``random``, ``heuristic`` and
-``expert``; section 8 writes the bot's head-to-head win rates with their 95% Wilson intervals to
-``tournament.json`` in its output folder. This command keeps those, and the tutorial's wall time
-from start to end (the machine's load is in the file: on a shared machine it measures that too).
+Keeps the head-to-head win rates the tutorial writes to ``tournament.json``, and its wall and CPU
+time from start to end.
 """
 
 from __future__ import annotations
