@@ -1,14 +1,11 @@
-"""Bots that decide for a whole batch of games in one call (the batched VecEnv's opponents).
+"""Bots that decide for a whole batch of games in one call (``BatchPolicy``: observations [B, W]
+and masks [B, 14] to one action id per row).
 
-A ``BatchPolicy`` maps observations float32 [B, width] (any layout version) and legal-action
-masks bool [B, 14] to one
-action id per row. ``BatchRandom``, ``BatchHeuristic`` and ``BatchExpert`` are vectorized twins
-of the ``random``, ``heuristic`` and ``expert`` bots (``BatchHeuristic`` and ``BatchExpert`` make
-exactly the decisions ``HeuristicBot`` and ``ExpertBot`` make on the same observation);
-``BotBatch`` (``racko_env.opponents``) runs any per-game ``Bot`` (a user's bot, an ONNX bot) row
-by row; ``ModelPolicy`` plays a (Maskable)PPO model, e.g. a self-play snapshot, in one forward
-pass.
-``load_batch(spec, ...)`` gets one from the same specs as ``agents.load``."""
+``BatchRandom``, ``BatchHeuristic`` and ``BatchExpert`` are vectorized twins of ``random``,
+``heuristic`` and ``expert`` (the same decision on the same observation); ``BotBatch``
+(``racko_env.opponents``) runs any per-game bot row by row; ``ModelPolicy`` plays a MaskablePPO
+model in one forward pass. ``load_batch(spec, ...)`` takes the specs of ``agents.load``.
+"""
 
 from __future__ import annotations
 
