@@ -56,6 +56,14 @@ def check_batch(
     return obs, masks
 
 
+def _on_turn(seen: Cards) -> Cards:
+    """``seen``, if every row asks for a decision; else a ``ValueError`` naming the rows."""
+    if (seen.phase < 0).any():
+        bad = np.flatnonzero(seen.phase < 0).tolist()
+        raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
+    return seen
+
+
 class BatchRandom:
     """Uniform over the legal actions of each row; ``seed`` makes it reproducible."""
 
@@ -94,18 +102,10 @@ class BatchHeuristic:
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(obs, masks, self.config)
         rows = np.arange(len(obs))
-        seen = cards(obs, self.config)
+        seen = _on_turn(cards(obs, self.config))
         k = seen.rack.shape[1]
-        if (seen.phase < 0).any():
-            bad = np.flatnonzero(seen.phase < 0).tolist()
-            raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
-        phase, rack, held, top, n = (
-            seen.phase,
-            seen.rack,
-            seen.held,
-            seen.discard_top,
-            seen.num_cards,
-        )
+        phase, rack, held = seen.phase, seen.rack, seen.held
+        top, n = seen.discard_top, seen.num_cards
 
         def zone(c: np.ndarray) -> np.ndarray:
             return (c - 1) * k // n
@@ -140,10 +140,7 @@ class BatchExpert:
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(obs, masks, self.config)
-        seen = cards(obs, self.config)
-        if (seen.phase < 0).any():
-            bad = np.flatnonzero(seen.phase < 0).tolist()
-            raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
+        seen = _on_turn(cards(obs, self.config))
         decks = seen.num_cards
         out = np.empty(len(obs), dtype=np.intp)
         for n in np.unique(decks):
@@ -299,15 +296,12 @@ def load_batch(
     bot) decides whole batches, any other is run row by row."""
     if callable(getattr(spec, "act_batch", None)):
         return spec
-    if isinstance(spec, str) and spec == "random":
-        _validate(num_players, rules_options)
-        return BatchRandom(num_players, seed=seed, **rules_options)
-    if isinstance(spec, str) and spec == "heuristic":
-        _validate(num_players, rules_options)
-        return BatchHeuristic(num_players, **rules_options)
-    if isinstance(spec, str) and spec == "expert":
-        _validate(num_players, rules_options)
-        return BatchExpert(num_players, **rules_options)
+    if spec in ("random", "heuristic", "expert"):
+        RulesConfig.from_dict({"num_players": num_players, **rules_options})  # names bad options
+        if spec == "random":
+            return BatchRandom(num_players, seed=seed, **rules_options)
+        cls = BatchHeuristic if spec == "heuristic" else BatchExpert
+        return cls(num_players, **rules_options)
     import agents
 
     bot = agents.load(spec, num_players, seed=seed, **rules_options)
@@ -344,9 +338,3 @@ def _expert_costs(n: int, params: Any) -> np.ndarray:
             cost[:, k < g, g] = np.inf
         _EXPERT_COSTS[key] = cost
     return _EXPERT_COSTS[key]
-
-
-def _validate(num_players: int, rules_options: dict[str, Any]) -> None:
-    from racko_env.config import RulesConfig
-
-    RulesConfig.from_dict({"num_players": num_players, **rules_options})

@@ -114,20 +114,21 @@ class SearchBot(Bot):
         endgame: float = 0.0,
         **rules_options: Any,
     ) -> None:
-        checks = (
-            ("worlds", worlds, 1),
-            ("depth", depth, 0),
-            ("chunk", chunk, 1),
-            ("keep", keep, 0),
-        )
-        for key, value, low in checks:
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"search option {key} must be an int >= {low}, got {value!r}")
-        if isinstance(ms, bool) or not isinstance(ms, int | float) or ms < 0:
-            raise ValueError(f"search option ms must be a number >= 0, got {ms!r}")
-        for key, value in (("margin", margin), ("z", z), ("endgame", endgame)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"search option {key} must be a number >= 0, got {value!r}")
+        extra = {
+            "depth": depth,
+            "ms": ms,
+            "margin": margin,
+            "keep": keep,
+            "z": z,
+            "endgame": endgame,
+        }
+        for key, value in {"worlds": worlds, "chunk": chunk, **extra}.items():
+            whole = OPTION_TYPES[key] is int
+            low = 1 if key in ("worlds", "chunk") else 0
+            ok = not isinstance(value, bool) and isinstance(value, int if whole else int | float)
+            if not ok or value < low:
+                kind = "an int" if whole else "a number"
+                raise ValueError(f"search option {key} must be {kind} >= {low}, got {value!r}")
         self.z = float(z)
         self.endgame = float(endgame)
         names = [p for p in str(phases).split("+") if p]
@@ -151,14 +152,6 @@ class SearchBot(Bot):
         self.depth = depth
         self.ms = float(ms)
         self.chunk = chunk
-        extra = {
-            "depth": depth,
-            "ms": ms,
-            "margin": margin,
-            "keep": keep,
-            "z": z,
-            "endgame": endgame,
-        }
         self.name = (
             f"search:blueprint={blueprint},worlds={worlds}"
             + "".join(f",{k}={v:g}" for k, v in extra.items() if v)
