@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import platform
 import random
 import statistics
 import sys
@@ -59,8 +58,8 @@ def steps_per_second(
     seconds: float,
     seed: int,
     clock: Callable[[], float] = time.perf_counter,
-) -> tuple[float, int]:
-    """Play random legal moves for ``seconds`` of ``clock``; (env steps per second, episodes finished).
+) -> float:
+    """Play random legal moves for ``seconds`` of ``clock``: env steps per second.
 
     ``clock="cpu"`` (this process's CPU time) leaves out the time other processes hold the cores,
     for a cross-check on a loaded machine; wall time is the measure that counts.
@@ -71,7 +70,7 @@ def steps_per_second(
     # harness's own cost dilutes the ratios as little as possible.
     legal_for: dict[bytes, list[int]] = {}
     env.reset(seed=seed)
-    steps = episodes = 0
+    steps = 0
     start = clock()
     deadline = start + seconds
     while True:
@@ -91,16 +90,15 @@ def steps_per_second(
             if steps % 64 == 0 and clock() >= deadline:
                 elapsed = clock() - start
                 env.close()
-                return steps / elapsed, episodes
-        episodes += 1
+                return steps / elapsed
         env.reset(seed=rng.getrandbits(31))
 
 
 def batched_steps_per_second(
     seconds: float, seed: int, clock: Callable[[], float] = time.perf_counter
-) -> tuple[float, int]:
+) -> float:
     """Random legal play of ``BATCH_GAMES`` 2-player games on the batched engine, the acting
-    seat's observation encoded each step; (game decisions per second, rounds finished)."""
+    seat's observation encoded each step: game decisions per second."""
     from racko_env.observation import OBS_SIZE
     from racko_env.vector import VectorRacko
 
@@ -109,7 +107,7 @@ def batched_steps_per_second(
     rng = np.random.default_rng(seed)
     games = np.arange(BATCH_GAMES)
     obs = np.empty((BATCH_GAMES, OBS_SIZE), np.float32)
-    steps = episodes = 0
+    steps = 0
     start = clock()
     deadline = start + seconds
     while True:
@@ -121,10 +119,9 @@ def batched_steps_per_second(
         done = np.flatnonzero(result.terminated | result.truncated)
         if len(done):
             v.reset(done)
-            episodes += len(done)
         steps += BATCH_GAMES
         if clock() >= deadline:
-            return steps / (clock() - start), episodes
+            return steps / (clock() - start)
 
 
 def run(
@@ -132,15 +129,10 @@ def run(
 ) -> dict:
     factories = env_factories(players, episode)
     samples: dict[str, list[float]] = {name: [] for name in [*factories, BATCHED]}
-    episodes: dict[str, int] = dict.fromkeys(samples, 0)
     for r in range(repeats):  # interleaved: every env once per repeat
         for name, make in factories.items():
-            rate, done = steps_per_second(make, seconds, seed + r, CLOCKS[clock])
-            samples[name].append(rate)
-            episodes[name] += done
-        rate, done = batched_steps_per_second(seconds, seed + r, CLOCKS[clock])
-        samples[BATCHED].append(rate)
-        episodes[BATCHED] += done
+            samples[name].append(steps_per_second(make, seconds, seed + r, CLOCKS[clock]))
+        samples[BATCHED].append(batched_steps_per_second(seconds, seed + r, CLOCKS[clock]))
     reference = statistics.median(samples[REFERENCE])
     results = {
         name: {
@@ -148,7 +140,6 @@ def run(
             "min": min(rates),
             "max": max(rates),
             "ratio_to_connect_four": statistics.median(rates) / reference,
-            "episodes": episodes[name],
         }
         for name, rates in samples.items()
     }
@@ -157,8 +148,6 @@ def run(
         "clock": clock,
         "repeats": repeats,
         "episode": episode,
-        "python": platform.python_version(),
-        "machine": platform.machine(),
         "results": results,
     }
 

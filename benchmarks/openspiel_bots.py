@@ -310,50 +310,29 @@ def main(argv: list[str] | None = None) -> int:
 
 AGAINST = "OpenSpiel's algorithms against expert"
 SPEED = "The OpenSpiel game's speed, random play"
-COLUMNS = {
-    AGAINST: ["bot", "players", "rounds", "win rate (95% CI)", "ms per decision", "command"],
-    SPEED: [
-        "players",
-        "rounds",
-        "decisions/s (pyspiel API)",
-        "steps/s (rl_environment)",
-        "command",
-    ],
-}
-
-
-def result_row(result: dict[str, Any], algorithm: str, command: str) -> list[Any]:
-    if algorithm == "speed":
-        return [
-            result["players"],
-            result["rounds"],
-            result["decisions_per_second_api"],
-            result["steps_per_second_rl_environment"],
-            command,
-        ]
-    from benchmarks import rate_text
-
-    return [
-        result["bot"],
-        result["players"],
-        result["rounds_played"],
-        rate_text(result["win_rate"], result["win_rate_ci95"]),
-        result["ms_per_decision"],
-        command,
-    ]
 
 
 def record(result: dict[str, Any], algorithm: str, command: str, folder: str | None) -> Path:
     """This run's row in ``docs/results/openspiel.json``, which gathers several runs."""
+    from benchmarks import rate_text
     from racko_eval.results import record_row
 
-    title = SPEED if algorithm == "speed" else AGAINST
+    if algorithm == "speed":
+        title = SPEED
+        columns = ["players", "rounds", "decisions/s (pyspiel API)", "steps/s (rl_environment)"]
+        row = [result["players"], result["rounds"], result["decisions_per_second_api"]]
+        row.append(result["steps_per_second_rl_environment"])
+    else:
+        title = AGAINST
+        columns = ["bot", "players", "rounds", "win rate (95% CI)", "ms per decision"]
+        row = [result["bot"], result["players"], result["rounds_played"]]
+        row += [rate_text(result["win_rate"], result["win_rate_ci95"]), result["ms_per_decision"]]
     return record_row(
         "openspiel",
         command=command,
         title=title,
-        columns=COLUMNS[title],
-        row=result_row(result, algorithm, command),
+        columns=[*columns, "command"],
+        row=[*row, command],
         titles=[AGAINST, SPEED],
         folder=folder,
     )
