@@ -256,7 +256,7 @@ class RackoState(pyspiel.State):
             self._after_move()
         elif t.stage == _OVER:
             raise ValueError(f"the game is over: no action ({action}) applies")
-        elif not self._possible(action):
+        elif action not in {card for card, _ in self.chance_outcomes()}:
             raise ValueError(
                 f"{action} is not a chance outcome here ({self._action_to_string(-1, action)}): "
                 f"the outcomes are the cards still possible, {self._possible_text()}"
@@ -274,14 +274,6 @@ class RackoState(pyspiel.State):
             t.dealt.append(action)
             if len(t.dealt) == game.rack_size * game.num_players + 1:
                 self._finish_deal()
-
-    def _possible(self, card: int) -> bool:
-        """Whether ``card`` is one of this chance node's outcomes (``chance_outcomes``)."""
-        t = self._t
-        if t.stage == _DRAW_CARD:
-            return card in t.engine.draw
-        seen = t.dealer_draw if t.stage == _DEALER_DRAW else t.dealt
-        return 1 <= card <= t.engine.num_cards and card not in seen
 
     def _possible_text(self) -> str:
         t = self._t
