@@ -36,27 +36,24 @@ REPORT_SCHEMA = "racko-evaluation/1"
 WIN_POINTS = 1000.0  # ranks for ratings: a win outranks any number of card points
 
 
-class IllegalActionError(RuntimeError):
-    """A bot returned an action its seat may not play: which bot, which action, where."""
+class _BotFailureError(RuntimeError):
+    """A bot's failure, naming the bot (``bot``) and, where it played one, the ``action``; all
+    three travel in ``args``, so the error survives a worker process's pickling."""
 
     def __init__(self, message: str, bot: str = "", action: Any = None) -> None:
         super().__init__(message, bot, action)
-        self.bot = bot
-        self.action = action
+        self.bot, self.action = bot, action
 
     def __str__(self) -> str:
         return str(self.args[0])
 
 
-class BotError(RuntimeError):
+class IllegalActionError(_BotFailureError):
+    """A bot returned an action its seat may not play: which bot, which action, where."""
+
+
+class BotError(_BotFailureError):
     """A bot raised an exception while choosing an action."""
-
-    def __init__(self, message: str, bot: str = "") -> None:
-        super().__init__(message, bot)
-        self.bot = bot
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 # ----------------------------------------------------------------------------- plan
