@@ -1,16 +1,7 @@
-"""Tables and facts the documentation generates from the code at build time.
-
-A fact that derives from code (the observation layout, the action ids, the rules options, the
-training config's keys, the env's docstring) is written once, in the code; the pages name it
-through these directives and roles, so a page cannot go stale when the code changes:
-
-- ``{observation-layout}``: the observation table of ``racko_env.observation`` (one row per field);
-- ``{feature-columns}``: the columns of the feature observation (``agents.feature_obs``);
-- ``{action-table}``: the action ids of ``racko_env.actions`` and when each is legal;
-- ``{rules-options}``: every option of ``racko_env.RulesConfig`` with its default and range;
-- ``{config-keys} module:Model``: every key of a pydantic config model, nested sections dotted;
-- ``{module-docstring} module``: a module's docstring as a page (an env's docstring is its page);
-- the role ``{fact}`name``` writes one number from the code inline (``obs_size``, ...).
+"""Tables and facts the documentation generates from the code at build time, so a page cannot go
+stale when the code changes: the directives ``observation-layout``, ``feature-columns``,
+``action-table``, ``rules-options``, ``config-keys module:Model`` and ``module-docstring module``
+(an env's docstring is its page), and the role ``{fact}`obs_size``` for one number inline.
 """
 
 from __future__ import annotations
