@@ -190,7 +190,7 @@ class SearchBot(Bot):
         mask = np.asarray(observation["action_mask"]).astype(bool)[None, :]
         actions, cand, value = self.search(obs, mask)
         n = self.config.num_players
-        held = int(round(float(obs[0, HELD]) * {2: 40, 3: 50, 4: 60}[n])) or None
+        held = int(round(float(obs[0, HELD]) * deck_size(n))) or None
         parts = [
             f"{describe_action(int(a), held)}: {v:.0%}"
             for a, v in sorted(

@@ -29,7 +29,6 @@ from agents import load
 from agents.base import Bot
 from racko_env.actions import DISCARD, NUM_ACTIONS, action_name
 from racko_env.config import RulesConfig
-from racko_env.rules import deck_size
 from racko_eval.records import Explainer, GameRecorder, write_record
 
 REPORT_SCHEMA = "racko-evaluation/1"
@@ -158,7 +157,7 @@ class DealPlayer:
         """Deal rounds 2, 3, ... of a game from the game's seed, so duplicate games stay duplicate."""
         game = self.game
         start_round = game.start_round
-        n_cards = deck_size(self.setup.num_players)
+        n_cards = game.num_cards
 
         def seeded_start_round(deck_order: Sequence[int] | None = None) -> None:
             if deck_order is None and self._decks is not None:
