@@ -161,15 +161,12 @@ def expert_plan_costs(obs: np.ndarray, num_cards: int, params: Any = None) -> np
 
 
 class ExpertPlan:
-    """``expert``'s plan for rows that share the deck size ``n``, at any batch size (one decision
-    of ``ExpertBot`` or thousands of ``BatchExpert``): the planner is ``agents.features.Planner``
-    (the one compiled planner) with ``expert``'s quantized costs.
+    """``expert``'s plan for rows that share the deck size ``n``, at any batch size: the one
+    compiled planner (``agents.features.Planner``) with ``expert``'s quantized costs.
 
-    In a game of other sizes (``config``, see ``agents.obs.rules_config``) a small deck cycles
-    fast: the cards the plan replaces in its own rack come back through the discard pile, so
-    they count among the cards that may still come (in the rule book's game they do not). That
-    also keeps a plan (keep nothing, fill every slot) within reach of every rack of a tiny deck,
-    where no plan would be finite otherwise."""
+    In a game of other sizes (``config``) a small deck cycles fast, so the cards the plan replaces
+    in its own rack count among those that may still come; that also keeps some plan finite for
+    every rack of a tiny deck."""
 
     def __init__(
         self,

@@ -53,12 +53,9 @@ def register_state_policy(kind: str, cls: type) -> None:
 class LearnerGames:
     """``num_envs`` games of Rack-O seen from one learner seat each (see the module docstring).
 
-    ``opponents``: one spec or a list of specs (``"random"``, ``"heuristic"``, ``"expert"``, a
-    ``"module:Class"``, a ``.onnx`` bot file, or any ``BatchPolicy`` object such as
-    ``agents.batched.ModelPolicy(snapshot)``), or a mapping spec -> weight; ``opponent_weights``
-    gives the weights of a list. ``seed`` fixes deals, seats, opponent draws and random opponents.
-    ``reward``, ``episode`` and the rules options are those of ``racko_v1``; ``load_policy``,
-    ``feature_fn`` and ``draw`` are the adapters' hooks (see the module docstring).
+    ``opponents``: a bot spec or ``BatchPolicy`` object, a list of them (``opponent_weights`` their
+    weights) or a mapping spec -> weight. ``seed`` fixes deals, seats, opponent draws and random
+    opponents; ``reward``, ``episode`` and the rules options are ``racko_v1``'s.
     """
 
     def __init__(

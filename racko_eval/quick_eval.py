@@ -54,13 +54,10 @@ def play_duplicate(
 ) -> dict[str, Any]:
     """Win rates (95% Wilson intervals) of batch policies over ``rounds`` duplicate deals.
 
-    ``policies``: one ``act_batch(obs, masks)`` object per bot; ``tables``: lineups of policy
-    indices (default: ``racko_eval.tournament.tables_for``), each played in every distinct seating; a
-    lineup naming a policy twice seats the same object twice. Returns ``{"bots": {label:
-    {"win_rate", "ci95", "wins", "seats"}}}`` plus the format's counts; a win is worth 1, shared
-    among the winning teams (each seat of a winning team gets that share). ``progress`` is
-    called with the number of deals played after each batch of ``batch_deals`` (default: about
-    2,000 games a batch).
+    ``tables``: lineups of policy indices (default ``tables_for``), each in every seating; a policy
+    named twice sits twice. Returns ``{"bots": {label: {"win_rate", "ci95", "wins", "seats"}}}``
+    and the format's counts. ``progress`` hears the deals played after each batch of
+    ``batch_deals`` (default: about 2,000 games a batch).
     """
     if len(policies) != len(labels) or len(set(labels)) != len(labels):
         raise ValueError("give one distinct label per policy")

@@ -132,13 +132,10 @@ class Ask(NamedTuple):
 
 
 class DealPlayer:
-    """Plays deals for one process: its env and its bot instances are built once and reused.
-
-    ``play(deal_seed, seating, salt)`` plays one deal in one seating and returns a
-    ``SeatResult`` per seat; ``racko_apps.referee`` uses it to play students' bots one deal at a
-    time, with the same deals and seeding as ``run_tournament``. With a ``recorder``
-    (racko_eval.records.GameRecorder) every move goes into it as it is played, so a game a bot
-    breaks off still leaves its record up to the failure."""
+    """Plays deals for one process (its env and bots built once): ``play(deal_seed, seating,
+    salt)`` gives a ``SeatResult`` per seat, the deals and seeding of ``run_tournament``, for the
+    referee too. A ``recorder`` gets every move as it is played, so a broken-off game keeps its
+    record up to the failure."""
 
     def __init__(self, setup: TableSetup) -> None:
         from racko_env import racko_v1
@@ -387,14 +384,12 @@ def run_tournament(
     record_dir: str | Path | None = None,
     **rules_options: Any,
 ) -> dict[str, Any]:
-    """Play a duplicate tournament and return its report (a JSON-ready dict, see docs/evaluation/evaluate.md).
+    """Play a duplicate tournament; its report is a JSON-ready dict (docs/evaluation/evaluate.md).
 
-    ``bots`` are ``agents.load`` specs (names, ``module:Class`` paths, bot files) or bot objects;
-    ``rounds`` (default 1000) or ``games`` is the number of deals each table plays in every
-    seating. ``workers`` > 1 plays deals in that many processes (bot objects must then be
-    picklable; specs always work). ``record_dir`` gets a record of every game played
-    (``deal00000-seating00.json``..., docs/evaluation/records.md). Raises ValueError for bad input, FileNotFoundError for a missing
-    bot file, and IllegalActionError / BotError (naming the bot) when a bot misbehaves.
+    ``bots``: ``agents.load`` specs or bot objects (picklable ones for ``workers`` > 1);
+    ``rounds`` (default 1000) or ``games``: the deals each table plays in every seating;
+    ``record_dir`` gets a record of every game. Raises ValueError for bad input,
+    FileNotFoundError for a missing bot file, IllegalActionError / BotError when a bot misbehaves.
     """
     if rounds is not None and games is not None:
         raise ValueError("give rounds or games, not both")
