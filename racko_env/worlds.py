@@ -376,34 +376,19 @@ def _fix_draw_orders(
 
 def from_game(game: RackoGame) -> Worlds:
     """The one true world of a reference game (a perfect-information oracle's "sample")."""
-    n = game.num_cards
-    draw = np.zeros((1, n), dtype=np.int16)
-    draw[0, : len(game.draw)] = game.draw
-    discard = np.zeros((1, n), dtype=np.int16)
-    discard[0, : len(game.discard)] = game.discard
-    return Worlds(
-        config=game.config,
-        racks=np.array([game.racks], dtype=np.int16),
-        public_slots=np.array([game.public_slots], dtype=np.int16),
-        slot_drawn=np.array([game.slot_drawn], dtype=bool),
-        slot_changed=np.array([game.slot_changed], dtype=np.int64),
-        slot_out=np.array([game.slot_out], dtype=np.int16),
-        declined=np.array([game.declined], dtype=np.int16),
-        draw=draw,
-        draw_len=np.array([len(game.draw)]),
-        discard=discard,
-        discard_len=np.array([len(game.discard)]),
-        held=np.array([game.held or 0]),
-        held_from_discard=np.array([game.held_from_discard]),
-        current=np.array([game.current]),
-        dealer=np.array([game.dealer]),
-        phase=np.array([int(game.phase)]),
-        turn=np.array([game.turn]),
-        draw_known=np.array([game.draw_known]),
-        reshuffles=np.array([game.reshuffles]),
-        totals=np.array([game.totals], dtype=np.int64),
-        source=np.zeros(1, dtype=np.intp),
-    )
+    piles = {}
+    for name in ("draw", "discard"):
+        pile = getattr(game, name)
+        piles[name] = np.zeros((1, game.num_cards), dtype=np.int16)
+        piles[name][0, : len(pile)] = pile
+        piles[f"{name}_len"] = np.array([len(pile)])
+    values = {"held": game.held or 0, "phase": int(game.phase), "source": 0}
+    arrays = {
+        name: np.array([values[name] if name in values else getattr(game, name)])
+        for name in Worlds.__dataclass_fields__
+        if name not in ("config", *piles)
+    }
+    return Worlds(config=game.config, **piles, **arrays)
 
 
 def load_worlds(game: VectorGame, worlds: Worlds, games: np.ndarray | None = None) -> None:
@@ -419,28 +404,9 @@ def load_worlds(game: VectorGame, worlds: Worlds, games: np.ndarray | None = Non
     if len(g) != w:
         raise ValueError(f"need one game per world: {w} worlds, {len(g)} games")
     n_players, n = game.num_players, game.num_cards
-    for name in (
-        "racks",
-        "public_slots",
-        "slot_drawn",
-        "slot_changed",
-        "slot_out",
-        "declined",
-        "draw",
-        "draw_len",
-        "discard",
-        "discard_len",
-        "held",
-        "held_from_discard",
-        "current",
-        "dealer",
-        "phase",
-        "turn",
-        "draw_known",
-        "reshuffles",
-        "totals",
-    ):
-        getattr(game, name)[g] = getattr(worlds, name)
+    for name in worlds.__dataclass_fields__:
+        if name not in ("config", "source"):  # every other field is an engine array
+            getattr(game, name)[g] = getattr(worlds, name)
     game.round_over[g] = False
     game.truncated[g] = False
     game.racko_player[g] = -1
