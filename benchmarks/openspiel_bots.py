@@ -332,7 +332,7 @@ def record(result: dict[str, Any], algorithm: str, command: str, folder: str | N
         command=command,
         title=title,
         columns=[*columns, "command"],
-        row=[*row, command],
+        rows=[[*row, command]],
         titles=[AGAINST, SPEED],
         folder=folder,
     )

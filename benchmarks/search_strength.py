@@ -18,12 +18,14 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 from agents.batched import load_batch  # noqa: E402
 from agents.search import SearchBot, parse_options  # noqa: E402
-from benchmarks import command_line, publish, rate_text  # noqa: E402
+from benchmarks import command_line, rate_text  # noqa: E402
 from racko_eval import play_duplicate  # noqa: E402
+from racko_eval.results import record_row  # noqa: E402
 
 PHASES = ("draw", "keep", "place")
 
@@ -53,34 +55,33 @@ def measure(budget: str, opponent: str, players: int, rounds: int, seed: int) ->
     }
 
 
-def results_table(players: int, rows: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """The rows of one player count, each with the command that measured it."""
+def record(players: int, results: list[dict[str, Any]], command: str, folder: str | None) -> Path:
+    """This run's rows in ``docs/results/search.json``, which gathers runs, a table per player
+    count."""
     columns = ["budget", "opponent", "rounds", "search's win rate (95% CI)", "ms per decision"]
     columns += [f"{p} changed" for p in PHASES] + ["command"]
-    body = []
-    for command, r in rows:
-        body.append(
-            [
-                r["budget"],
-                r["opponent"],
-                r["rounds"],
-                rate_text(r["win_rate"], r["ci95"]),
-                round(r["ms_per_decision"], 1),
-                *(f"{100 * r['changed'][p] / max(r['by_phase'][p], 1):.1f}%" for p in PHASES),
-                command,
-            ]
-        )
+    rows = [
+        [r["budget"], r["opponent"], r["rounds"], rate_text(r["win_rate"], r["ci95"])]
+        + [round(r["ms_per_decision"], 1)]
+        + [f"{100 * r['changed'][p] / max(r['by_phase'][p], 1):.1f}%" for p in PHASES]
+        + [command]
+        for r in results
+    ]
     note = (
         "duplicate rounds on the batched engine, every deal in every seating; ms per decision is "
         "the search's own time on one core; changed: how often the search overrode the "
         "blueprint's choice in each decision phase"
     )
-    return {
-        "title": f"The search bot, {players} players",
-        "columns": columns,
-        "rows": body,
-        "note": note,
-    }
+    return record_row(
+        "search",
+        command=command,
+        title=f"The search bot, {players} players",
+        columns=columns,
+        rows=rows,
+        titles=[f"The search bot, {n} players" for n in (2, 3, 4)],
+        folder=folder,
+        note=note,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -116,9 +117,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"  [{r['seconds']} s]",
                 flush=True,
             )
-    command = command_line("search_strength", argv)
-    tables = [results_table(args.players, [(command, r) for r in rows])]
-    publish("search_strength", argv, tables, folder=args.results_dir, name="search")
+    path = record(args.players, rows, command_line("search_strength", argv), args.results_dir)
+    print(f"wrote {path}")
     return 0
 
 

@@ -207,26 +207,29 @@ def record_row(
     command: str,
     title: str,
     columns: Sequence[str],
-    row: Sequence[Cell],
+    rows: Sequence[Sequence[Cell]],
     titles: Sequence[str] | None = None,
     folder: str | Path | None = None,
+    note: str | None = None,
 ) -> Path:
-    """Add one run's row to table ``title`` of a file that gathers several runs (each row ends
-    with the command that measured it; a row of the same command is replaced).
+    """Add one run's rows to table ``title`` of a file that gathers several runs (each row ends
+    with the command that measured it; the rows of the same command are replaced).
 
-    ``columns`` must end with ``"command"``; ``titles`` orders the file's tables (those not
-    yet present start empty only when they are this one). The file's own ``command``,
-    ``commit``, ``date`` and ``machine`` are the latest run's.
+    ``columns`` must end with ``"command"``; ``titles`` orders the file's tables; ``note``
+    describes a table this run starts. The file's own ``command``, ``commit``, ``date`` and
+    ``machine`` are the latest run's.
     """
-    if not columns or columns[-1] != "command" or row[-1] != command:
+    if not columns or columns[-1] != "command" or any(row[-1] != command for row in rows):
         raise ResultsError(f"results {name}: a gathered row ends with its command")
     try:
         tables = {t["title"]: t for t in load_results(name, folder)["tables"]}
     except ResultsError:  # none yet
         tables = {}
     table = tables.setdefault(title, {"title": title, "columns": list(columns), "rows": []})
+    if note and "note" not in table:
+        table["note"] = note
     table["columns"] = list(columns)
-    table["rows"] = [r for r in table["rows"] if r[-1] != command] + [list(row)]
+    table["rows"] = [r for r in table["rows"] if r[-1] != command] + [list(r) for r in rows]
     order = list(titles or []) + [t for t in tables if t not in (titles or [])]
     ordered = [tables[t] for t in order if t in tables]
     return write_results(name, command=command, tables=ordered, folder=folder)

@@ -152,11 +152,13 @@ def test_a_gathering_file_keeps_one_row_per_command(tmp_path: Path) -> None:
             command=command,
             title="T",
             columns=columns,
-            row=[*row, command],
+            rows=[[*row, command]],
             folder=tmp_path,
         )
     data = results.load_results("scale", tmp_path)
     assert data["tables"][0]["rows"] == [[200, 60.0, "cmd b"], [40, 11.0, "cmd a"]]
     assert data["command"] == "cmd a"
     with pytest.raises(ResultsError, match="ends with its command"):
-        results.record_row("scale", command="c", title="T", columns=["x"], row=[1], folder=tmp_path)
+        results.record_row(
+            "scale", command="c", title="T", columns=["x"], rows=[[1]], folder=tmp_path
+        )
