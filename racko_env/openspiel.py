@@ -451,24 +451,14 @@ def _game_from_world(config: RulesConfig, worlds: Worlds, w: int) -> RackoGame:
 
 
 def state_from_observation(
-    game: RackoOpenSpielGame,
-    observation: np.ndarray,
-    seed: int | None = None,
-    discard_order: list[int] | None = None,
+    game: RackoOpenSpielGame, observation: np.ndarray, seed: int | None = None
 ) -> RackoState:
     """A state of ``game`` for the seat whose observation this is (it sits at seat 0), with the
-    unseen cards dealt at random (``racko_env.worlds``): for playing an OpenSpiel bot (ISMCTS, a
-    trained policy) through the env, where a bot sees only its observation. ``discard_order``
-    (bottom..top) fixes the discard pile's order, else it is sampled. Its history is empty: a
-    state to search from, not to replay."""
+    unseen cards dealt at random (``racko_env.worlds``): for playing an OpenSpiel bot through the
+    env, where a bot sees only its observation. Its history is empty: a state to search from, not
+    to replay."""
     _check_worlds(game.rules)
-    worlds = sample_worlds(
-        observation,
-        1,
-        seed,
-        config=game.rules,
-        discard_orders=None if discard_order is None else [discard_order],
-    )
+    worlds = sample_worlds(observation, 1, seed, config=game.rules)
     state = game.new_initial_state()
     t = state._t
     t.engine = _game_from_world(game.rules, worlds, 0)
