@@ -141,19 +141,11 @@ def _play_chunk(
 
 
 def quick_win_rate(
-    policy: Any,
-    opponent: str,
-    rounds: int,
-    seed: int,
-    num_players: int,
-    rules: dict[str, Any],
-    episode: str = "round",
+    policy: Any, opponent: str, rounds: int, seed: int, num_players: int, rules: dict[str, Any]
 ) -> dict[str, Any]:
-    """The learner against ``opponent`` in every other seat, ``rounds`` duplicate deals (each in
-    every seating of the learner), with a 95% Wilson interval.
-
-    Returns ``{"opponent", "rounds", "wins", "win_rate", "ci95"}``; a tie shares the win.
-    """
+    """The learner against ``opponent`` in every other seat, ``rounds`` duplicate deals of one
+    round (each in every seating of the learner): ``{"opponent", "rounds", "wins", "win_rate",
+    "ci95"}``, the interval a 95% Wilson one; a tie shares the win."""
     from agents.batched import load_batch
 
     if rounds < 1:
@@ -161,16 +153,10 @@ def quick_win_rate(
     bot = load_batch(opponent, num_players, seed=seed, **rules)
     table = (0,) + (1,) * (num_players - 1)
     rep = play_duplicate(
-        [policy, bot], ["learner", opponent], num_players, rules, rounds, seed, [table], episode
+        [policy, bot], ["learner", opponent], num_players, rules, rounds, seed, [table]
     )
-    me = rep["bots"]["learner"]
-    return {
-        "opponent": opponent,
-        "rounds": rounds,
-        "wins": me["wins"],
-        "win_rate": me["win_rate"],
-        "ci95": me["ci95"],
-    }
+    result = {k: rep["bots"]["learner"][k] for k in ("wins", "win_rate", "ci95")}
+    return {"opponent": opponent, "rounds": rounds, **result}
 
 
 def quick_win_rates(
@@ -180,10 +166,6 @@ def quick_win_rates(
     seed: int,
     num_players: int,
     rules: dict[str, Any],
-    episode: str = "round",
 ) -> dict[str, dict[str, Any]]:
     """``quick_win_rate`` against each opponent (the same deals for each)."""
-    return {
-        opp: quick_win_rate(policy, opp, rounds, seed, num_players, rules, episode)
-        for opp in opponents
-    }
+    return {opp: quick_win_rate(policy, opp, rounds, seed, num_players, rules) for opp in opponents}
