@@ -186,12 +186,13 @@ def headline_figures(report: dict) -> dict[str, float]:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    from racko_env.cli import positive_int
+    from train.common.front_door import positive_float
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats per env")
-    parser.add_argument(
-        "--players", type=int, nargs="+", default=[2, 3, 4], help="racko player counts"
-    )
+    parser.add_argument("--seconds", type=positive_float, default=2.0, help="per measurement")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="interleaved, per env")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
     parser.add_argument("--episode", choices=["round", "game"], default="round")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -200,17 +201,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="wall",
         help="wall time (default), or this process's CPU time as a cross-check under load",
     )
-    parser.add_argument(
-        "--results-dir", metavar="DIR", help="where env_speed.json goes (default docs/results)"
-    )
-    args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error(f"--seconds must be positive, got {args.seconds}")
-    if args.repeats < 1:
-        parser.error(f"--repeats must be at least 1, got {args.repeats}")
-    if bad := [n for n in args.players if n not in (2, 3, 4)]:
-        parser.error(f"--players must be 2, 3 or 4, got {bad}")
-    return args
+    parser.add_argument("--results-dir", metavar="DIR", help="default docs/results")
+    return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
