@@ -67,6 +67,27 @@ class Stopwatches:
         setattr(owner, name, timed)
 
 
+def curve_table(run: str, history: list[dict[str, Any]]) -> dict[str, Any]:
+    """A run's learning curve: env steps, minutes, rounds and its win rate against each opponent
+    at every evaluation of its ``eval_history.json`` (``train.common.eval_record``)."""
+    from benchmarks import rate_text
+
+    skip = {"timesteps", "minutes", "rounds", "final"}
+    opponents = [k for k in history[0] if k not in skip and not k.endswith("_ci95")]
+    rows = [
+        [row.get("timesteps"), row.get("minutes"), row.get("rounds")]
+        + [rate_text(row[o], row[f"{o}_ci95"]) if o in row else None for o in opponents]
+        for row in history
+    ]
+    return {
+        "title": f"Learning curve of {run}",
+        "columns": ["env steps", "minutes", "rounds", *(f"vs `{o}`" for o in opponents)],
+        "rows": rows,
+        "note": "the learner's win rate (95% CI) in duplicate rounds at each evaluation; the last "
+        "row is the final evaluation",
+    }
+
+
 def first_reaching(history: list[dict[str, Any]], opponent: str, rate: float) -> dict | None:
     """The first periodic evaluation at or above ``rate`` against ``opponent`` (None: never)."""
     for row in history:
@@ -85,7 +106,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     from sb3_contrib import MaskablePPO
 
-    from benchmarks import command_line, learning_curves, publish, shown
+    from benchmarks import publish, shown
     from train import ppo
     from train.sb3.evaluation import EvalHistory
     from train.sb3.feature_cache import FeatureCache
@@ -138,7 +159,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "cpu_seconds": {part: round(watch.cpu_seconds.get(part, 0.0), 2) for part in parts},
     }
     publish("time_to_expert", argv, results_tables(result), figures(result), args.results_dir)
-    learning_curves.write_curves([out], command_line("time_to_expert", argv), args.results_dir)
+    curve = [curve_table(shown(out), history)] if history else []
+    publish("time_to_expert", argv, curve, folder=args.results_dir, name="learning_curves")
     return result
 
 

@@ -25,6 +25,18 @@ def test_first_reaching_skips_the_final_row(benchmark_script):
     assert m.first_reaching(history, "expert", 0.48) is None
 
 
+def test_the_curve_is_a_row_per_evaluation(benchmark_script):
+    history = [
+        {"timesteps": 0, "minutes": 0.1, "rounds": 1000, "heuristic": 0.016},
+        {"timesteps": 98304, "minutes": 0.7, "rounds": 2000, "heuristic": 0.502, "final": True},
+    ]
+    history[0]["heuristic_ci95"], history[1]["heuristic_ci95"] = [0.011, 0.022], [0.481, 0.524]
+    table = benchmark_script("time_to_expert").curve_table("runs/2p", history)
+    assert table["title"] == "Learning curve of runs/2p"
+    assert table["columns"] == ["env steps", "minutes", "rounds", "vs `heuristic`"]
+    assert table["rows"][1] == [98304, 0.7, 2000, "50.2% (48.1-52.4)"]
+
+
 @pytest.mark.slow
 def test_time_to_expert_on_the_smoke_recipe(tmp_path, benchmark_script):
     out = tmp_path / "run"
