@@ -36,7 +36,6 @@ BUILTIN_BOTS: dict[str, Callable[..., Bot]] = {
     "search": _search,
 }
 BOT_FILE_SUFFIXES = (".onnx",)
-# Trained bots shipped in agents/pretrained/, loaded by name (each plays one player count).
 SEARCH_WITH_OPTIONS = "search:"  # the search bot with options, e.g. search:worlds=32
 
 
@@ -45,6 +44,7 @@ def is_builtin_spec(spec: str) -> bool:
     return spec in BUILTIN_BOTS or spec.startswith(SEARCH_WITH_OPTIONS)
 
 
+# Trained bots shipped in agents/pretrained/, loaded by name (each plays one player count).
 SHIPPED_BOTS: dict[str, Path] = {
     f"racko_{n}p": Path(__file__).with_name("pretrained") / f"racko_{n}p.onnx" for n in (2, 3, 4)
 }

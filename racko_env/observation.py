@@ -416,7 +416,3 @@ def action_mask(game: RackoGame, player: int) -> np.ndarray:
         return OFF_TURN_MASK.copy()
     masks = PHASE_MASKS if game.rack_size == RACK_SIZE else phase_masks(game.rack_size)
     return masks[game.phase].copy()
-
-
-if __name__ == "__main__":
-    print(markdown_table())
