@@ -19,12 +19,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-
-def markdown_table(columns: list[str], rows: list[list[str]]) -> str:
-    """A pipe table of text cells (``racko_eval.results``' writer)."""
-    from racko_eval.results import markdown_table as results_table
-
-    return results_table({"columns": columns, "rows": rows})
+from racko_eval.results import markdown_table
 
 
 class MarkdownDirective(SphinxDirective):
@@ -98,7 +93,7 @@ class ActionTable(MarkdownDirective):
             name = ACTION_NAMES[a]
             if a not in slots:
                 rows.append([str(a), f"`{name}`", ACTION_MEANINGS.get(name, name), when[a]])
-        return markdown_table(["id", "name", "meaning", "legal in"], rows)
+        return markdown_table({"columns": ["id", "name", "meaning", "legal in"], "rows": rows})
 
 
 class RulesOptions(MarkdownDirective):
@@ -122,7 +117,7 @@ class RulesOptions(MarkdownDirective):
                 allowed = "`True` / `False`" if isinstance(f.default, bool) else ""
             default = f.default if f.default is not MISSING else ""
             rows.append([f"`{f.name}`", f"`{default!r}`", allowed, meta["help"]])
-        return markdown_table(["option", "default", "values", "meaning"], rows)
+        return markdown_table({"columns": ["option", "default", "values", "meaning"], "rows": rows})
 
 
 def _source_comments(model: type) -> dict[str, str]:
@@ -197,8 +192,8 @@ class ConfigKeys(MarkdownDirective):
     def markdown(self) -> str:
         module_name, _, attr = self.arguments[0].partition(":")
         model = getattr(importlib.import_module(module_name), attr)
-        rows = list(config_rows(model))
-        return markdown_table(["key", "type", "default", "allowed", "meaning"], rows)
+        columns = ["key", "type", "default", "allowed", "meaning"]
+        return markdown_table({"columns": columns, "rows": list(config_rows(model))})
 
 
 def docstring_as_markdown(text: str) -> str:
