@@ -46,7 +46,7 @@ def _register() -> None:
     if "racko/Racko-v1" not in gymnasium.registry:
         gymnasium.register(
             id="racko/Racko-v1",
-            entry_point="racko_env.gym_env:make_env",
+            entry_point="racko_env.gym_env:RackoGymEnv",
             vector_entry_point="agents.vector_env:RackoVectorEnv",
             kwargs={"observation_version": 2},
         )

@@ -267,8 +267,3 @@ def _checked_pool(opponents: Sequence[Any], weights: Sequence[float] | None) -> 
     if isinstance(opponents, str | bytes):
         raise ValueError(f"opponents must be a non-empty list of bot specs, got {opponents!r}")
     return pool_weights(len(opponents), weights).tolist()
-
-
-def make_env(**kwargs: Any) -> RackoGymEnv:
-    """Entry point for ``gymnasium.make("racko/Racko-v1", ...)``."""
-    return RackoGymEnv(**kwargs)
