@@ -26,13 +26,11 @@ REPO = Path(__file__).resolve().parent.parent
 TUTORIAL = REPO / "docs" / "tutorial.py"
 
 
-def run_tutorial(out: Path, quick: bool = False) -> tuple[float, float]:
+def run_tutorial(out: Path) -> tuple[float, float]:
     """Run the tutorial into ``out`` (its output shown as it goes); its wall time and CPU time in
     seconds (on a busy machine the wall time measures the load too, the CPU time does not)."""
     env = {**os.environ, "RACKO_TUTORIAL_OUT": str(out)}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
-    if quick:
-        env["RACKO_TUTORIAL_QUICK"] = "1"
     t0, cpu0 = time.perf_counter(), _children_cpu()
     subprocess.run([sys.executable, str(TUTORIAL)], cwd=REPO, env=env, check=True)
     return time.perf_counter() - t0, _children_cpu() - cpu0
@@ -75,12 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, help="the tutorial's output folder (default: a temp one)"
     )
-    parser.add_argument("--quick", action="store_true", help="the tutorial's quick settings")
     parser.add_argument("--results-dir", metavar="DIR", help="default docs/results")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="racko-tutorial-") as scratch:
         out = args.out or Path(scratch)
-        seconds, cpu_seconds = run_tutorial(out, args.quick)
+        seconds, cpu_seconds = run_tutorial(out)
         record = json.loads((out / "tournament.json").read_text(encoding="utf-8"))
     tables, figures = results_of(record["head_to_head"], seconds, cpu_seconds)
     publish("tutorial_bot", argv, tables, figures, args.results_dir, name="tutorial")
