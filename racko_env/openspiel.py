@@ -122,12 +122,8 @@ def rules_from_params(params: dict[str, Any]) -> tuple[RulesConfig, str]:
         raise ValueError(
             f"racko parameter 'episode' must be one of {EPISODE_MODES}, got {episode!r}"
         )
-    options = {name: merged[_RULES_PARAM.get(name, name)] for name in _rules_names()}
+    options = {f.name: merged[_RULES_PARAM.get(f.name, f.name)] for f in fields(RulesConfig)}
     return RulesConfig.from_dict(options), episode
-
-
-def _rules_names() -> list[str]:
-    return [f.name for f in fields(RulesConfig)]
 
 
 def max_rounds(config: RulesConfig, episode: str) -> int:
