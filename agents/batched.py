@@ -1,14 +1,11 @@
-"""Bots that decide for a whole batch of games in one call (the batched VecEnv's opponents).
+"""Bots that decide for a whole batch of games in one call (``BatchPolicy``: observations [B, W]
+and masks [B, 14] to one action id per row).
 
-A ``BatchPolicy`` maps observations float32 [B, width] (any layout version) and legal-action
-masks bool [B, 14] to one
-action id per row. ``BatchRandom``, ``BatchHeuristic`` and ``BatchExpert`` are vectorized twins
-of the ``random``, ``heuristic`` and ``expert`` bots (``BatchHeuristic`` and ``BatchExpert`` make
-exactly the decisions ``HeuristicBot`` and ``ExpertBot`` make on the same observation);
-``BotBatch`` (``racko_env.opponents``) runs any per-game ``Bot`` (a user's bot, an ONNX bot) row
-by row; ``ModelPolicy`` plays a (Maskable)PPO model, e.g. a self-play snapshot, in one forward
-pass.
-``load_batch(spec, ...)`` gets one from the same specs as ``agents.load``."""
+``BatchRandom``, ``BatchHeuristic`` and ``BatchExpert`` are vectorized twins of ``random``,
+``heuristic`` and ``expert`` (the same decision on the same observation); ``BotBatch``
+(``racko_env.opponents``) runs any per-game bot row by row; ``ModelPolicy`` plays a MaskablePPO
+model in one forward pass. ``load_batch(spec, ...)`` takes the specs of ``agents.load``.
+"""
 
 from __future__ import annotations
 
@@ -59,6 +56,14 @@ def check_batch(
     return obs, masks
 
 
+def _on_turn(seen: Cards) -> Cards:
+    """``seen``, if every row asks for a decision; else a ``ValueError`` naming the rows."""
+    if (seen.phase < 0).any():
+        bad = np.flatnonzero(seen.phase < 0).tolist()
+        raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
+    return seen
+
+
 class BatchRandom:
     """Uniform over the legal actions of each row; ``seed`` makes it reproducible."""
 
@@ -97,18 +102,10 @@ class BatchHeuristic:
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(obs, masks, self.config)
         rows = np.arange(len(obs))
-        seen = cards(obs, self.config)
+        seen = _on_turn(cards(obs, self.config))
         k = seen.rack.shape[1]
-        if (seen.phase < 0).any():
-            bad = np.flatnonzero(seen.phase < 0).tolist()
-            raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
-        phase, rack, held, top, n = (
-            seen.phase,
-            seen.rack,
-            seen.held,
-            seen.discard_top,
-            seen.num_cards,
-        )
+        phase, rack, held = seen.phase, seen.rack, seen.held
+        top, n = seen.discard_top, seen.num_cards
 
         def zone(c: np.ndarray) -> np.ndarray:
             return (c - 1) * k // n
@@ -143,10 +140,7 @@ class BatchExpert:
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(obs, masks, self.config)
-        seen = cards(obs, self.config)
-        if (seen.phase < 0).any():
-            bad = np.flatnonzero(seen.phase < 0).tolist()
-            raise ValueError(f"rows {bad} ask for no decision (the seat is not on turn)")
+        seen = _on_turn(cards(obs, self.config))
         decks = seen.num_cards
         out = np.empty(len(obs), dtype=np.intp)
         for n in np.unique(decks):
@@ -167,15 +161,12 @@ def expert_plan_costs(obs: np.ndarray, num_cards: int, params: Any = None) -> np
 
 
 class ExpertPlan:
-    """``expert``'s plan for rows that share the deck size ``n``, at any batch size (one decision
-    of ``ExpertBot`` or thousands of ``BatchExpert``): the planner is ``agents.features.Planner``
-    (the one compiled planner) with ``expert``'s quantized costs.
+    """``expert``'s plan for rows that share the deck size ``n``, at any batch size: the one
+    compiled planner (``agents.features.Planner``) with ``expert``'s quantized costs.
 
-    In a game of other sizes (``config``, see ``agents.obs.rules_config``) a small deck cycles
-    fast: the cards the plan replaces in its own rack come back through the discard pile, so
-    they count among the cards that may still come (in the rule book's game they do not). That
-    also keeps a plan (keep nothing, fill every slot) within reach of every rack of a tiny deck,
-    where no plan would be finite otherwise."""
+    In a game of other sizes (``config``) a small deck cycles fast, so the cards the plan replaces
+    in its own rack count among those that may still come; that also keeps some plan finite for
+    every rack of a tiny deck."""
 
     def __init__(
         self,
@@ -302,15 +293,12 @@ def load_batch(
     bot) decides whole batches, any other is run row by row."""
     if callable(getattr(spec, "act_batch", None)):
         return spec
-    if isinstance(spec, str) and spec == "random":
-        _validate(num_players, rules_options)
-        return BatchRandom(num_players, seed=seed, **rules_options)
-    if isinstance(spec, str) and spec == "heuristic":
-        _validate(num_players, rules_options)
-        return BatchHeuristic(num_players, **rules_options)
-    if isinstance(spec, str) and spec == "expert":
-        _validate(num_players, rules_options)
-        return BatchExpert(num_players, **rules_options)
+    if spec in ("random", "heuristic", "expert"):
+        RulesConfig.from_dict({"num_players": num_players, **rules_options})  # names bad options
+        if spec == "random":
+            return BatchRandom(num_players, seed=seed, **rules_options)
+        cls = BatchHeuristic if spec == "heuristic" else BatchExpert
+        return cls(num_players, **rules_options)
     import agents
 
     bot = agents.load(spec, num_players, seed=seed, **rules_options)
@@ -347,9 +335,3 @@ def _expert_costs(n: int, params: Any) -> np.ndarray:
             cost[:, k < g, g] = np.inf
         _EXPERT_COSTS[key] = cost
     return _EXPERT_COSTS[key]
-
-
-def _validate(num_players: int, rules_options: dict[str, Any]) -> None:
-    from racko_env.config import RulesConfig
-
-    RulesConfig.from_dict({"num_players": num_players, **rules_options})

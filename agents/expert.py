@@ -1,19 +1,13 @@
 """``expert``: a planning bot that estimates how many turns its rack needs to reach Rack-O.
 
-A *plan* keeps an ascending subsequence of the rack's cards and re-fills the slots between them.
-A gap of g slots between kept cards a < b can only be filled from the cards strictly between a and b
-that may still come (not in the own rack, not seen in an opponent's rack): with k of them out of
-U such cards in play, filling it takes about ``(U / k) ** 1.1 * g ** 2`` draws (each slot of the
-gap has about k / g cards of its own to wait for, and later cards have narrower windows; the
-exponents were tuned by tournament). The bot keeps the plan with
-the fewest expected turns (a dynamic programme over the slots) and plays the move that lowers that
-estimate most: it takes the discard when that beats the expected gain of a blind draw over the
-unseen cards, and keeps a drawn card only when it lowers the estimate.
-
-It plans with the one compiled planner (``agents.batched.ExpertPlan`` over
-``agents.features.Planner``), the same code at one decision as ``BatchExpert`` at thousands; the
-readable one-loop-per-step statement of the programme is the tests' reference
-(``tests/agents/reference_expert.py``).
+A *plan* keeps an ascending subsequence of the rack's cards and re-fills the slots between them:
+a gap of g slots between kept cards a < b, with k of the U cards in play between them still able
+to come, takes about ``(U / k) ** 1.1 * g ** 2`` draws (exponents tuned by tournament). The bot
+keeps the cheapest plan (a dynamic programme over the slots) and plays the move that lowers it
+most: it takes the discard when that beats a blind draw's expected gain, and keeps a drawn card
+only when it lowers the cost. It plans with the one compiled planner (``agents.batched.ExpertPlan``,
+as ``BatchExpert`` does at thousands of decisions); ``tests/agents/reference_expert.py`` is the
+readable reference.
 """
 
 from __future__ import annotations

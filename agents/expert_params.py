@@ -15,20 +15,16 @@ class ExpertParams:
 
     gap_power: how steeply a gap's cost grows with the number of slots g in it (g ** gap_power).
     width_power: how steeply a gap's cost grows as its window of candidate cards narrows.
-    spread: an extra factor (1 + spread * (H_g - 1)) for multi-slot gaps (H_g the harmonic
-      number); the first tuning used it with gap_power 1; 0 (off) by default.
     take_margin: turns the discard must save beyond a blind draw's expected saving to be taken.
     keep_margin: turns a drawn card must save to be kept.
     """
 
     gap_power: float = 2.0
     width_power: float = 1.1
-    spread: float = 0.0
     take_margin: float = 0.0
     keep_margin: float = 1e-9
 
 
 def gap_factor(g: int, params: ExpertParams) -> float:
     """Cost of a gap of g >= 1 slots per unit of (U / k) ** width_power (shared with agents.batched)."""
-    harmonic = sum(1.0 / i for i in range(1, g + 1))
-    return g**params.gap_power * (1 + params.spread * (harmonic - 1))
+    return g**params.gap_power

@@ -1,22 +1,13 @@
 """A bot written as a function, Kaggle's agent style: ``def act(observation) -> int``.
 
-A student's first bot is often a function, not a class: simulation competitions (Kaggle's
-``def agent(observation, configuration)``) teach it that way, and a function has nothing to get
-wrong about construction or reset. ``agents.load("my_bot:act")`` wraps such a function in
-``FunctionBot``, so it plays wherever a ``class Bot`` does (``racko grade``, ``racko league``,
-``racko evaluate``, ``racko play``).
-
-What counts as an act function (``is_act_function``): a plain function whose first parameter is
-positional, has no default, and is not named like a constructor argument (``num_players``,
-``seed`` or a rules option). ``def make_bot(num_players=2)`` therefore stays a factory, called once
-to build a bot, as before. The function is called once per decision with the observation dict;
-if it takes a second positional parameter it also gets ``configuration``: a read-only mapping of
-``num_players`` and every rules option of the game (``racko_env.config.RulesConfig``), as Kaggle
-passes its environment's configuration.
-
-A function has no ``reset`` and no ``seed``: state it keeps in its module lives across rounds,
-and randomness it draws is not reseeded per deal. A bot that remembers a round or plays at
-random is a ``class Bot`` (docs/bots/writing-a-bot.md).
+``agents.load("my_bot:act")`` wraps such a function in ``FunctionBot``, so it plays wherever a
+``class Bot`` does. An act function (``is_act_function``) is a plain function whose first
+parameter is positional, has no default and is not named like a constructor argument
+(``num_players``, ``seed``, a rules option): ``def make_bot(num_players=2)`` stays a factory. It is
+called once per decision with the observation dict, and with a second positional parameter also
+gets ``configuration``, a read-only mapping of ``num_players`` and the rules options, as Kaggle
+passes its environment's. A function has no ``reset`` or ``seed``: a bot that remembers a round or
+plays at random is a ``class Bot`` (docs/bots/writing-a-bot.md).
 """
 
 from __future__ import annotations

@@ -36,7 +36,6 @@ BUILTIN_BOTS: dict[str, Callable[..., Bot]] = {
     "search": _search,
 }
 BOT_FILE_SUFFIXES = (".onnx",)
-# Trained bots shipped in agents/pretrained/, loaded by name (each plays one player count).
 SEARCH_WITH_OPTIONS = "search:"  # the search bot with options, e.g. search:worlds=32
 
 
@@ -45,6 +44,7 @@ def is_builtin_spec(spec: str) -> bool:
     return spec in BUILTIN_BOTS or spec.startswith(SEARCH_WITH_OPTIONS)
 
 
+# Trained bots shipped in agents/pretrained/, loaded by name (each plays one player count).
 SHIPPED_BOTS: dict[str, Path] = {
     f"racko_{n}p": Path(__file__).with_name("pretrained") / f"racko_{n}p.onnx" for n in (2, 3, 4)
 }
@@ -53,22 +53,17 @@ SHIPPED_BOTS: dict[str, Path] = {
 def load(
     spec: str | Path | Bot, num_players: int = 2, *, seed: int | None = None, **rules_options: Any
 ) -> Bot:
-    """A bot for ``num_players`` under the given rules options.
+    """A bot for ``num_players`` under the given rules options; ``seed`` makes random bots
+    reproducible.
 
-    ``spec`` is a built-in name (``"random"``, ``"heuristic"``, ``"expert"``, ``"search"``; the
-    search bot also with options, ``"search:blueprint=expert,worlds=32"``), a shipped trained
-    bot's name (``"racko_2p"``, ``"racko_3p"``, ``"racko_4p"``), a ``"module:Class"``
-    path to a user's bot class (constructed with ``num_players=``, ``seed=`` and the rules options
-    its constructor accepts; a module not importable otherwise is looked for in the current
-    folder), a ``"module:function"`` path to an act function ``def act(observation) -> int``
-    (Kaggle's style, played by ``agents.function_bot.FunctionBot``), a path to an exported bot
-    file (``.onnx`` with its ``.json`` manifest beside it, played by ``agents.onnx_bot``), or a
-    bot object (returned as is). ``seed`` makes random bots reproducible.
-
-    Raises ValueError for an unknown name, a bad player count or bad rules options,
-    FileNotFoundError naming a bot file that does not exist, ``agents.onnx_bot.BotFileError`` (a
-    ValueError) for a bot file that does not fit, and ``agents.extras.MissingExtraError`` (an
-    ImportError, one line naming the 'bots' extra) for a bot file without onnxruntime.
+    ``spec``: a built-in name (``"random"``, ``"heuristic"``, ``"expert"``, ``"search"`` or
+    ``"search:worlds=32,..."``), a shipped bot's name (``"racko_2p"``, ``"racko_3p"``,
+    ``"racko_4p"``), ``"module:Class"`` (a user's class, given the keywords its constructor takes;
+    the module is also looked for in the current folder), ``"module:function"`` (an act function,
+    ``agents.function_bot``), the path of a bot file (``.onnx`` with its ``.json``) or a bot object.
+    Raises ValueError for a bad name, player count or rules option, FileNotFoundError for a missing
+    bot file, ``agents.onnx_bot.BotFileError`` for one that does not fit, and
+    ``agents.extras.MissingExtraError`` (the 'bots' extra) without onnxruntime.
     """
     if isinstance(num_players, bool) or not isinstance(num_players, int):
         raise ValueError(

@@ -1,14 +1,10 @@
 """Decode a seat's observation dict into plain Python values, for bots and tools.
 
-Bots must see only what their seat may know, so they read the observation vector
-(``racko_env.observation``) rather than the engine. ``View`` holds layout version 1's fields; a
-vector of any layout version is accepted (``racko_v1`` gives the current one), since versions
-only append fields. Cards are stored as ``card / N``; the deck size N
-(40/50/60) follows from the player count, which is 1 + the opponent-present flags.
-
-A game of other sizes (``rack_size``, ``deck_size``, solitaire: ``racko_env.RulesConfig``) has a
-layout of its own (``racko_env.observation.layout_for``) and a deck the vector does not say: its
-decoders take the game's ``config``, which bots get from their rules options (``rules_config``).
+Bots read the observation vector (``racko_env.observation``), never the engine, so they see only
+what their seat may know. Any layout version decodes (versions only append); cards are stored as
+``card / N``, the deck size N following from the player count. A game of other sizes has a layout
+of its own and a deck the vector does not say: its decoders take the game's ``config``, which bots
+get from their rules options (``rules_config``).
 """
 
 from __future__ import annotations

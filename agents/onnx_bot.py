@@ -1,12 +1,9 @@
 """Trained bots from exported files (``bot.onnx`` + ``bot.json``), with numpy and onnxruntime only.
 
-``agents.load("path/bot.onnx", num_players=2)`` lands here. The manifest beside the ONNX file
-says which game the bot was trained for; a file for another player count, an unknown observation
-layout or other rules options is refused, since the bot would silently play badly. A bot trained
-on an older layout version plays on a newer observation through that version's view, its first
-``obs_size(version)`` entries (layouts only append fields); a bot of a newer version refuses an
-older, narrower observation in one line naming both (the shipped bots read version 2).
-Format: docs/bot-format.md.
+``agents.load("path/bot.onnx", num_players=2)`` lands here. A file made for another player count,
+an unknown observation layout or other rules options is refused (the bot would play badly
+without a word). A bot of an older layout version plays on a newer observation through that
+version's view; a newer one refuses an older, narrower observation. Format: docs/bot-format.md.
 """
 
 from __future__ import annotations

@@ -1,30 +1,12 @@
 """``search``: decision-time search over sampled worlds (perfect-information Monte Carlo).
 
-For each legal action of the seat on turn, the bot samples K full game states consistent with its
-observation (``racko_env.worlds``), plays the action in each, and plays every world out to the
-round's end with a blueprint bot (``expert`` by default) in every seat, on the batched engine. It
-picks the action with the highest mean win share (1 for a round won, shared on ties), which
-``explain()`` shows per candidate. Common random numbers: every candidate of a decision is played
-in the same K worlds with the same refill shuffles, so the comparison between candidates is not
-drowned in the noise of the deals. The blueprint's own choice stands unless another candidate
-beats it clearly (options z and margin).
-
-``act_batch`` decides many games at once: all their candidates in all their worlds are one batch
-of the engine, and the blueprint decides each step of it in one call, which is what makes a
-duplicate evaluation of thousands of rounds possible.
-
-Options (``agents.load("search:blueprint=expert,worlds=32")`` or keyword arguments):
-blueprint (a batchable bot spec: ``expert``, ``heuristic``, ``racko_2p``...), worlds (K per
-decision), depth (0: to the round's end; d > 0: every seat plays at most d more turns, after
-which an unfinished world scores 0.5 of a win, a coarse value), ms (a time cap per decision: worlds are played in
-chunks and the search stops after the chunk that spends it; 0 = no cap; with a cap the result
-depends on the machine's speed, without one it is fixed by the seed), chunk (worlds per chunk),
-z and margin (play another candidate than the blueprint's only if its paired gain over the
-blueprint's choice, in the same worlds, less z standard errors, is above margin: the noise of a
-few worlds must not overrule a strong blueprint; default z=2, margin=0), phases (the decisions searched, some of ``draw+keep+place``; the others are the
-blueprint's), keep (after each chunk only the best ``keep`` candidates, and the blueprint's, are
-played on; 0 = all), endgame (search only where the seat's own rack is within this many expected
-draws of Rack-O, ``expert``'s plan cost; 0 = everywhere).
+For each legal action of the seat on turn, the bot samples K worlds consistent with its
+observation (``racko_env.worlds``), plays the action in each and plays every world on with a
+blueprint bot in every seat, on the batched engine; every candidate is played in the same worlds
+with the same refill shuffles (common random numbers). The blueprint's own choice stands unless
+another candidate beats it clearly (options ``z`` and ``margin``). ``act_batch`` decides many games
+in one batch of the engine. The options (``agents.load("search:worlds=32,depth=1")`` or keyword
+arguments) and the leaf value: docs/bots/search.md.
 """
 
 from __future__ import annotations
@@ -132,20 +114,21 @@ class SearchBot(Bot):
         endgame: float = 0.0,
         **rules_options: Any,
     ) -> None:
-        checks = (
-            ("worlds", worlds, 1),
-            ("depth", depth, 0),
-            ("chunk", chunk, 1),
-            ("keep", keep, 0),
-        )
-        for key, value, low in checks:
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"search option {key} must be an int >= {low}, got {value!r}")
-        if isinstance(ms, bool) or not isinstance(ms, int | float) or ms < 0:
-            raise ValueError(f"search option ms must be a number >= 0, got {ms!r}")
-        for key, value in (("margin", margin), ("z", z), ("endgame", endgame)):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ValueError(f"search option {key} must be a number >= 0, got {value!r}")
+        extra = {
+            "depth": depth,
+            "ms": ms,
+            "margin": margin,
+            "keep": keep,
+            "z": z,
+            "endgame": endgame,
+        }
+        for key, value in {"worlds": worlds, "chunk": chunk, **extra}.items():
+            whole = OPTION_TYPES[key] is int
+            low = 1 if key in ("worlds", "chunk") else 0
+            ok = not isinstance(value, bool) and isinstance(value, int if whole else int | float)
+            if not ok or value < low:
+                kind = "an int" if whole else "a number"
+                raise ValueError(f"search option {key} must be {kind} >= {low}, got {value!r}")
         self.z = float(z)
         self.endgame = float(endgame)
         names = [p for p in str(phases).split("+") if p]
@@ -169,14 +152,6 @@ class SearchBot(Bot):
         self.depth = depth
         self.ms = float(ms)
         self.chunk = chunk
-        extra = {
-            "depth": depth,
-            "ms": ms,
-            "margin": margin,
-            "keep": keep,
-            "z": z,
-            "endgame": endgame,
-        }
         self.name = (
             f"search:blueprint={blueprint},worlds={worlds}"
             + "".join(f",{k}={v:g}" for k, v in extra.items() if v)
@@ -215,7 +190,7 @@ class SearchBot(Bot):
         mask = np.asarray(observation["action_mask"]).astype(bool)[None, :]
         actions, cand, value = self.search(obs, mask)
         n = self.config.num_players
-        held = int(round(float(obs[0, HELD]) * {2: 40, 3: 50, 4: 60}[n])) or None
+        held = int(round(float(obs[0, HELD]) * deck_size(n))) or None
         parts = [
             f"{describe_action(int(a), held)}: {v:.0%}"
             for a, v in sorted(
@@ -317,7 +292,7 @@ class SearchBot(Bot):
             live = live[~eng.round_over[live]]
             if stop_turn is not None:
                 live = live[eng.turn[live] < stop_turn[live]]
-        share = _win_share(eng, n)
+        share = _win_share(eng)
         cut = np.flatnonzero(~eng.round_over)
         if cut.size:
             share[cut] = self._leaf_value(eng, enc, cut)
@@ -385,23 +360,12 @@ def fit_leaf_value(num_players: int, games: int = 600, seed: int = 0) -> tuple[f
     return best[1], best[2]
 
 
-def _win_share(eng: VectorGame, n: int) -> np.ndarray:
+def _win_share(eng: VectorGame) -> np.ndarray:
     """Seat 0's share of the round's win per game: 1 alone, 1/m among m winning teams, 0.5 for a
     world cut off at the search depth (no result yet)."""
-    team_of = eng.team_of
-    rp = eng.racko_player
-    points = eng.last_round_points
-    teams = eng.num_teams
-    team_pts = np.zeros((len(rp), teams), dtype=np.int64)
-    for p in range(n):
-        team_pts[:, team_of[p]] += points[:, p]
-    by_points = team_pts == team_pts.max(axis=1, keepdims=True)
-    won = np.where(
-        (rp >= 0)[:, None],
-        np.arange(teams)[None, :] == team_of[np.maximum(rp, 0)][:, None],
-        by_points,
-    )
-    share = np.where(won[:, team_of[0]], 1.0 / won.sum(axis=1), 0.0)
+    won = eng.round_winners()
+    teams = won.sum(axis=1) * eng.num_teams // eng.num_players  # winning teams
+    share = np.where(won[:, 0], 1.0 / np.maximum(teams, 1), 0.0)
     return np.where(eng.round_over, share, 0.5)
 
 

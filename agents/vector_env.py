@@ -1,50 +1,21 @@
-"""``RackoVectorEnv``: the batched numpy engine with its opponents inside, as a ``gymnasium.vector.VectorEnv``.
+"""``RackoVectorEnv``: the batched engine with its opponents inside, as a Gymnasium ``VectorEnv``.
 
-Registered with the Gymnasium view (``racko_env``, by a string entry point, so ``racko_env`` itself
-never imports ``agents``)::
+``gymnasium.make_vec("racko/Racko-v1", num_envs=N, vectorization_mode="vector_entry_point",
+opponents={"heuristic": 0.5, "expert": 0.3, "self": 0.2}, seed=0, features=True)`` returns it
+(``racko_env`` registers it by a string, so it never imports ``agents``). Each game is one learner
+seat's view (the core ``racko_env.learner_games.LearnerGames``, shared with SB3's
+``train.sb3.vec_env.RackoVecEnv``, with this layer's vectorized bots); the other seats are played
+inside the env by opponents drawn per episode and seat from the weighted mix. ``"self"`` is the
+weight of the trainer's frozen snapshots, which it hands over with ``set_self_play``.
 
-    import gymnasium, racko_env
-    envs = gymnasium.make_vec(
-        "racko/Racko-v1", num_envs=256, vectorization_mode="vector_entry_point",
-        opponents={"heuristic": 0.5, "expert": 0.3, "self": 0.2}, seed=0, features=True,
-    )
-    obs, info = envs.reset(seed=0)
-    obs, reward, terminated, truncated, info = envs.step(envs.action_space.sample(
-        mask=tuple(info["action_mask"].astype("int8"))))   # or a masked policy
-
-Each of the ``num_envs`` games is one learner seat's view (``racko_env.learner_games.LearnerGames``,
-the core it shares with the SB3 ``VecEnv`` ``train.sb3.vec_env.RackoVecEnv``, with this layer's
-vectorized bots, ``agents.batched.load_batch``): the other seats
-are played inside the env, all games at once, by opponents drawn per episode and seat from the
-weighted ``opponents`` mix:
-
-- ``"random"``, ``"heuristic"``, ``"expert"``, a ``.onnx`` bot file, a ``"module:Class"`` bot, or
-  any ``BatchPolicy`` object (``act_batch(obs, masks)``);
-- ``"self"``: the weight of the trainer's frozen snapshots of the learner. The env cannot make
-  them (it knows no network); the trainer feeds them with ``set_self_play(snapshots)`` and the
-  weight is shared out over them. Until then the other entries are sampled alone.
-
-Spaces: ``single_observation_space`` is the observation of layout ``observation_version``
-(``racko_env.observation``: default the current one, which ``racko/Racko-v1`` passes), with
-``features=True`` followed by the structured policy's 291 features of the (current-layout) observation
-(``agents.features.rack_features`` flattened, computed once per observation by the compiled
-kernel, as ``train.sb3.feature_cache`` appends them); ``single_action_space`` is ``Discrete(14)``.
-
-Masks: ``info["action_mask"]`` (bool ``[num_envs, 14]``) after every ``reset`` and ``step``, and
-``action_masks()`` (the same array, the method MaskablePPO-style code calls). The learner is on
-turn in every game that goes on (opponents move inside the env), so its mask is never all False,
-except on an episode's last observation (``NEXT_STEP``), where there is nothing to decide and the
-next action is ignored. Illegal actions raise ``ValueError``.
-
-Episodes end with ``terminated`` (the round or game is decided) or ``truncated`` (the rules'
-turn limit). ``autoreset_mode``: ``NEXT_STEP`` (Gymnasium's default, what RLlib's env runners
-expect: the step after an episode's last one resets that game, ignores its action and returns its
-first observation with reward 0) or ``SAME_STEP`` (the next episode's first observation comes at
-once, the last one in ``info["final_obs"]`` with ``info["final_info"]["action_mask"]``: the stream
-of the SB3 ``RackoVecEnv``, kept equal by ``tests/agents/test_vector_env.py``).
-
-Determinism: the same ``seed`` (constructor or ``reset(seed=...)``) gives the same deals, seats,
-opponent draws and so the same stream of observations, masks and rewards for the same actions.
+``single_observation_space`` is the observation of layout ``observation_version``, with
+``features=True`` followed by the structured policy's features (``agents.features``, computed once
+per observation); ``info["action_mask"]`` and ``action_masks()`` give the masks, never all False
+but on an episode's last observation under ``NEXT_STEP``. ``autoreset_mode``: ``NEXT_STEP``
+(Gymnasium's default, what RLlib's runners expect) or ``SAME_STEP`` (the last observation in
+``info["final_obs"]``: the stream of the SB3 ``RackoVecEnv``, kept equal by
+tests/agents/test_vector_env.py). Illegal actions raise ``ValueError``. The same ``seed`` gives the
+same stream for the same actions. More: docs/environment/vector.md.
 """
 
 from __future__ import annotations

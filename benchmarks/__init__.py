@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -29,3 +31,31 @@ def shown(path: str | Path) -> str:
     does not carry the measuring machine's folders."""
     resolved = Path(path).resolve()
     return str(resolved.relative_to(REPO)) if resolved.is_relative_to(REPO) else str(path)
+
+
+def rate_text(rate: float, ci95: Sequence[float]) -> str:
+    """A win rate with its 95% interval as the tables show it: ``51.2% (49.0-53.4)``."""
+    low, high = ci95
+    return f"{100 * rate:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
+
+
+def publish(
+    module: str,
+    argv: list[str] | None,
+    tables: Sequence[Mapping[str, Any]],
+    figures: Mapping[str, Any] | None = None,
+    folder: str | None = None,
+    name: str | None = None,
+) -> Path:
+    """Print ``tables`` and write them to ``docs/results/<name>.json`` (``name``: the module's,
+    unless given; ``folder``: ``--results-dir``), recording the command as typed."""
+    from racko_eval.results import markdown_table, write_results
+
+    for table in tables:
+        print(markdown_table(table))
+    command = command_line(module, argv)
+    path = write_results(
+        name or module, command=command, tables=tables, figures=figures, folder=folder
+    )
+    print(f"wrote {path}")
+    return path

@@ -1,17 +1,14 @@
 """Env steps per second of the wrapped ``racko_v1`` AEC env against PettingZoo's classic games,
 and of the batched engine, in one run; writes ``docs/results/env_speed.json``.
 
-Every AEC env is played the same way: random legal play (uniform over the action mask, one seeded
-chooser), counting every ``env.step`` call, the ``None`` steps of finished agents included, and
-resetting when an episode ends. Measurements of the envs are interleaved, so that load from other
-processes hits them all alike; the table shows the median of the repeats and the ratio to
-``connect_four_v3``. The batched engine (``racko_env.vector.VectorRacko``, 1,024 games, one
-decision per game per step, the acting seat's observation encoded) is played at random the same
-way and counts a decision of one game as one step.
+Every AEC env is played alike: random legal play from one seeded chooser, counting every
+``env.step`` (a finished agent's ``None`` steps too). The envs' measurements are interleaved, so
+load from other processes hits them all alike; the table shows the median of the repeats and the
+ratio to ``connect_four_v3``. The batched engine plays ``BATCH_GAMES`` games at random, one
+decision of one game counting as one step.
 
     python -m benchmarks.env_speed                      # 2 s per measurement, 3 repeats
-    python -m benchmarks.env_speed --seconds 5 --repeats 5
-    python -m benchmarks.env_speed --clock cpu          # CPU time instead: a cross-check under load
+    python -m benchmarks.env_speed --clock cpu          # CPU time: a cross-check under load
 
 Needs ``pygame`` for connect_four (``pip install -e ".[bench]"``).
 """
@@ -21,7 +18,6 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import platform
 import random
 import statistics
 import sys
@@ -62,8 +58,8 @@ def steps_per_second(
     seconds: float,
     seed: int,
     clock: Callable[[], float] = time.perf_counter,
-) -> tuple[float, int]:
-    """Play random legal moves for ``seconds`` of ``clock``; (env steps per second, episodes finished).
+) -> float:
+    """Play random legal moves for ``seconds`` of ``clock``: env steps per second.
 
     ``clock="cpu"`` (this process's CPU time) leaves out the time other processes hold the cores,
     for a cross-check on a loaded machine; wall time is the measure that counts.
@@ -74,7 +70,7 @@ def steps_per_second(
     # harness's own cost dilutes the ratios as little as possible.
     legal_for: dict[bytes, list[int]] = {}
     env.reset(seed=seed)
-    steps = episodes = 0
+    steps = 0
     start = clock()
     deadline = start + seconds
     while True:
@@ -94,16 +90,15 @@ def steps_per_second(
             if steps % 64 == 0 and clock() >= deadline:
                 elapsed = clock() - start
                 env.close()
-                return steps / elapsed, episodes
-        episodes += 1
+                return steps / elapsed
         env.reset(seed=rng.getrandbits(31))
 
 
 def batched_steps_per_second(
     seconds: float, seed: int, clock: Callable[[], float] = time.perf_counter
-) -> tuple[float, int]:
+) -> float:
     """Random legal play of ``BATCH_GAMES`` 2-player games on the batched engine, the acting
-    seat's observation encoded each step; (game decisions per second, rounds finished)."""
+    seat's observation encoded each step: game decisions per second."""
     from racko_env.observation import OBS_SIZE
     from racko_env.vector import VectorRacko
 
@@ -112,7 +107,7 @@ def batched_steps_per_second(
     rng = np.random.default_rng(seed)
     games = np.arange(BATCH_GAMES)
     obs = np.empty((BATCH_GAMES, OBS_SIZE), np.float32)
-    steps = episodes = 0
+    steps = 0
     start = clock()
     deadline = start + seconds
     while True:
@@ -124,10 +119,9 @@ def batched_steps_per_second(
         done = np.flatnonzero(result.terminated | result.truncated)
         if len(done):
             v.reset(done)
-            episodes += len(done)
         steps += BATCH_GAMES
         if clock() >= deadline:
-            return steps / (clock() - start), episodes
+            return steps / (clock() - start)
 
 
 def run(
@@ -135,15 +129,10 @@ def run(
 ) -> dict:
     factories = env_factories(players, episode)
     samples: dict[str, list[float]] = {name: [] for name in [*factories, BATCHED]}
-    episodes: dict[str, int] = dict.fromkeys(samples, 0)
     for r in range(repeats):  # interleaved: every env once per repeat
         for name, make in factories.items():
-            rate, done = steps_per_second(make, seconds, seed + r, CLOCKS[clock])
-            samples[name].append(rate)
-            episodes[name] += done
-        rate, done = batched_steps_per_second(seconds, seed + r, CLOCKS[clock])
-        samples[BATCHED].append(rate)
-        episodes[BATCHED] += done
+            samples[name].append(steps_per_second(make, seconds, seed + r, CLOCKS[clock]))
+        samples[BATCHED].append(batched_steps_per_second(seconds, seed + r, CLOCKS[clock]))
     reference = statistics.median(samples[REFERENCE])
     results = {
         name: {
@@ -151,7 +140,6 @@ def run(
             "min": min(rates),
             "max": max(rates),
             "ratio_to_connect_four": statistics.median(rates) / reference,
-            "episodes": episodes[name],
         }
         for name, rates in samples.items()
     }
@@ -160,8 +148,6 @@ def run(
         "clock": clock,
         "repeats": repeats,
         "episode": episode,
-        "python": platform.python_version(),
-        "machine": platform.machine(),
         "results": results,
     }
 
@@ -199,19 +185,14 @@ def headline_figures(report: dict) -> dict[str, float]:
     }
 
 
-def format_table(report: dict) -> str:
-    from racko_eval.results import markdown_table
-
-    return "\n\n".join(markdown_table(t) + "\n\n" + t["note"] for t in results_tables(report))
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    from racko_env.cli import positive_int
+    from train.common.front_door import positive_float
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved repeats per env")
-    parser.add_argument(
-        "--players", type=int, nargs="+", default=[2, 3, 4], help="racko player counts"
-    )
+    parser.add_argument("--seconds", type=positive_float, default=2.0, help="per measurement")
+    parser.add_argument("--repeats", type=positive_int, default=3, help="interleaved, per env")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
     parser.add_argument("--episode", choices=["round", "game"], default="round")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -220,34 +201,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="wall",
         help="wall time (default), or this process's CPU time as a cross-check under load",
     )
-    parser.add_argument(
-        "--results-dir", metavar="DIR", help="where env_speed.json goes (default docs/results)"
-    )
-    args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error(f"--seconds must be positive, got {args.seconds}")
-    if args.repeats < 1:
-        parser.error(f"--repeats must be at least 1, got {args.repeats}")
-    if bad := [n for n in args.players if n not in (2, 3, 4)]:
-        parser.error(f"--players must be 2, 3 or 4, got {bad}")
-    return args
+    parser.add_argument("--results-dir", metavar="DIR", help="default docs/results")
+    return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks import command_line
-    from racko_eval.results import write_results
+    from benchmarks import publish
 
     args = parse_args(argv)
     report = run(args.players, args.episode, args.seconds, args.repeats, args.seed, args.clock)
-    print(format_table(report))
-    path = write_results(
-        "env_speed",
-        command=command_line("env_speed", argv),
-        tables=results_tables(report),
-        figures=headline_figures(report),
-        folder=args.results_dir,
-    )
-    print(f"wrote {path}")
+    publish("env_speed", argv, results_tables(report), headline_figures(report), args.results_dir)
     return 0
 
 

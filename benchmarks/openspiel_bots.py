@@ -1,30 +1,18 @@
 """OpenSpiel's own algorithms on the ``racko`` game, against ``expert`` in duplicate rounds.
 
-    python -m benchmarks.openspiel_bots ismcts --rounds 6 --simulations 10 --evaluator random
     python -m benchmarks.openspiel_bots ismcts --rounds 40 --simulations 100 --evaluator progress
     python -m benchmarks.openspiel_bots dqn --train-minutes 10 --rounds 200
     python -m benchmarks.openspiel_bots speed --rounds 20
 
-``ismcts``: OpenSpiel's information-set MCTS (``open_spiel.python.algorithms.ismcts``) deciding
-from the game's ``resample_from_infostate``. ``--evaluator random`` is OpenSpiel's own leaf
-evaluator (one random rollout to the end of the round: up to 400 turns of random play);
-``progress`` scores a leaf without a rollout, by each rack's longest increasing run of cards
-(how many cards can stay), a cheap stand-in that lets the search look further for the same time.
-
-``dqn``: OpenSpiel's PyTorch DQN (``open_spiel.python.pytorch.dqn``), one agent per seat trained
-in self-play through ``open_spiel.python.rl_environment`` on the game's information-state tensor
-(the env's observation) for a wall-clock budget, then seat 0's greedy policy plays.
-
-``speed``: random play of the game itself, decisions per second, through the pyspiel API (chance
-outcomes sampled, ``legal_actions`` and ``apply_action``) and through ``rl_environment`` (which
-also builds every seat's information-state tensor on every step).
-
-Both bots play through the real AEC env in racko_eval's duplicate tournament (every deal in both
-seatings): the OpenSpiel bot sees only its seat's observation dict, from which
-``racko_env.openspiel.state_from_observation`` builds a state (the unseen cards dealt at random)
-for the search. Prints one JSON line: win rate against ``expert`` with its 95% Wilson interval,
-and milliseconds per decision (the OpenSpiel bot's own time). Seeded: the same command gives the
-same result. Needs the ``openspiel`` extra (and ``train`` for dqn's torch).
+``ismcts``: OpenSpiel's information-set MCTS, resampling with ``resample_from_infostate``; its
+leaf evaluator is OpenSpiel's random rollout (``random``) or ``progress``, each rack's longest
+increasing run, which lets the search look further in the same time. ``dqn``: OpenSpiel's PyTorch
+DQN, one agent per seat trained in self-play through ``rl_environment`` for a wall-clock budget,
+then seat 0's greedy policy plays. Both play through the AEC env in racko_eval's tournament,
+seeing only their seat's observation (``racko_env.openspiel.state_from_observation`` builds a
+state from it). ``speed``: random play through the pyspiel API and through ``rl_environment``.
+Each run adds its row to ``docs/results/openspiel.json``. Needs the ``openspiel`` extra (and
+``train`` for dqn's torch).
 """
 
 from __future__ import annotations
@@ -322,50 +310,29 @@ def main(argv: list[str] | None = None) -> int:
 
 AGAINST = "OpenSpiel's algorithms against expert"
 SPEED = "The OpenSpiel game's speed, random play"
-COLUMNS = {
-    AGAINST: ["bot", "players", "rounds", "win rate (95% CI)", "ms per decision", "command"],
-    SPEED: [
-        "players",
-        "rounds",
-        "decisions/s (pyspiel API)",
-        "steps/s (rl_environment)",
-        "command",
-    ],
-}
-
-
-def result_row(result: dict[str, Any], algorithm: str, command: str) -> list[Any]:
-    if algorithm == "speed":
-        return [
-            result["players"],
-            result["rounds"],
-            result["decisions_per_second_api"],
-            result["steps_per_second_rl_environment"],
-            command,
-        ]
-    low, high = result["win_rate_ci95"]
-    rate = f"{100 * result['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
-    return [
-        result["bot"],
-        result["players"],
-        result["rounds_played"],
-        rate,
-        result["ms_per_decision"],
-        command,
-    ]
 
 
 def record(result: dict[str, Any], algorithm: str, command: str, folder: str | None) -> Path:
     """This run's row in ``docs/results/openspiel.json``, which gathers several runs."""
+    from benchmarks import rate_text
     from racko_eval.results import record_row
 
-    title = SPEED if algorithm == "speed" else AGAINST
+    if algorithm == "speed":
+        title = SPEED
+        columns = ["players", "rounds", "decisions/s (pyspiel API)", "steps/s (rl_environment)"]
+        row = [result["players"], result["rounds"], result["decisions_per_second_api"]]
+        row.append(result["steps_per_second_rl_environment"])
+    else:
+        title = AGAINST
+        columns = ["bot", "players", "rounds", "win rate (95% CI)", "ms per decision"]
+        row = [result["bot"], result["players"], result["rounds_played"]]
+        row += [rate_text(result["win_rate"], result["win_rate_ci95"]), result["ms_per_decision"]]
     return record_row(
         "openspiel",
         command=command,
         title=title,
-        columns=COLUMNS[title],
-        row=result_row(result, algorithm, command),
+        columns=[*columns, "command"],
+        rows=[[*row, command]],
         titles=[AGAINST, SPEED],
         folder=folder,
     )

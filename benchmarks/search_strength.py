@@ -3,15 +3,10 @@
     python -m benchmarks.search_strength --players 2 --rounds 200 \
         --budgets worlds=16,depth=2 worlds=32,depth=2 --opponents expert racko_2p
 
-Each budget is a string of ``agents.search`` options (``search:<budget>`` is the bot). Every deal is
-played in both seatings (more players: the search bot in one seat, the opponent in the others,
-every seating), on the batched engine (``racko_eval.play_duplicate``), the search bot deciding
-for every game of a batch at once. Prints the search bot's win rate with its 95% interval, the
-milliseconds it spent per decision (its own time: sampling, rollouts, blueprint; wall time of the
-whole batch divided by its decisions), and per decision phase (draw, keep, place) how often it
-changed the blueprint's choice. ``--phases`` repeats a budget with the search restricted to each
-phase alone, to see where the gain comes from. Use one core: the script pins numpy's and
-onnxruntime's thread pools to 1.
+Each budget is a string of ``agents.search`` options. Played on the batched engine, every deal in
+every seating; prints the search bot's win rate, its own milliseconds per decision and, per
+decision phase, how often it changed the blueprint's choice. ``--phases`` repeats a budget with
+the search restricted to each phase alone. Numpy's and onnxruntime's thread pools are pinned to 1.
 """
 
 from __future__ import annotations
@@ -23,11 +18,14 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 from agents.batched import load_batch  # noqa: E402
 from agents.search import SearchBot, parse_options  # noqa: E402
+from benchmarks import command_line, rate_text  # noqa: E402
 from racko_eval import play_duplicate  # noqa: E402
+from racko_eval.results import record_row  # noqa: E402
 
 PHASES = ("draw", "keep", "place")
 
@@ -57,35 +55,33 @@ def measure(budget: str, opponent: str, players: int, rounds: int, seed: int) ->
     }
 
 
-def results_table(players: int, rows: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    """The rows of one player count, each with the command that measured it."""
+def record(players: int, results: list[dict[str, Any]], command: str, folder: str | None) -> Path:
+    """This run's rows in ``docs/results/search.json``, which gathers runs, a table per player
+    count."""
     columns = ["budget", "opponent", "rounds", "search's win rate (95% CI)", "ms per decision"]
     columns += [f"{p} changed" for p in PHASES] + ["command"]
-    body = []
-    for command, r in rows:
-        low, high = r["ci95"]
-        body.append(
-            [
-                r["budget"],
-                r["opponent"],
-                r["rounds"],
-                f"{100 * r['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})",
-                round(r["ms_per_decision"], 1),
-                *(f"{100 * r['changed'][p] / max(r['by_phase'][p], 1):.1f}%" for p in PHASES),
-                command,
-            ]
-        )
+    rows = [
+        [r["budget"], r["opponent"], r["rounds"], rate_text(r["win_rate"], r["ci95"])]
+        + [round(r["ms_per_decision"], 1)]
+        + [f"{100 * r['changed'][p] / max(r['by_phase'][p], 1):.1f}%" for p in PHASES]
+        + [command]
+        for r in results
+    ]
     note = (
         "duplicate rounds on the batched engine, every deal in every seating; ms per decision is "
         "the search's own time on one core; changed: how often the search overrode the "
         "blueprint's choice in each decision phase"
     )
-    return {
-        "title": f"The search bot, {players} players",
-        "columns": columns,
-        "rows": body,
-        "note": note,
-    }
+    return record_row(
+        "search",
+        command=command,
+        title=f"The search bot, {players} players",
+        columns=columns,
+        rows=rows,
+        titles=[f"The search bot, {n} players" for n in (2, 3, 4)],
+        folder=folder,
+        note=note,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,12 +117,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"  [{r['seconds']} s]",
                 flush=True,
             )
-    from benchmarks import command_line
-    from racko_eval.results import write_results
-
-    command = command_line("search_strength", argv)
-    tables = [results_table(args.players, [(command, r) for r in rows])]
-    path = write_results("search", command=command, tables=tables, folder=args.results_dir)
+    path = record(args.players, rows, command_line("search_strength", argv), args.results_dir)
     print(f"wrote {path}")
     return 0
 

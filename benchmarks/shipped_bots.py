@@ -4,11 +4,8 @@
     python -m benchmarks.shipped_bots                        # 2-4 players, DEALS deals each
     python -m benchmarks.shipped_bots --players 2 --rounds 200   # a quicker look
 
-Two players: the bot against each baseline on its own, every deal in both seatings. Three and
-four players: every table the three bots make (``racko_eval.tournament.tables_for``), every
-seating of every deal. Played on the batched engine (``racko_eval.play_duplicate``): every game
-of a batch at once, each bot deciding for all its games in one call, the format of
-``racko evaluate`` (which plays one game at a time through the AEC env).
+Two players: the bot against each baseline alone; three and four: every table the three bots
+make. Played on the batched engine (``racko_eval.play_duplicate``), every seating of every deal.
 """
 
 from __future__ import annotations
@@ -17,6 +14,8 @@ import argparse
 import sys
 import time
 from typing import Any
+
+from benchmarks import publish, rate_text
 
 BASELINES = ("heuristic", "expert")
 # Deals a table by player count: each deal is played in every seating (2 with two players, 6 with
@@ -60,8 +59,7 @@ def measure(players: int, rounds: int, seed: int) -> list[dict[str, Any]]:
 
 
 def _rate(entry: dict[str, Any]) -> str:
-    low, high = entry["ci95"]
-    return f"{100 * entry['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
+    return rate_text(entry["win_rate"], entry["ci95"])
 
 
 def results_tables(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -102,9 +100,6 @@ def figures(rows: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks import command_line
-    from racko_eval.results import markdown_table, write_results
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4], choices=[2, 3, 4])
     parser.add_argument(
@@ -116,16 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds is not None and args.rounds < 1:
         parser.error(f"--rounds must be at least 1, got {args.rounds}")
     rows = [row for n in args.players for row in measure(n, args.rounds or DEALS[n], args.seed)]
-    tables = results_tables(rows)
-    print(markdown_table(tables[0]))
-    path = write_results(
-        "shipped_bots",
-        command=command_line("shipped_bots", argv),
-        tables=tables,
-        figures=figures(rows),
-        folder=args.results_dir,
-    )
-    print(f"wrote {path}")
+    publish("shipped_bots", argv, results_tables(rows), figures(rows), args.results_dir)
     return 0
 
 

@@ -1,25 +1,16 @@
 """Minutes and env steps the main job needs to reach 40%, 45% and 48% against ``expert``.
 
-Runs the main job's recipe (``configs/2p.yaml`` unless told otherwise) exactly as
-``python train/ppo.py --config ...`` does, with stopwatches around its parts, then prints, from
-the run's ``eval_history.json`` (the periodic duplicate evaluations), the first evaluation at or
-above each win rate against ``expert``, beside where the wall time went:
-
-- rollout: collecting env steps (``MaskablePPO.collect_rollouts``), of which
-  - features: the learner's features (``train.sb3.feature_cache.FeatureCache.augment``, the kernel),
-  - opponents: opponents' moves inside the env (``RackoVecEnv._advance``: engine, features of
-    snapshot-seated games, the bots), of which snapshots (``RackoVecEnv._act_grouped``);
-- update: PPO's gradient steps (``MaskablePPO.train``);
-- evaluation: the periodic and final duplicate evaluations.
+Runs the main job (``configs/2p.yaml`` unless told otherwise) as ``python train/ppo.py`` does,
+with stopwatches around its parts (rollout, of which the learner's features, the opponents' moves
+and the snapshots' share of them; PPO's update; the evaluations), and reads the first periodic
+evaluation at or above each win rate from the run's ``eval_history.json``.
 
     python -m benchmarks.time_to_expert                       # the main job (configs/2p.yaml)
     python -m benchmarks.time_to_expert --total-steps 300000 --out /tmp/tte   # a shorter look
 
 The run folder (``--out``, default ``runs/time_to_expert``) is written afresh. Writes
-``docs/results/time_to_expert.json`` (the targets, the final evaluation, where the time went) and
-``docs/results/learning_curves.json`` (the run's evaluations, ``benchmarks.learning_curves``).
-Times are wall clock: on a shared machine they measure the machine too, and the results file
-records its load average.
+``docs/results/time_to_expert.json`` and the run's curve, ``docs/results/learning_curves.json``.
+Times are wall clock: on a shared machine they measure the machine too (its load is recorded).
 """
 
 from __future__ import annotations
@@ -57,9 +48,7 @@ class Stopwatches:
         self._depth: dict[str, int] = defaultdict(int)
 
     def wrap(self, owner: Any, name: str, part: str, within: str | None = None) -> None:
-        method = getattr(owner, name, None)
-        if method is None:  # an older tree without this part
-            return
+        method = getattr(owner, name)
 
         @functools.wraps(method)
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -78,6 +67,27 @@ class Stopwatches:
         setattr(owner, name, timed)
 
 
+def curve_table(run: str, history: list[dict[str, Any]]) -> dict[str, Any]:
+    """A run's learning curve: env steps, minutes, rounds and its win rate against each opponent
+    at every evaluation of its ``eval_history.json`` (``train.common.eval_record``)."""
+    from benchmarks import rate_text
+
+    skip = {"timesteps", "minutes", "rounds", "final"}
+    opponents = [k for k in history[0] if k not in skip and not k.endswith("_ci95")]
+    rows = [
+        [row.get("timesteps"), row.get("minutes"), row.get("rounds")]
+        + [rate_text(row[o], row[f"{o}_ci95"]) if o in row else None for o in opponents]
+        for row in history
+    ]
+    return {
+        "title": f"Learning curve of {run}",
+        "columns": ["env steps", "minutes", "rounds", *(f"vs `{o}`" for o in opponents)],
+        "rows": rows,
+        "note": "the learner's win rate (95% CI) in duplicate rounds at each evaluation; the last "
+        "row is the final evaluation",
+    }
+
+
 def first_reaching(history: list[dict[str, Any]], opponent: str, rate: float) -> dict | None:
     """The first periodic evaluation at or above ``rate`` against ``opponent`` (None: never)."""
     for row in history:
@@ -91,18 +101,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--config", default=str(REPO / "configs" / "2p.yaml"))
     ap.add_argument("--out", default=str(REPO / "runs" / "time_to_expert"))
     ap.add_argument("--total-steps", type=int, help="override the config's total env steps")
-    ap.add_argument(
-        "--cpu",
-        action="store_true",
-        help="lead with the split of the process's CPU seconds (on a shared machine); both the "
-        "wall and the CPU split are printed and written either way",
-    )
     ap.add_argument("--results-dir", metavar="DIR", help="default docs/results")
     args = ap.parse_args(argv)
 
     from sb3_contrib import MaskablePPO
 
-    from benchmarks import command_line, learning_curves, shown
+    from benchmarks import publish, shown
     from train import ppo
     from train.sb3.evaluation import EvalHistory
     from train.sb3.feature_cache import FeatureCache
@@ -143,8 +147,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         )
     final = [r for r in history if r.get("final")]
     parts = ("rollout", "features", "opponents", "snapshots", "update", "evaluation")
-    wall_split = {part: round(watch.seconds.get(part, 0.0), 2) for part in parts}
-    cpu_split = {part: round(watch.cpu_seconds.get(part, 0.0), 2) for part in parts}
     result = {
         "config": shown(args.config),
         "wall_minutes": round(wall / 60, 2),
@@ -153,48 +155,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "ppo_steps_per_s": round(steps / max(ppo_seconds, 1e-9)),
         "reached_vs_expert": reached,
         "final": final[-1] if final else None,
-        "seconds": cpu_split if args.cpu else wall_split,
-        "clock": "cpu" if args.cpu else "wall",
-        "wall_seconds": wall_split,
-        "cpu_seconds": cpu_split,
+        "wall_seconds": {part: round(watch.seconds.get(part, 0.0), 2) for part in parts},
+        "cpu_seconds": {part: round(watch.cpu_seconds.get(part, 0.0), 2) for part in parts},
     }
-    _print_summary(result, wall, cpu, lead_cpu=args.cpu)
-    write_time_to_expert(result, command_line("time_to_expert", argv), args.results_dir)
-    learning_curves.write_curves([out], command_line("time_to_expert", argv), args.results_dir)
+    publish("time_to_expert", argv, results_tables(result), figures(result), args.results_dir)
+    curve = [curve_table(shown(out), history)] if history else []
+    publish("time_to_expert", argv, curve, folder=args.results_dir, name="learning_curves")
     return result
-
-
-def _print_summary(result: dict[str, Any], wall: float, cpu: float, lead_cpu: bool) -> None:
-    """The run's figures for the terminal (the results file holds them as data)."""
-    print(
-        f"\n{result['config']}: {wall / 60:.1f} min wall, {result['env_steps']:,} env steps "
-        f"({result['ppo_steps_per_s']:,} env steps/s in PPO)"
-    )
-    print(f"{'vs expert':>10} {'minutes':>8} {'env steps':>11}")
-    for rate, hit in result["reached_vs_expert"].items():
-        if hit is None:
-            print(f"{rate:>10} {'never':>8} {'-':>11}")
-        else:
-            print(f"{rate:>10} {hit['minutes']:>8.1f} {hit['env_steps']:>11,}")
-    if result["final"]:
-        f = result["final"]
-        print(
-            "final: "
-            + ", ".join(
-                f"{k} {f[k]:.1%} [{f[k + '_ci95'][0]:.1%}, {f[k + '_ci95'][1]:.1%}]"
-                for k in ("heuristic", "expert")
-                if k in f
-            )
-            + f" ({f['rounds']:,} duplicate rounds)"
-        )
-    for clock in ("cpu", "wall") if lead_cpu else ("wall", "cpu"):
-        split = result["cpu_seconds"] if clock == "cpu" else result["wall_seconds"]
-        print(
-            f"{clock} seconds: "
-            + ", ".join(f"{k} {v:.0f}" for k, v in split.items())
-            + " (features, opponents and snapshots are part of rollout; "
-            + f"{wall if clock == 'wall' else cpu:.0f} s {clock} in all)"
-        )
 
 
 def results_tables(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -241,26 +208,17 @@ def results_tables(result: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def write_time_to_expert(result: dict[str, Any], command: str, folder: str | None) -> Path:
-    """``docs/results/time_to_expert.json``: expert's level is the last target (48%)."""
-    from racko_eval.results import write_results
-
+def figures(result: dict[str, Any]) -> dict[str, Any]:
+    """The headline figures: expert's level is the last target (48%)."""
     level = result["reached_vs_expert"][f"{TARGETS[-1]:.0%}"] or {}
     final = result["final"] or {}
-    figures = {
+    return {
         "minutes": level.get("minutes"),
         "env_steps": level.get("env_steps"),
         "run_minutes": result["wall_minutes"],
         "final_vs_heuristic": final.get("heuristic"),
         "final_vs_expert": final.get("expert"),
     }
-    return write_results(
-        "time_to_expert",
-        command=command,
-        tables=results_tables(result),
-        figures=figures,
-        folder=folder,
-    )
 
 
 if __name__ == "__main__":

@@ -1,14 +1,10 @@
-"""The tutorial's own bot: runs ``docs/tutorial.py`` as a student would (its full settings), then
-records how the bot it trained did in the tutorial's tournament; writes
-``docs/results/tutorial.json``.
+"""The tutorial's own bot: runs ``docs/tutorial.py`` with its full settings, as a student would,
+and records how the bot it trained did in its tournament; writes ``docs/results/tutorial.json``.
 
     python -m benchmarks.tutorial_bot
 
-The tutorial trains with the main job (``configs/2p.yaml``, shortened), exports the bot and plays
-a duplicate tournament of it, its hand-written ``zone`` bot, ``random``, ``heuristic`` and
-``expert``; section 8 writes the bot's head-to-head win rates with their 95% Wilson intervals to
-``tournament.json`` in its output folder. This command keeps those, and the tutorial's wall time
-from start to end (the machine's load is in the file: on a shared machine it measures that too).
+Keeps the head-to-head win rates the tutorial writes to ``tournament.json``, and its wall and CPU
+time from start to end.
 """
 
 from __future__ import annotations
@@ -24,17 +20,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import publish, rate_text
+
 REPO = Path(__file__).resolve().parent.parent
 TUTORIAL = REPO / "docs" / "tutorial.py"
 
 
-def run_tutorial(out: Path, quick: bool = False) -> tuple[float, float]:
+def run_tutorial(out: Path) -> tuple[float, float]:
     """Run the tutorial into ``out`` (its output shown as it goes); its wall time and CPU time in
     seconds (on a busy machine the wall time measures the load too, the CPU time does not)."""
     env = {**os.environ, "RACKO_TUTORIAL_OUT": str(out)}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
-    if quick:
-        env["RACKO_TUTORIAL_QUICK"] = "1"
     t0, cpu0 = time.perf_counter(), _children_cpu()
     subprocess.run([sys.executable, str(TUTORIAL)], cwd=REPO, env=env, check=True)
     return time.perf_counter() - t0, _children_cpu() - cpu0
@@ -52,13 +48,10 @@ def results_of(
     rows = []
     figures = {"minutes": round(seconds / 60, 2), "cpu_minutes": round(cpu_seconds / 60, 2)}
     for opponent, entry in head_to_head.items():
-        low, high = entry["ci95"]
-        rate = f"{100 * entry['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
-        rows.append([opponent, entry["games"], rate])
+        rows.append([opponent, entry["games"], rate_text(entry["win_rate"], entry["ci95"])])
         figures[f"vs_{opponent}"] = round(entry["win_rate"], 4)
         figures[f"vs_{opponent}_low"], figures[f"vs_{opponent}_high"] = (
-            round(low, 4),
-            round(high, 4),
+            round(x, 4) for x in entry["ci95"]
         )
     games = {entry["games"] for entry in head_to_head.values()}
     note = (
@@ -76,30 +69,18 @@ def results_of(
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks import command_line
-    from racko_eval.results import markdown_table, write_results
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--out", type=Path, help="the tutorial's output folder (default: a temp one)"
     )
-    parser.add_argument("--quick", action="store_true", help="the tutorial's quick settings")
     parser.add_argument("--results-dir", metavar="DIR", help="default docs/results")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="racko-tutorial-") as scratch:
         out = args.out or Path(scratch)
-        seconds, cpu_seconds = run_tutorial(out, args.quick)
+        seconds, cpu_seconds = run_tutorial(out)
         record = json.loads((out / "tournament.json").read_text(encoding="utf-8"))
     tables, figures = results_of(record["head_to_head"], seconds, cpu_seconds)
-    print(markdown_table(tables[0]))
-    path = write_results(
-        "tutorial",
-        command=command_line("tutorial_bot", argv),
-        tables=tables,
-        figures=figures,
-        folder=args.results_dir,
-    )
-    print(f"wrote {path}")
+    publish("tutorial_bot", argv, tables, figures, args.results_dir, name="tutorial")
     return 0
 
 

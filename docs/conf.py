@@ -1,12 +1,6 @@
-"""Sphinx configuration of racko's documentation site.
-
-The stack is Sphinx with the furo theme and MyST markdown, the one PettingZoo's and Gymnasium's own
-sites use, so a reader coming from them finds the same layout. Sphinx's autodoc builds the API
-reference from the docstrings (an env's docstring is its page), and MyST keeps every page a
-Markdown file that reads well on GitHub too. The project's own directives (tables generated from
-the code, results rendered from their JSON files) live in ``docs/_ext``.
-
-Build it (warnings are errors, as in CI)::
+"""Sphinx configuration of racko's documentation site: Sphinx with furo and MyST, the stack of
+PettingZoo's and Gymnasium's own sites. The project's directives (tables generated from the code,
+results rendered from their files) live in ``docs/_ext``. Build it as CI does::
 
     sphinx-build -W --keep-going -q -b html docs docs/_build/html
 """
@@ -33,11 +27,8 @@ extensions = [
     "sphinx.ext.napoleon",
     "sphinx.ext.viewcode",
     "racko_tables",
+    "results_table",
 ]
-# The results helper's extension renders docs/results/*.json; the site builds without it until it
-# lands (the results pages then show the files' names only).
-if (DOCS / "_ext" / "results_table.py").is_file():
-    extensions.append("results_table")
 
 source_suffix = {".md": "markdown"}
 root_doc = "index"

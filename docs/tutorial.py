@@ -16,35 +16,18 @@
 # %% [markdown]
 # # Rack-O for reinforcement learning: the tutorial
 #
-# From the rules to a trained bot you can play against, top to bottom, with no edits:
+# From the rules to a trained bot you can play against, top to bottom, with no edits: the rules,
+# the AEC loop, the observation, a heuristic bot, the Gymnasium view, training with the main job,
+# the exported bot file, a duplicate evaluation and a game in the terminal.
 #
-# 1. the rules in five minutes
-# 2. the AEC loop (PettingZoo)
-# 3. reading the observation
-# 4. writing a heuristic bot
-# 5. the Gymnasium single-agent view
-# 6. training a bot with the main job (MaskablePPO, the structured policy, self-play)
-# 7. the bot file it exports (ONNX)
-# 8. evaluating it against the baselines, with confidence intervals
-# 9. playing your bot in the terminal
+# Run it from a clone, after `pip install -e ".[train]"`: `python docs/tutorial.py` (a few
+# minutes on two cores), or `docs/tutorial.ipynb` in Jupyter or Colab (generated from this file by
+# `jupytext --sync docs/tutorial.py`). `RACKO_TUTORIAL_QUICK=1` runs it with tiny settings in
+# seconds, as CI does. It writes to `runs/tutorial/` (or `RACKO_TUTORIAL_OUT`).
 #
-# **Run it** from a clone of the repository, after `pip install -e ".[train]"`:
-#
-# - as a script: `python docs/tutorial.py` (a few minutes on two cores, most of it the training
-#   and the evaluation);
-# - as a notebook: open `docs/tutorial.ipynb` in Jupyter or Colab. It is generated from this file
-#   (a jupytext "percent" script: every `# %%` is a cell) by `jupytext --sync docs/tutorial.py`
-#   after an edit here; `tests/docs/test_tutorial.py` checks the two are in sync and runs the
-#   notebook. VS Code runs the `# %%` cells of the `.py` as they are.
-#
-# `RACKO_TUTORIAL_QUICK=1 python docs/tutorial.py` runs everything with tiny settings in seconds:
-# that is how CI checks that this tutorial works (`tests/docs/test_tutorial.py`). Everything it writes
-# goes to `runs/tutorial/` (or the folder in `RACKO_TUTORIAL_OUT`).
-#
-# **In Colab**, the next cell installs racko first: paste this repository's git URL (or the path
-# of a folder you uploaded) into `RACKO_SOURCE`, then run all. The tutorial trains with the
-# repository's own config (`configs/2p.yaml`), so the cell clones the repository rather than
-# installing a wheel. Anywhere else, where racko is already installed, the cell does nothing.
+# **In Colab**, paste this repository's git URL (or an uploaded folder) into `RACKO_SOURCE` in the
+# next cell, then run all: it clones and installs racko (the tutorial trains with the repository's
+# `configs/2p.yaml`). Anywhere racko is installed, the cell does nothing.
 
 # %%
 import importlib.util
@@ -128,7 +111,7 @@ print("draw, discard:", (DRAW_PILE, DISCARD), "| draw, keep, place:", (DRAW_PILE
 print("take the discard, place:", (TAKE_DISCARD, "slot"))
 
 # %% [markdown]
-# So a turn is one to three decisions. The `action_mask` says which are legal now.
+# So a turn is one to three decisions; the `action_mask` says which are legal now.
 
 # %% [markdown]
 # ## 2. The AEC loop
@@ -252,9 +235,6 @@ for agent in env.agent_iter():
     env.step(action)
 
 # %% [markdown]
-# One round is luck. Section 8 measures bots properly.
-
-# %% [markdown]
 # ## 5. The Gymnasium single-agent view
 #
 # Most RL libraries want one agent. `gymnasium.make("racko/Racko-v1", ...)` seats the learner in
@@ -283,19 +263,14 @@ print(f"obs {obs.shape}, {length} learner steps, return {total:+.0f}")
 # %% [markdown]
 # ## 6. Training a bot with the main job
 #
-# The main job, `racko train --config configs/2p.yaml` (the same as
-# `python train/ppo.py --config configs/2p.yaml`), trains MaskablePPO from `sb3_contrib`, which
-# samples only legal actions. Its network is the *structured policy*: one small network, shared
-# by all the slots, scores putting the held card into each slot from features of the rack, and a
-# trunk over all the slots decides draw, take, keep and discard; what it learns about one slot
-# holds for every slot. It plays against
-# `heuristic`, `expert` and frozen snapshots of itself (self-play), on the batched engine.
+# The main job, `racko train --config configs/2p.yaml`, trains MaskablePPO (which samples only
+# legal actions) with the *structured policy*: one small network, shared by all the slots, scores
+# putting the held card into each slot, and a trunk over all the slots decides draw, take, keep
+# and discard. It plays `heuristic`, `expert` and frozen snapshots of itself, on the batched engine.
 #
-# Here the main job runs in this process with the shipped config, shortened to `PPO_STEPS` env
-# steps: long enough to beat `random` and `heuristic`. At its full length it reaches `expert`'s
-# level ([results](results/training.md)). The run folder gets the config, checkpoints, the
-# periodic evaluations, the final weights and the exported bot; [the main job's
-# page](training/main-job.md) tells each file and how to resume.
+# Here it runs in this process, shortened to `PPO_STEPS` env steps: long enough to beat `random`
+# and `heuristic`. At full length it reaches `expert`'s level ([results](results/training.md));
+# [the main job's page](training/main-job.md) tells what the run folder holds and how to resume.
 
 # %%
 import shutil
@@ -312,11 +287,9 @@ if status != 0:
 # %% [markdown]
 # ## 7. The bot file
 #
-# The run ends by exporting the policy network as `bot.onnx` with its manifest `bot.json`
-# (player count, rules, observation version, how it was trained; the format is in
-# [the bot file format](bot-format.md)), after checking that the ONNX graph picks the same action
-# as the trained model on observations of real play. The file plays with numpy and onnxruntime
-# only: no torch. `agents.load` takes it like any other bot.
+# The run ends by exporting the policy as `bot.onnx` with its manifest `bot.json`
+# ([the bot file format](bot-format.md)), checked to pick the trained model's actions. It plays
+# with numpy and onnxruntime only, and `agents.load` takes it like any other bot.
 
 # %%
 import json
@@ -337,14 +310,10 @@ print("the exported bot plays", my_bot.act(obs), "where the legal actions are", 
 # %% [markdown]
 # ## 8. Evaluation against the baselines, with intervals
 #
-# A *duplicate* tournament: every deal is played in every seating, so each bot gets the same
-# cards as the others and the luck of the deal cancels out. Win rates come with 95% Wilson
-# intervals: two bots whose intervals overlap are not shown to differ.
-#
-# First section 4's `zone` bot against the built-in ones, in the AEC env one game at a time, as
-# `racko evaluate` plays it (put `ZoneBot` in `my_bots.py` and run
-# `racko evaluate --bots my_bots:ZoneBot random heuristic --rounds 100`;
-# [Evaluation](evaluation/evaluate.md)):
+# A *duplicate* tournament plays every deal in every seating, so the luck of the deal cancels out;
+# win rates come with 95% Wilson intervals. First the `zone` bot against the built-in ones, in the
+# AEC env, as `racko evaluate --bots my_bots:ZoneBot random heuristic` plays it
+# ([Evaluation](evaluation/evaluate.md)):
 
 # %%
 from racko_eval import run_tournament
@@ -367,11 +336,9 @@ print(format_table(report))
 # `zone` against `heuristic` comes out at exactly 50%: the two make the same decisions, and
 # duplicate deals give both the same cards in both seats.
 #
-# Now your trained bot, in a duplicate match against each built-in bot. A strength claim needs
-# many deals, so these matches run on the batched engine (`racko_eval.play_duplicate`, the
-# evaluation the main job runs while it trains), which plays every game of a batch at once and
-# asks each bot for all its games' decisions in one call. `racko evaluate --bots
-# runs/tutorial/run/bot.onnx heuristic` plays the same match one game at a time.
+# Now your trained bot against each built-in bot. A strength claim needs many deals, so these
+# matches run on the batched engine (`racko_eval.play_duplicate`, the main job's own evaluation),
+# every game of a batch at once.
 
 # %%
 from agents.batched import load_batch
@@ -383,42 +350,32 @@ head_to_head = {}
 for name in ["random", "heuristic", "expert"]:
     bots = [mine, load_batch(name, 2, seed=0)]
     match = play_duplicate(bots, ["yours", name], 2, {}, MATCH_DEALS, seed=0, tables=[(0, 1)])
-    result = match["bots"]["yours"]
-    low, high = result["ci95"]
-    head_to_head[name] = {
-        "win_rate": result["win_rate"],
-        "ci95": [low, high],
-        "games": result["seats"],
-    }
-    print(
-        f"your bot vs {name:>9}: {100 * result['win_rate']:5.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f})"
-    )
+    yours = match["bots"]["yours"]
+    rate, (low, high) = yours["win_rate"], yours["ci95"]
+    head_to_head[name] = {"win_rate": rate, "ci95": [low, high], "games": yours["seats"]}
+    print(f"your bot vs {name:>9}: {100 * rate:5.1f}% (95% CI {100 * low:.1f}-{100 * high:.1f})")
 (OUT / "tournament.json").write_text(json.dumps({"head_to_head": head_to_head}, indent=1))
 
 # %% [markdown]
-# Your bot beats a bot when its interval against that bot lies above 50%: after the full run, it
-# beats `random` and `heuristic`. `expert` is still stronger than this short run: the main job at
-# its full length (`racko train --config configs/2p.yaml`) reaches its level, and the shipped
-# `racko_2p` bot was trained that way.
+# Your bot beats a bot when its interval lies above 50%: after the full run, `random` and
+# `heuristic`. `expert` takes the main job at full length, as the shipped `racko_2p` did.
 #
-# Exercises: make `ZoneBot` better than `heuristic` (ideas: prefer a discard that extends your
-# ascending run from slot 1; near the end of a round, when an opponent is close, grab cards that
-# fit anywhere ascending), then measure it with `run_tournament([ZoneBot(), "heuristic"], ...)`:
-# better means a 95% interval above 50%.
+# Exercise: make `ZoneBot` better than `heuristic` (prefer a discard that extends your ascending
+# run from slot 1; late in a round, grab cards that fit anywhere), and measure it with
+# `run_tournament([ZoneBot(), "heuristic"], ...)`: better means a 95% interval above 50%.
 
 # %% [markdown]
 # ## 9. Playing your bot in the terminal
 #
-# `racko play` seats any bot spec. In a terminal, play a game against your exported bot, with the
-# expert's advice before each of your decisions:
+# `racko play` seats any bot spec. In a terminal, play your exported bot, with the expert's advice
+# before each of your decisions:
 #
 # ```bash
 # racko play --bots runs/tutorial/run/bot.onnx --hint expert
 # ```
 #
-# Your own class plays too, from a module on your Python path: put `ZoneBot` (with its imports)
-# in `my_bots.py` and run `racko play --bots my_bots:ZoneBot`. Here, where no one can type, we
-# *watch* one round of the exported bot against `heuristic` instead (`--watch`, no delay):
+# Your own class plays too (`racko play --bots my_bots:ZoneBot`). Here, where no one can type, we
+# *watch* one round of the exported bot against `heuristic`:
 
 # %%
 command = [sys.executable, "-m", "racko_apps.cli", "play", "--watch", "--bots", str(onnx_path)]

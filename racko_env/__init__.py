@@ -32,35 +32,27 @@ __all__ = [
 __version__ = "0.2.0"
 
 
-# The registered ids and the observation layout version each gives (PettingZoo / Gymnasium
-# convention: a changed observation is a new env version; only the newest is shipped).
-ENV_VERSIONS = {"racko/racko-v1": 2}
-GYM_VERSIONS = {"racko/Racko-v1": 2}
-SOLITAIRE_ID = "racko/RackoSolitaire-v0"  # one player, fewest turns: racko_env.solitaire_env
-
-
 def _register() -> None:
+    """The ids (PettingZoo / Gymnasium convention: a changed observation is a new env version,
+    and only the newest is shipped)."""
     try:
         import pettingzoo
     except ImportError:  # the rules engine works without the environment dependencies
         return
-    for name in ENV_VERSIONS:
-        if name not in pettingzoo.aec_registry:
-            module = "racko_v" + name.rsplit("-v", 1)[1]
-            pettingzoo.register("aec", name, entry_point=f"racko_env.{module}:env")
+    if "racko/racko-v1" not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", "racko/racko-v1", entry_point="racko_env.racko_v1:env")
     import gymnasium
 
-    for name, version in GYM_VERSIONS.items():
-        if name not in gymnasium.registry:
-            gymnasium.register(
-                id=name,
-                entry_point="racko_env.gym_env:make_env",
-                vector_entry_point="agents.vector_env:RackoVectorEnv",
-                kwargs={"observation_version": version},
-            )
-    if SOLITAIRE_ID not in gymnasium.registry:
+    if "racko/Racko-v1" not in gymnasium.registry:
         gymnasium.register(
-            id=SOLITAIRE_ID,
+            id="racko/Racko-v1",
+            entry_point="racko_env.gym_env:RackoGymEnv",
+            vector_entry_point="agents.vector_env:RackoVectorEnv",
+            kwargs={"observation_version": 2},
+        )
+    if "racko/RackoSolitaire-v0" not in gymnasium.registry:  # one player, fewest turns
+        gymnasium.register(
+            id="racko/RackoSolitaire-v0",
             entry_point="racko_env.solitaire_env:RackoSolitaireEnv",
             vector_entry_point="racko_env.solitaire_vector:SolitaireVectorEnv",
         )

@@ -275,6 +275,16 @@ class RackoGame:
             team[p % 2] += pts
         return [team[p % 2] for p in range(self.num_players)]
 
+    @property
+    def round_winners(self) -> set[int]:
+        """The teams that won the round just ended: the Rack-O player's, else (a round cut off
+        at the turn limit) those with the most points."""
+        team_of = self.config.team_of
+        if self.racko_player is not None:
+            return {team_of(self.racko_player)}
+        points = self.round_team_points
+        return {team_of(p) for p in range(self.num_players) if points[p] == max(points)}
+
     def clone(self) -> RackoGame:
         """An independent copy (the random state included), for search and what-if tools."""
         other = object.__new__(RackoGame)

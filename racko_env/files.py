@@ -1,14 +1,9 @@
 """Writing files atomically, the one writer of the project: a reader never sees a half-written file.
 
-The bytes go to a hidden temporary file in the same folder (``.tmp_<name>.<random>``), are
-flushed to disk, and then replace the target in one ``os.replace`` (atomic on POSIX and Windows),
-so a kill at any moment leaves either the old file or the new one, and a failed write leaves the
-old one untouched. The new file keeps the mode of the file it replaces, else gets 0644 (what
-``open`` makes under the usual umask; ``mkstemp`` alone would make it private).
-
-It lives in the lowest layer so that everything above writes through it: the trainers' run
-folders (``train.common.files`` adds JSON and YAML), the grader's and the league's reports, the
-files ``racko new-bot`` writes, the web game's traces and the docs' generated tables.
+The bytes go to a hidden temporary file in the same folder, are flushed to disk and replace the
+target in one ``os.replace``, so a kill at any moment leaves the old file or the new one. The new
+file keeps the mode of the file it replaces, else gets 0644. It lives in the lowest layer so that
+everything above writes through it.
 """
 
 from __future__ import annotations

@@ -1,42 +1,31 @@
 """Rack-O as a single-agent Gymnasium env: the learner takes one seat, bots play the others.
 
-Registered as ``gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])``
-(observation layout version 2).
-This is the view MaskablePPO trains on; it is torch-free. It is one game of the learner-seat core
-(``racko_env.learner_games.LearnerGames``, which the VectorEnv and SB3's VecEnv run for many
-games): opponents inside, rewards and the batched engine are the core's; this view draws the
-seats, opponents and deals from its own Gymnasium generator and deals exactly the games
-``racko_v1`` deals from ``deal_seed`` (``racko_env.vector.chance.GameSeeds``).
+``gymnasium.make("racko/Racko-v1", num_players=2, opponents=["heuristic"])`` makes it; it is the
+view MaskablePPO trains on, torch-free, and one game of the learner-seat core
+(``racko_env.learner_games.LearnerGames``). It draws seats, opponents and deals from its own
+Gymnasium generator, and deals exactly the games ``racko_v1`` deals from ``deal_seed``.
 
-- The learner's seat rotates: episode k of an env instance plays seat ``(offset + k) % n``, with
-  ``offset`` drawn from the seed given to ``reset``. ``seat=`` pins it instead.
-- Opponents are drawn per episode and per seat from a weighted pool: ``opponents`` is a list of
-  bot names (``"heuristic"``, ``"expert"``, ``"module:Class"``, ``"bot.onnx"``: resolved by the
-  installed bot provider, ``agents.load``, through ``racko_env.opponents``; this module never
-  imports ``agents``) or bot objects (``reset()`` / ``act(obs_dict)``, or a batch policy with
-  ``act_batch(obs, masks)``), and ``opponent_weights`` their relative weights (default: equal).
-  ``set_opponent_pool`` swaps the pool during training (self-play snapshots). Per-game bots hear
-  ``reset()`` at each round's start and ``seed()`` at each episode's.
-- Observation: the learner's vector of layout ``observation_version`` (``racko_env.observation``;
-  default the current one, ``OBS_VERSION``; the registered ids pass theirs). The game underneath is
-  ``racko_v1``'s, so opponents always see the current layout, whatever the learner is shown.
-  Legal actions: ``action_masks()`` (bool, ``NUM_ACTIONS``) and ``info["action_mask"]``.
-  Opponents move until the learner has a decision again, so the mask is never all False.
-- Reward: the learner seat's reward from the AEC env (``reward="win"|"score"``,
-  ``episode="round"|"game"``), delivered on the step that ends the episode also when an opponent's
-  move ended it; in game mode with score rewards each round's reward arrives on the learner step
-  where that round ended (one that ended before its first decision, with its first step).
-  ``terminated``: Rack-O (or game over); ``truncated``: the turn limit. The info of an episode's
-  last step holds the learner's ``round_points`` and ``went_racko`` of the last round.
-- ``deal_seed``: the seed of the current episode's ``racko_v1``
-  reset, to replay it there.
-- Actions are integers (a Python int or a numpy integer; not a bool, float, string, None or
-  array of more than one element): anything else raises ``ValueError``, nothing is rounded. An
-  integer that is not legal now (any integer outside 0..13 too) ends the episode with reward -1
-  and ``info["illegal_action"]`` (as PettingZoo's classic wrapper does), so random-action checkers
-  never crash the env. ``step()`` before ``reset()`` raises ``RuntimeError`` saying so.
-- ``get_state()`` / ``set_state(state)``: everything that changes while playing, as data (the
-  core's JSON-able dict and numpy arrays, no pickle), for opponents given by name.
+- The learner's seat rotates: episode k plays seat ``(offset + k) % n``, ``offset`` drawn from the
+  seed given to ``reset``; ``seat=`` pins it.
+- Opponents are drawn per episode and seat from a weighted pool: ``opponents`` lists bot specs
+  (resolved by the installed bot provider through ``racko_env.opponents``; this module never
+  imports ``agents``) or bot objects (``reset()`` / ``act(obs_dict)``, or ``act_batch(obs,
+  masks)``), ``opponent_weights`` their weights (default: equal); ``set_opponent_pool`` swaps the
+  pool (self-play). Per-game bots hear ``reset()`` at each round's start, ``seed()`` at each
+  episode's.
+- Observation: the learner's vector of layout ``observation_version`` (default ``OBS_VERSION``);
+  opponents always see the current layout. Legal actions: ``action_masks()`` and
+  ``info["action_mask"]``, never all False while the episode runs.
+- Reward: the learner seat's AEC reward (``reward="win"|"score"``, ``episode="round"|"game"``),
+  on the step that ends the episode also when an opponent's move ended it (in game mode with
+  score rewards, each round's on the learner step where it ended). ``terminated``: Rack-O (or
+  game over); ``truncated``: the turn limit. The last step's info holds the learner's
+  ``round_points`` and ``went_racko``; ``deal_seed`` replays the episode in ``racko_v1``.
+- An action that is not an integer raises ``ValueError``; an integer that is not legal now ends
+  the episode with reward -1 and ``info["illegal_action"]``, as PettingZoo's classic wrapper does.
+  ``step()`` before ``reset()`` raises ``RuntimeError``.
+- ``get_state()`` / ``set_state(state)``: everything that changes, as data (no pickle), for
+  opponents given by name.
 """
 
 from __future__ import annotations
@@ -180,9 +169,8 @@ class RackoGymEnv(gymnasium.Env):
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """One learner decision. ``action`` must be an integer (``as_action_id``): anything else,
-        None, NaN, floats, strings, bools and arrays alike, raises ``ValueError``. An integer that
-        is not legal now (out of 0..13 included) ends the episode with ``ILLEGAL_REWARD``."""
+        """One learner decision: an integer (``as_action_id``; anything else raises ``ValueError``),
+        and one that is not legal now ends the episode with ``ILLEGAL_REWARD``."""
         if self.deal_seed is None:
             raise RuntimeError("step() called before reset(); call reset() first")
         if self._done:
@@ -279,8 +267,3 @@ def _checked_pool(opponents: Sequence[Any], weights: Sequence[float] | None) -> 
     if isinstance(opponents, str | bytes):
         raise ValueError(f"opponents must be a non-empty list of bot specs, got {opponents!r}")
     return pool_weights(len(opponents), weights).tolist()
-
-
-def make_env(**kwargs: Any) -> RackoGymEnv:
-    """Entry point for ``gymnasium.make("racko/Racko-v1", ...)``."""
-    return RackoGymEnv(**kwargs)

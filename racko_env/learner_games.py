@@ -1,35 +1,19 @@
-"""``LearnerGames``: Rack-O games on the batched numpy engine, seen from one learner seat each,
-with the opponents played inside: the one core of the project's training envs.
+"""``LearnerGames``: games on the batched engine seen from one learner seat each, the opponents
+played inside: the one core of the training envs.
 
-The adapters only hand out its steps and resets in their library's API: the Gymnasium single-agent
-view (``racko_env.gym_env.RackoGymEnv``: one game), the Gymnasium ``VectorEnv``
-(``agents.vector_env.RackoVectorEnv``, what ``gymnasium.make_vec("racko/Racko-v1",
-vectorization_mode="vector_entry_point")`` returns, and what RLlib's env runners step through
-``train.rllib.vector``) and the stable-baselines3 ``VecEnv`` (``train.sb3.vec_env.RackoVecEnv``).
+The adapters hand out its steps in their library's API: ``racko_env.gym_env.RackoGymEnv`` (one
+game), ``agents.vector_env.RackoVectorEnv`` (Gymnasium's ``VectorEnv``, which RLlib's runners step)
+and ``train.sb3.vec_env.RackoVecEnv`` (SB3). Three hooks let an adapter say what only it knows:
+``load_policy`` (a spec to a batch policy; default ``resolve_batch``, through the ``racko.bots``
+entry point), ``feature_fn`` (the features of all feature-reading snapshots in one call) and
+``draw`` (seats and opponents of new episodes).
 
-Three arguments let an adapter say what only it knows, without a subclass of the core:
-
-- ``load_policy(spec, num_players, seed=..., **rules)``: how a spec becomes a batch policy. The
-  default (``resolve_batch``) resolves a name through the ``racko.bots`` entry point
-  (``racko_env.opponents``) into a per-game bot played row by row (``BotBatch``); the adapters in
-  ``agents`` and ``train`` pass ``agents.batched.load_batch``, whose ``"random"``, ``"heuristic"``
-  and ``"expert"`` are vectorized twins.
-- ``feature_fn(obs, num_cards)``: given, the feature-reading snapshots (``takes_features``) of all
-  games where they sit get their features from one call (``agents.batched.group_features``, the
-  compiled kernel) and decide in one ``act_group`` call per class.
-- ``draw(idx)``: given, it seats the learner and draws the opponents of new episodes (the
-  single-agent view draws them from its own Gymnasium generator, as its contract says).
-
-In each game the learner takes one seat, rotated across episodes (episode k of game i sits in seat
-``(offset_i + k) % num_players``, offsets seeded); the other seats are played by opponents sampled
-per episode and seat from a weighted pool. Opponent moves are computed for all games at once, one
-``act_batch`` call per opponent policy and decision round, until the learner is on turn again
-everywhere, so the learner never gets an all-False mask. Rewards are the learner seat's AEC
-rewards (``reward="win"|"score"``); rewards earned by opponents' moves before the learner's first
-decision of an episode are held in ``_pending`` and paid with its first step.
-
-``get_state()`` / ``set_state()`` capture everything that changes while playing as data only
-(JSON-able values and numpy arrays, no pickle), so a checkpoint resumes the games exactly.
+The learner's seat rotates across episodes (episode k of game i sits in seat
+``(offset_i + k) % num_players``, offsets seeded); opponents are sampled per episode and seat from
+a weighted pool and move for all games at once until the learner is on turn everywhere, so its
+mask is never all False. Rewards are the learner seat's AEC rewards; those earned before its first
+decision are paid with its first step. ``get_state()`` / ``set_state()`` hold everything that
+changes as data (no pickle), so a checkpoint resumes the games exactly.
 """
 
 from __future__ import annotations
@@ -69,12 +53,9 @@ def register_state_policy(kind: str, cls: type) -> None:
 class LearnerGames:
     """``num_envs`` games of Rack-O seen from one learner seat each (see the module docstring).
 
-    ``opponents``: one spec or a list of specs (``"random"``, ``"heuristic"``, ``"expert"``, a
-    ``"module:Class"``, a ``.onnx`` bot file, or any ``BatchPolicy`` object such as
-    ``agents.batched.ModelPolicy(snapshot)``), or a mapping spec -> weight; ``opponent_weights``
-    gives the weights of a list. ``seed`` fixes deals, seats, opponent draws and random opponents.
-    ``reward``, ``episode`` and the rules options are those of ``racko_v1``; ``load_policy``,
-    ``feature_fn`` and ``draw`` are the adapters' hooks (see the module docstring).
+    ``opponents``: a bot spec or ``BatchPolicy`` object, a list of them (``opponent_weights`` their
+    weights) or a mapping spec -> weight. ``seed`` fixes deals, seats, opponent draws and random
+    opponents; ``reward``, ``episode`` and the rules options are ``racko_v1``'s.
     """
 
     def __init__(

@@ -2,27 +2,20 @@
 
 The layout is data: ``LAYOUT`` is the ordered tuple of named fields (name, start, size, meaning),
 as OpenSpiel's observers name the pieces of their tensors. ``OBS_SIZE``, the slice and index
-constants below (``RACK``, ``HELD``, ``UNSEEN``, ...), the encoders, the decoders in
-``agents.obs`` and the tables in the docs are all derived from it; ``python -m racko_env.observation``
-prints the docs table (``tests/env/test_observation.py`` checks the docs hold exactly that).
+constants below (``RACK``, ``HELD``, ``UNSEEN``, ...), the encoders, the decoders in ``agents.obs``
+and the docs' tables are all derived from it.
 
-Versions: a layout version only ever appends fields, so the view of an older version is a prefix
-of the vector. ``LAYOUTS[v]`` is version v's tuple of fields, ``obs_size(v)`` its width and
-``view(obs, v)`` the version-v view of a newer vector (its first ``obs_size(v)`` entries). Version 1
-(177 entries) is what older bot files were trained on; version 2
-appends each opponent slot's public history (where its card came from, when it changed, which card
-last came out of it) and the discard each opponent last passed over. ``docs/environment/observation.md`` lists every
-public fact at the table and whether (and why not) the observation holds it.
+A layout version only ever appends fields, so ``view(obs, v)``, the version-v view of a newer
+vector, is a prefix (``LAYOUTS[v]`` its fields, ``obs_size(v)`` its width). Version 1 is what older
+bot files were trained on; version 2 appends each opponent slot's public history and the discard
+each opponent last passed over. ``docs/environment/observation.md`` lists every public fact at the
+table and whether (and why not) the observation holds it.
 
-The layout is the same size for 2, 3 and 4 players so that tools and bot files need one schema.
-Cards are scaled by the deck size N (40/50/60), so a card c reads c/N and 0 means "none/unknown".
-Games of other sizes (``RulesConfig.rack_size``, ``deck_size``, solitaire) get the same fields
-sized to the game: ``layout_for(config)`` gives a ``Layout`` (the rule book's ``DEFAULT`` for
-every 10-slot game of 2-4 players, whatever its deck), and every encoder reads it.
-Opponents are listed by seat relative to the observer: the first is the next player to act
-after the observer (to the left), then the one after, and so on. Scores in partners mode are team
-totals. The observer's own private information is only its rack and its held card; nothing about
-other racks beyond what the whole table saw is ever encoded.
+The layout is the same size for 2, 3 and 4 players, so tools and bot files need one schema; games
+of other sizes get the same fields sized to the game (``layout_for``). Cards are scaled by the deck
+size N, so card c reads c/N and 0 means "none/unknown". Opponents are listed from the observer's
+left (the next to act first); scores with partners are team totals. Of other racks, only what the
+whole table saw is encoded.
 """
 
 from __future__ import annotations
@@ -134,7 +127,7 @@ def _pieces(k: int, opponents: int, cards: int) -> list[tuple[str, int, str]]:
             "card c (index {before} + c) is unseen: not in own rack, the discard pile, an "
             "opponent's known slot, nor held in public view",
         ),
-        # ---- version 2: appended, so that version 1 is the first 177 entries
+        # ---- version 2: appended, so that version 1 is a prefix
         (
             "opp_slot_drawn",
             opponents * k,
@@ -288,17 +281,8 @@ def _since(field: Field) -> int:
 
 
 def markdown_table() -> str:
-    """The layout as the docs show it (README.md, docs/environment/observation.md, docs/bot-format.md): a line
-    naming the version and its older views, then one row per field with the version it came in."""
-    rows = [("index", "size", "version", "name", "meaning")]
-    rows += [(f.indices, str(f.size), str(_since(f)), f"`{f.name}`", f.meaning) for f in LAYOUT]
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-
-    def line(r: tuple[str, ...]) -> str:
-        cells = [c.ljust(w) for c, w in zip(r, widths, strict=False)] + [r[4]]
-        return "| " + " | ".join(cells) + " |"
-
-    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|" + "-" * 9 + "|"
+    """The layout as the docs show it: a line naming the version and its older views, then one
+    row per field with the version it came in."""
     older = "; ".join(
         f"version {v} is its first {size} entries (indices 0-{size - 1})"
         for v, size in OBS_SIZES.items()
@@ -308,7 +292,9 @@ def markdown_table() -> str:
         f"Layout version {OBS_VERSION}: {OBS_SIZE} float32 entries; {older} "
         "(`racko_env.observation.view(obs, version)`)."
     )
-    return "\n".join([intro, "", line(rows[0]), rule, *map(line, rows[1:])])
+    head = ["| index | size | version | name | meaning |", "|---|---|---|---|---|"]
+    rows = [f"| {f.indices} | {f.size} | {_since(f)} | `{f.name}` | {f.meaning} |" for f in LAYOUT]
+    return "\n".join([intro, "", *head, *rows])
 
 
 __doc__ = f"{__doc__}\n{markdown_table()}\n"  # help(racko_env.observation) shows the table too
@@ -430,49 +416,3 @@ def action_mask(game: RackoGame, player: int) -> np.ndarray:
         return OFF_TURN_MASK.copy()
     masks = PHASE_MASKS if game.rack_size == RACK_SIZE else phase_masks(game.rack_size)
     return masks[game.phase].copy()
-
-
-TABLE_BEGIN = (
-    "<!-- observation-layout: generated by `python -m racko_env.observation --update FILE` -->"
-)
-TABLE_END = "<!-- /observation-layout -->"
-
-
-def update_table(text: str) -> str:
-    """``text`` with the table between ``TABLE_BEGIN`` and ``TABLE_END`` regenerated."""
-    if text.count(TABLE_BEGIN) != 1 or text.count(TABLE_END) != 1:
-        raise ValueError(f"expected one {TABLE_BEGIN!r} ... {TABLE_END!r} block")
-    head, rest = text.split(TABLE_BEGIN)
-    _, tail = rest.split(TABLE_END)
-    return f"{head}{TABLE_BEGIN}\n{markdown_table()}\n{TABLE_END}{tail}"
-
-
-def _main(argv: list[str] | None = None) -> int:
-    """Print the docs table, or (``--update FILE...``) rewrite it in place in those files."""
-    import argparse
-    import sys
-    from pathlib import Path
-
-    from racko_env.files import write_text_atomic
-
-    parser = argparse.ArgumentParser(
-        prog="python -m racko_env.observation", description=_main.__doc__
-    )
-    parser.add_argument("--update", nargs="+", metavar="FILE", help="markdown files to update")
-    args = parser.parse_args(argv)
-    if not args.update:
-        print(markdown_table())
-        return 0
-    for name in args.update:
-        path = Path(name)
-        try:
-            new = update_table(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            print(f"error: {path}: {err}", file=sys.stderr)
-            return 1
-        write_text_atomic(path, new)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(_main())

@@ -10,62 +10,23 @@ Usage::
     while not state.is_terminal():
         ...  # chance nodes: state.chance_outcomes(); decisions: state.legal_actions()
 
-**Parameters.** ``players`` (1-4, OpenSpiel's name for ``num_players``; 1 is solitaire, whose
-returns are always 0), ``episode`` (``"round"``: one round, the default; ``"game"``: rounds until
-a player or team reaches ``target_score``), and every other field of ``racko_env.RulesConfig``
-under its own name (``empty_pile``, ``turn_limit``, ``min_run``, ``bonus``, ``partners``,
-``target_score``, ``rack_size``, ``deck_size``), with the same defaults and checks. The
-parameter list is read from ``RulesConfig``, so a new rules option is a new game parameter.
+``players`` (1-4, OpenSpiel's name for ``num_players``; 1 is solitaire, whose returns are always
+0), ``episode`` (``"round"``, the default, or ``"game"``) and every other field of
+``racko_env.RulesConfig`` under its own name are the parameters, read from ``RulesConfig``. The
+rules are ``racko_env.engine.RackoGame``'s; this module decides where chance comes in: every
+chance outcome is a card (its number), uniform over the cards still possible, for the
+first-dealer draw, the deal (one card at a time in the engine's order) and every card drawn from a
+face-down pile whose order nobody knows. So a state is a function of its history, and fed the env's
+own chance outcomes the game plays the env's game move for move (``tests/env/test_openspiel.py``).
+Rewards are ``racko_v1``'s win reward, at the end. A game to ``target_score`` stops
+``MAX_TIE_ROUNDS`` rounds after every total must have reached it, the tied leaders sharing the win
+(OpenSpiel needs a finite ``max_game_length``).
 
-**The game.** Sequential, imperfect information, explicit chance, zero-sum with the env's win
-reward (``racko_v1``'s ``reward="win"``: +1 to the winners, what they gain the others lose), given
-at the end (terminal rewards). The actions are the env's 14 (``racko_env.actions``). The rules are
-``racko_env.engine.RackoGame``'s: this module only decides where chance comes in.
-
-**Chance nodes.** Every chance outcome is a card (action id = the card's number, 1..N; the
-outcomes are uniform over the cards still possible):
-
-- the first-dealer draw (round 1 of a game): each player in seat order draws a card, the highest
-  deals, as the rule book says and ``RackoGame.new_game`` does;
-- the deal: the ``rack_size`` cards of each rack, one at a time in the engine's dealing order (from the
-  dealer's left, each player's first card to the back slot), then the card turned face up;
-- every card drawn from a face-down draw pile whose order nobody knows: the player's ``draw_pile``
-  action is followed by a chance node over the cards in the pile. That is where the deal's and a
-  ``shuffle`` refill's randomness lies: drawing a uniformly random card of the pile, one card at
-  a time, is the same distribution as shuffling the pile and drawing from the top. After a
-  ``flip`` refill the order is public and drawing is deterministic (no chance node).
-
-So a state is a function of its history (the chance outcomes and the actions): what OpenSpiel's
-serialisation and ``random_sim_test`` expect. Fed the chance outcomes the env's own random number
-generator produced, the game plays the env's game move for move (``tests/env/test_openspiel.py``).
-
-**Length.** ``max_game_length`` counts decisions: at most 3 per turn, ``turn_limit`` turns a round.
-A game to ``target_score`` needs at most ``ceil(target_score / 5)`` rounds (every rack scores at
-least 5), and then plays on only while the leaders are tied. OpenSpiel needs a finite bound, so a
-game stops after ``MAX_TIE_ROUNDS`` more rounds, the tied leaders sharing the win (the env never
-stops; with 20 ties in a row this is never reached in practice).
-
-**Observations.** The information-state tensor and the observation tensor are both the env's
-observation (``racko_env.observation.encode``, the newest layout: ``racko_v1``'s, sized by
-``layout_for(rules)``; its fields are the observer's ``dict`` pieces: ``racko_env.openspiel_views``),
-scores included in game mode as in the env; all zeros while cards are dealt (chance nodes ask
-nobody anything). The observation string writes
-that vector out (cards as numbers). The information-state string adds what a player with
-perfect memory knows beyond it and ``racko_env.worlds`` can keep fixed: the discard pile's
-order, and the draw pile's order once a flip has made it public. It is not a record of the whole history (the env's observation is not
-perfect recall either), so OpenSpiel's tabular, perfect-recall algorithms (CFR and friends) are not
-for this game; sampling-based ones (ISMCTS, RL) are.
-
-**Resampling.** ``state.resample_from_infostate(player, sampler)`` (for the player on turn, at a
-decision) keeps everything that player knows and deals the cards they have not seen at random to
-the opponents' unknown slots and the draw pile, with ``racko_env.worlds.sample_worlds`` (see its
-docstring for what is assumed). The resampled state keeps the true state's ``history()`` (Python
-games cannot rewrite it): it is a state to search from, not to replay.
-
-**Serialisation.** ``pyspiel.serialize_game_and_state`` works, but OpenSpiel stores a Python
-game's state as a pickle of its attributes and its ``deserialize_game_and_state`` unpickles it:
-only deserialise strings you made. ``history_string`` / ``state_from_history`` here store and read
-the game's parameters and the action history only (numbers), for files from anyone.
+Both tensors are the env's observation (``racko_env.openspiel_views``); the information-state
+string adds the pile orders a player with memory knows. ``resample_from_infostate`` deals the
+unseen cards at random (``racko_env.worlds.sample_worlds``). OpenSpiel deserialises a Python
+game's state by unpickling it: ``history_string`` / ``state_from_history`` store parameters and
+actions only, for files from anyone. The overview: docs/environment/openspiel.md.
 """
 
 from __future__ import annotations
@@ -161,16 +122,13 @@ def rules_from_params(params: dict[str, Any]) -> tuple[RulesConfig, str]:
         raise ValueError(
             f"racko parameter 'episode' must be one of {EPISODE_MODES}, got {episode!r}"
         )
-    options = {name: merged[_RULES_PARAM.get(name, name)] for name in _rules_names()}
+    options = {f.name: merged[_RULES_PARAM.get(f.name, f.name)] for f in fields(RulesConfig)}
     return RulesConfig.from_dict(options), episode
 
 
-def _rules_names() -> list[str]:
-    return [f.name for f in fields(RulesConfig)]
-
-
 def max_rounds(config: RulesConfig, episode: str) -> int:
-    """Rounds after which a game stops (see "Length" in the module docstring)."""
+    """Rounds after which a game stops: every rack scores at least ``CARD_POINTS``, then
+    ``MAX_TIE_ROUNDS`` of ties."""
     if episode == "round":
         return 1
     return math.ceil(config.target_score / CARD_POINTS) + MAX_TIE_ROUNDS
@@ -294,7 +252,7 @@ class RackoState(pyspiel.State):
             self._after_move()
         elif t.stage == _OVER:
             raise ValueError(f"the game is over: no action ({action}) applies")
-        elif not self._possible(action):
+        elif action not in {card for card, _ in self.chance_outcomes()}:
             raise ValueError(
                 f"{action} is not a chance outcome here ({self._action_to_string(-1, action)}): "
                 f"the outcomes are the cards still possible, {self._possible_text()}"
@@ -312,14 +270,6 @@ class RackoState(pyspiel.State):
             t.dealt.append(action)
             if len(t.dealt) == game.rack_size * game.num_players + 1:
                 self._finish_deal()
-
-    def _possible(self, card: int) -> bool:
-        """Whether ``card`` is one of this chance node's outcomes (``chance_outcomes``)."""
-        t = self._t
-        if t.stage == _DRAW_CARD:
-            return card in t.engine.draw
-        seen = t.dealer_draw if t.stage == _DEALER_DRAW else t.dealt
-        return 1 <= card <= t.engine.num_cards and card not in seen
 
     def _possible_text(self) -> str:
         t = self._t
@@ -370,12 +320,8 @@ class RackoState(pyspiel.State):
             return [0.0] * n
         cfg = game.config
         team_of = [cfg.team_of(p) for p in range(n)]
-        if t.episode == "round":  # Rack-O wins; a cut-off round, the best points
-            if game.racko_player is not None:
-                winners = {team_of[game.racko_player]}
-            else:
-                points = game.round_team_points
-                winners = {team_of[p] for p in range(n) if points[p] == max(points)}
+        if t.episode == "round":
+            winners = game.round_winners
         elif game.game_over:
             winners = {game.game_winner}
         else:  # the round cap: the tied leaders share the win
@@ -386,12 +332,9 @@ class RackoState(pyspiel.State):
         t = self._t
         game = t.engine
         if t.stage == _DEALER_DRAW:
-            return f"dealer draw: {' '.join(map(str, t.dealer_draw))}"
+            return t.dealing_text()
         if t.stage == _DEAL:
-            return (
-                f"dealing round {game.round_number + 1 if t.started else 1}: "
-                f"{' '.join(map(str, t.dealt))}"
-            )
+            return f"{t.dealing_text()}: {' '.join(map(str, t.dealt))}"
         lines = [
             f"round {game.round_number}, dealer {game.dealer}, turn {game.turn}, "
             f"player {game.current} {Phase(game.phase).name.lower()}"
@@ -481,47 +424,37 @@ def _game_from_world(config: RulesConfig, worlds: Worlds, w: int) -> RackoGame:
     """World ``w`` as an engine mid-round (no turn log, the dealer draw forgotten)."""
     game = RackoGame(config)
     game.new_game(seed=0, first_dealer=int(worlds.dealer[w]))
-    dl, cl = int(worlds.draw_len[w]), int(worlds.discard_len[w])
-    game.racks = [[int(c) for c in rack] for rack in worlds.racks[w]]
-    game.public_slots = [[int(c) for c in rack] for rack in worlds.public_slots[w]]
-    game.draw = [int(c) for c in worlds.draw[w, :dl]]
-    game.discard = [int(c) for c in worlds.discard[w, :cl]]
-    held = int(worlds.held[w])
-    game.held = held or None
+    for name in (
+        "racks",
+        "public_slots",
+        "current",
+        "turn",
+        "reshuffles",
+        "totals",
+        "slot_drawn",
+        "slot_changed",
+        "slot_out",
+        "declined",
+    ):
+        setattr(game, name, getattr(worlds, name)[w].astype(int).tolist())
+    game.draw = worlds.draw[w, : worlds.draw_len[w]].astype(int).tolist()
+    game.discard = worlds.discard[w, : worlds.discard_len[w]].astype(int).tolist()
+    game.held = int(worlds.held[w]) or None
     game.held_from_discard = bool(worlds.held_from_discard[w])
-    game.current = int(worlds.current[w])
     game.phase = Phase(int(worlds.phase[w]))
-    game.turn = int(worlds.turn[w])
     game.draw_known = bool(worlds.draw_known[w])
-    game.reshuffles = int(worlds.reshuffles[w])
-    game.totals = [int(s) for s in worlds.totals[w]]
-    # the slots' public history (layout version 2), as the world carries it
-    game.slot_drawn = [[int(x) for x in row] for row in worlds.slot_drawn[w]]
-    game.slot_changed = [[int(x) for x in row] for row in worlds.slot_changed[w]]
-    game.slot_out = [[int(x) for x in row] for row in worlds.slot_out[w]]
-    game.declined = [int(x) for x in worlds.declined[w]]
     return game
 
 
 def state_from_observation(
-    game: RackoOpenSpielGame,
-    observation: np.ndarray,
-    seed: int | None = None,
-    discard_order: list[int] | None = None,
+    game: RackoOpenSpielGame, observation: np.ndarray, seed: int | None = None
 ) -> RackoState:
     """A state of ``game`` for the seat whose observation this is (it sits at seat 0), with the
-    unseen cards dealt at random (``racko_env.worlds``): for playing an OpenSpiel bot (ISMCTS, a
-    trained policy) through the env, where a bot sees only its observation. ``discard_order``
-    (bottom..top) fixes the discard pile's order, else it is sampled. Its history is empty: a
-    state to search from, not to replay."""
+    unseen cards dealt at random (``racko_env.worlds``): for playing an OpenSpiel bot through the
+    env, where a bot sees only its observation. Its history is empty: a state to search from, not
+    to replay."""
     _check_worlds(game.rules)
-    worlds = sample_worlds(
-        observation,
-        1,
-        seed,
-        config=game.rules,
-        discard_orders=None if discard_order is None else [discard_order],
-    )
+    worlds = sample_worlds(observation, 1, seed, config=game.rules)
     state = game.new_initial_state()
     t = state._t
     t.engine = _game_from_world(game.rules, worlds, 0)

@@ -7,6 +7,7 @@ are dealt; the strings write that vector out field by field (see ``racko_env.ope
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,7 @@ def state_text(table: Any, player: int, perfect_recall: bool) -> str:
     return text
 
 
+@functools.cache
 def _field_kinds(layout: Layout) -> list[tuple[str, int, int, str]]:
     kinds = []
     for f in layout.fields:
@@ -66,20 +68,14 @@ def _field_kinds(layout: Layout) -> list[tuple[str, int, int, str]]:
     return kinds
 
 
-_FIELD_KINDS: dict[tuple[int, int, int], list[tuple[str, int, int, str]]] = {}
-
-
 def observation_text(obs: np.ndarray, num_cards: int, layout: Layout = DEFAULT) -> str:
     """An observation vector written out field by field (``layout``'s): cards as numbers, the card
     sets (``in_discard``, ``unseen``) as lists of cards, the rest as numbers. Equal strings mean
     equal vectors, whatever fields a later layout version appends."""
-    key = (layout.rack_size, layout.opponents, layout.cards)
-    if key not in _FIELD_KINDS:
-        _FIELD_KINDS[key] = _field_kinds(layout)
     cards = np.rint(obs * num_cards).astype(np.int64).tolist()
     values = obs.tolist()
     parts = []
-    for name, start, stop, kind in _FIELD_KINDS[key]:
+    for name, start, stop, kind in _field_kinds(layout):
         if kind == "cards":
             shown = " ".join(map(str, cards[start:stop]))
         elif kind == "set":

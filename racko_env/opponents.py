@@ -1,16 +1,11 @@
 """Bot names (``"heuristic"``, ``"bot.onnx"``, ...) for the single-agent view, resolved from above.
 
-``racko_env`` sits below the bots (``agents``) and never imports them, not even inside a function:
-the engine and the environments must work, and be understood, without the layer that plays them.
-Yet ``gymnasium.make("racko/Racko-v1", opponents=["heuristic"])`` after ``import racko_env`` alone is
-what users write. So a package that provides bots names a *resolver* under the Python entry point
-group ``racko.bots`` (racko's own ``pyproject.toml`` names ``agents.loader:load``), and the view asks
-it to turn a name into a bot. A resolver is ``resolver(spec, num_players=n, **rules_options) -> bot``.
-
-A package can also call ``register_resolver`` at import (``agents`` does), so a source checkout
-whose installed metadata is older than its ``pyproject.toml`` still resolves names once ``agents``
-has been imported. Registered resolvers come first, then the entry points by name; the first one
-is used.
+``racko_env`` never imports the bots (``agents``), not even inside a function, yet
+``gymnasium.make("racko/Racko-v1", opponents=["heuristic"])`` must work. So a package that
+provides bots names a *resolver*, ``resolver(spec, num_players=n, **rules_options) -> bot``, under
+the entry point group ``racko.bots`` (racko's own is ``agents.loader:load``), or registers one at
+import with ``register_resolver`` (``agents`` does). Registered resolvers come first, then the
+entry points by name; the first one is used.
 """
 
 from __future__ import annotations

@@ -5,11 +5,11 @@ rearrange, and tries to be first to get all 10 in ascending order by replacing o
 
 | Import             | ``from racko_env import racko_v1``                       |
 |--------------------|----------------------------------------------------------|
-| Actions            | Discrete(14)                                             |
+| Actions            | Discrete($num_actions)                                   |
 | Parallel API       | No                                                       |
 | Agents             | ``agents = ['player_0', ..., 'player_{n-1}']``           |
 | Agents count       | 2-4                                                      |
-| Observation shape  | (270,) float32 in [0, 1], plus a (14,) int8 action mask  |
+| Observation shape  | ($obs_size,) float32 in [0, 1], plus a ($num_actions,) int8 action mask |
 | Registered id      | ``pettingzoo.make("aec", "racko/racko-v1")``             |
 
 Usage::
@@ -40,13 +40,13 @@ the discard. ``agent_selection`` stays on the player until the turn ends.
 | 12   | keep the drawn card                            | after drawing from the draw pile    |
 | 13   | discard the drawn card (ends the turn)         | after drawing from the draw pile    |
 
-**Observations** are dicts ``{"observation": Box(0, 1, (270,), float32), "action_mask":
-Box(0, 1, (14,), int8)}`` seen from the observing seat; the mask is all zeros for an agent not on
+**Observations** are dicts ``{"observation": Box(0, 1, ($obs_size,), float32), "action_mask":
+Box(0, 1, ($num_actions,), int8)}`` seen from the observing seat; the mask is all zeros for an agent not on
 turn. The layout is version 2 of ``racko_env.observation`` (``raw_env.obs_version``); it holds
 only what that seat may know under "What is public" in the rules: the racks and piles as that seat
 sees them and, for every opponent slot, whether its card came from the draw pile, the turn it last
 changed and the card that last came out of it, and per opponent the discard it last passed over.
-Bots written for layout version 1 (bot files exported before version 2) read its first 177 entries
+Bots written for layout version 1 (bot files exported before version 2) read its first $obs_size_v1 entries
 (``racko_env.observation.view(obs, 1)``): ``agents`` does so for them.
 
 **Rewards.** ``reward="win"`` (default): zero-sum, given once when the episode ends. The winners
@@ -68,7 +68,7 @@ left) until a player or team reaches ``target_score``; terminated then.
 is coerced: ``True``, ``10.0``, ``"10"`` or NaN raise ``ValueError`` naming the value. An integer
 that is not legal now makes ``raw_env.step`` raise ``ValueError`` naming the action and the legal
 ones; ``env()`` wraps it in PettingZoo's ``TerminateIllegalWrapper`` (the offender gets -1, the
-episode ends), after ``AssertOutOfBoundsWrapper`` has refused anything outside ``Discrete(14)``.
+episode ends), after ``AssertOutOfBoundsWrapper`` has refused anything outside ``Discrete($num_actions)``.
 An agent that is done steps with None (PettingZoo's convention). ``step()`` before ``reset()``, or
 once every agent is done, raises ``RuntimeError`` saying so.
 
@@ -93,6 +93,7 @@ the seed.
 from __future__ import annotations
 
 import random
+from string import Template
 from typing import Any
 
 import numpy as np
@@ -102,12 +103,16 @@ from pettingzoo import AECEnv
 from racko_env.actions import NUM_ACTIONS, Phase, as_action_id
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import OFF_TURN_MASK, layout_for, phase_masks
+from racko_env.observation import OBS_SIZES, OBS_VERSION, OFF_TURN_MASK, layout_for, phase_masks
 from racko_env.render import render_table
 from racko_env.rules import racko_score
 from racko_env.seat_views import SeatViews
 from racko_env.wrappers import wrap_classic
 
+# The docstring is the env's page: its sizes come from the code, so they cannot go stale.
+__doc__ = Template(__doc__).substitute(
+    obs_size=OBS_SIZES[OBS_VERSION], obs_size_v1=OBS_SIZES[1], num_actions=NUM_ACTIONS
+)
 EPISODE_MODES = ("round", "game")
 REWARD_MODES = ("win", "score")
 
@@ -118,7 +123,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class ActionSpace(spaces.Discrete):
-    """``Discrete(14)`` with a fast membership test for plain ints (checked on every wrapped step)."""
+    """``Discrete(NUM_ACTIONS)`` with a fast membership test for plain ints (checked on every wrapped step)."""
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__(NUM_ACTIONS, seed=seed)
@@ -307,13 +312,7 @@ class raw_env(AECEnv):
             }
         if self.episode == "round":
             if self.reward_mode == "win":
-                if game.racko_player is not None:
-                    winners = {self._team_of[game.racko_player]}
-                else:
-                    points = game.round_team_points
-                    best = max(points)
-                    winners = {self._team_of[p] for p in range(n) if points[p] == best}
-                self._set_win_rewards(winners)
+                self._set_win_rewards(game.round_winners)
             done = self.truncations if game.truncated else self.terminations
             for a in self.agents:
                 done[a] = True

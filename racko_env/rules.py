@@ -15,7 +15,6 @@ SOLITAIRE = 1
 MAX_PLAYERS = 4
 CARD_POINTS = 5
 RACKO_BONUS = 25
-RACKO_SCORE = RACK_SIZE * CARD_POINTS + RACKO_BONUS  # 75
 TARGET_SCORE = 500
 
 # Bonus Rack-O: points for the longest run of consecutive numbers in adjacent slots.

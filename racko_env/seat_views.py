@@ -117,9 +117,6 @@ class SeatViews:
         self._phase = game.phase
         self._current = game.current
 
-    def view(self, player: int) -> np.ndarray:
-        return self.row_views[player].copy()
-
     def update(self) -> None:
         """Bring the rows up to date after one ``game.apply``."""
         game = self.game

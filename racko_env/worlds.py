@@ -1,44 +1,15 @@
 """Full game states ("worlds") consistent with what one seat knows, sampled for search.
 
-A search bot (``agents.search``) cannot see the other racks or the draw pile, so it samples the
-hidden cards: every world it plays out must agree with the seat's observation. ``sample_worlds``
-draws ``k`` worlds per observation (many observations at once, seeded), and ``load_worlds`` writes
-them into a ``racko_env.vector.VectorGame`` so the batched engine plays them all in one batch.
-
-What a world fixes, and what is assumed where the observation alone does not fix it:
-
-- The observer sits at seat 0 of the world; opponent k of the observation (the k-th player to act
-  after the observer) sits at seat k, so the order of play and partners (seats 0+2 against 1+3)
-  are the observation's. The observation must be that of the seat on turn (a decision), since an
-  off-turn observation does not say who is on turn.
-- Known cards go where the seat saw them: its rack, its held card, the opponents' slots seen filled
-  from the discard pile, the discard pile's cards (and its top), and the draw pile's top when its
-  order is public (``empty_pile: flip`` after a refill).
-- The unseen cards (``UNSEEN`` in the layout) are dealt uniformly at random to the opponents'
-  unknown slots and the draw pile: every assignment of them to those places is equally likely.
-  Before the first refill this is exactly the distribution of the hidden cards given the public
-  history, if the opponents' choices are not used as evidence (they are not: perfect-information
-  Monte Carlo, as in the issue). After a ``shuffle`` refill a seat with perfect memory knows which
-  unseen cards went from the discard pile into the new draw pile; the observation does not say,
-  and the sampler treats all unseen cards alike (documented approximation).
-- The discard pile's order below its top is not in the observation (only which cards it holds).
-  It matters only if the top is taken and then the card below it too. Give ``discard_orders``
-  (the public history: bottom..top per observation) to fix it; otherwise it is sampled uniformly.
-  With ``empty_pile: shuffle`` the order does not matter at a refill (the pile is shuffled).
-- With ``empty_pile: flip`` the whole draw pile's order is public after a refill (the flipped
-  discard pile, less the cards drawn since). The observation holds only its top, which is kept;
-  the rest is sampled uniformly among the unseen cards unless ``draw_orders`` gives the known pile.
-- The slots' public history (layout version 2: where each opponent slot's card came from, when it
-  changed, the card that came out of it, and the discard each opponent last passed over) is the
-  observation's; the observer's own history is not in its observation and is left at 0 ("dealt")
-  in the worlds. A version-1 observation holds no history: every world's is 0.
-- Counts that are not in the observation are set so that the future plays the same: the dealer is
-  the seat that makes the observed turn count consistent, ``reshuffles`` is 1 when the draw order
-  is public and 0 otherwise, and game totals come from the observation's scores (round mode: 0).
-
-The checks live in tests/env/test_worlds.py: every sampled world, encoded for
-seat 0 with ``racko_env.observation``'s encoder (via the batched one), gives back the observation
-exactly.
+``sample_worlds`` draws ``k`` worlds per observation of a seat on turn (many observations at
+once, seeded); ``load_worlds`` writes them into a ``racko_env.vector.VectorGame`` so the batched
+engine plays them all in one batch. The observer sits at seat 0 of a world, its k-th opponent at
+seat k. Known cards stay where the seat saw them; the unseen cards (``UNSEEN``) are dealt
+uniformly at random to the opponents' unknown slots and the draw pile. Where the observation
+alone does not fix the state (the opponents' choices are not evidence, the discard pile's order
+below its top, a flipped draw pile's order, the observer's own slot history, the dealer),
+docs/bots/search.md says what is assumed; ``discard_orders`` and ``draw_orders`` fix the piles'
+orders where the caller knows them. tests/env/test_worlds.py checks that every world re-encodes
+to exactly its observation.
 """
 
 from __future__ import annotations
@@ -405,34 +376,19 @@ def _fix_draw_orders(
 
 def from_game(game: RackoGame) -> Worlds:
     """The one true world of a reference game (a perfect-information oracle's "sample")."""
-    n = game.num_cards
-    draw = np.zeros((1, n), dtype=np.int16)
-    draw[0, : len(game.draw)] = game.draw
-    discard = np.zeros((1, n), dtype=np.int16)
-    discard[0, : len(game.discard)] = game.discard
-    return Worlds(
-        config=game.config,
-        racks=np.array([game.racks], dtype=np.int16),
-        public_slots=np.array([game.public_slots], dtype=np.int16),
-        slot_drawn=np.array([game.slot_drawn], dtype=bool),
-        slot_changed=np.array([game.slot_changed], dtype=np.int64),
-        slot_out=np.array([game.slot_out], dtype=np.int16),
-        declined=np.array([game.declined], dtype=np.int16),
-        draw=draw,
-        draw_len=np.array([len(game.draw)]),
-        discard=discard,
-        discard_len=np.array([len(game.discard)]),
-        held=np.array([game.held or 0]),
-        held_from_discard=np.array([game.held_from_discard]),
-        current=np.array([game.current]),
-        dealer=np.array([game.dealer]),
-        phase=np.array([int(game.phase)]),
-        turn=np.array([game.turn]),
-        draw_known=np.array([game.draw_known]),
-        reshuffles=np.array([game.reshuffles]),
-        totals=np.array([game.totals], dtype=np.int64),
-        source=np.zeros(1, dtype=np.intp),
-    )
+    piles = {}
+    for name in ("draw", "discard"):
+        pile = getattr(game, name)
+        piles[name] = np.zeros((1, game.num_cards), dtype=np.int16)
+        piles[name][0, : len(pile)] = pile
+        piles[f"{name}_len"] = np.array([len(pile)])
+    values = {"held": game.held or 0, "phase": int(game.phase), "source": 0}
+    arrays = {
+        name: np.array([values[name] if name in values else getattr(game, name)])
+        for name in Worlds.__dataclass_fields__
+        if name not in ("config", *piles)
+    }
+    return Worlds(config=game.config, **piles, **arrays)
 
 
 def load_worlds(game: VectorGame, worlds: Worlds, games: np.ndarray | None = None) -> None:
@@ -448,28 +404,9 @@ def load_worlds(game: VectorGame, worlds: Worlds, games: np.ndarray | None = Non
     if len(g) != w:
         raise ValueError(f"need one game per world: {w} worlds, {len(g)} games")
     n_players, n = game.num_players, game.num_cards
-    for name in (
-        "racks",
-        "public_slots",
-        "slot_drawn",
-        "slot_changed",
-        "slot_out",
-        "declined",
-        "draw",
-        "draw_len",
-        "discard",
-        "discard_len",
-        "held",
-        "held_from_discard",
-        "current",
-        "dealer",
-        "phase",
-        "turn",
-        "draw_known",
-        "reshuffles",
-        "totals",
-    ):
-        getattr(game, name)[g] = getattr(worlds, name)
+    for name in worlds.__dataclass_fields__:
+        if name not in ("config", "source"):  # every other field is an engine array
+            getattr(game, name)[g] = getattr(worlds, name)
     game.round_over[g] = False
     game.truncated[g] = False
     game.racko_player[g] = -1

@@ -1,22 +1,12 @@
 """PettingZoo's classic wrappers (reference: ``pettingzoo.utils.wrappers``), with their hot paths in one hop.
 
-Each class here subclasses PettingZoo's wrapper of the same name and behaves exactly like it; only
-the cost of the common case changes, which matters because the wrapper stack used to cost more than
-a whole Rack-O step:
-
-- ``BaseWrapper`` reaches the wrapped env's state (``agent_selection``, ``rewards``, ...) through
-  ``__getattr__``, which Python calls only after a failed lookup. Every wrapper writes that state on
-  ``env.unwrapped``, so reading it there (one C-level ``attrgetter``) is equivalent.
-- A method a wrapper only passes on (``BaseWrapper.observe``, ``action_space``, ...) is bound to the
-  wrapped env's method on the instance, so a call skips the layer instead of going through it.
-- ``step``, ``observe``, ``last`` and the ``agent_iter`` iterator check the common case (reset done,
-  the agent live, the action legal by the mask) and then do what PettingZoo's code does in that case;
-  anything else (before ``reset``, a dead or illegal step, a missing mask) runs PettingZoo's own
-  method unchanged, before any state is touched.
-
-``tests/env/test_racko_v1_fast_path.py`` plays the same seeded games, illegal and out-of-range actions
-included, through these wrappers and through PettingZoo's and checks every return value, state dict
-and error are equal.
+Each class subclasses PettingZoo's wrapper of the same name and behaves exactly like it, only
+cheaper in the common case: the wrapped env's state is read on ``env.unwrapped`` (one C-level
+``attrgetter``, not ``__getattr__`` after a failed lookup), methods a wrapper only passes on are
+bound to the wrapped env's, and ``step``, ``observe``, ``last`` and ``agent_iter`` check the common
+case (reset done, agent live, action legal) and otherwise run PettingZoo's own method unchanged.
+``tests/env/test_racko_v1_fast_path.py`` checks every return value, state and error against
+PettingZoo's wrappers.
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """The quick batched check every trainer runs: duplicate rounds on the batched engine.
 
-One evaluation for PPO's periodic and final evaluations and value iteration's per-iteration one
-(and any future trainer): the format of ``racko_eval.tournament`` (every deal played at every table in
-every distinct seating; ``tables_for`` and ``seatings`` are shared), but every seating of every
-deal is one game of one ``racko_env.vector.VectorRacko`` batch, and each bot decides for all its
-games at once (``agents.batched.BatchPolicy``: the vectorized ``expert`` / ``heuristic`` /
-``random`` twins, a numpy snapshot, a frozen torch policy that the trainer builds and passes
-in: this module never imports torch). Playing every game of a batch at once is what lets a
-short training run report thousands of duplicate rounds (the speed-up: docs/evaluation/evaluate.md).
-
-Duplicate: every game gets its own random stream seeded by its deal's seed (``DealChance``), so
-the seatings of one deal start from the same deal and draw refill shuffles from the same stream,
-as ``racko_v1.raw_env.reset(seed=deal_seed)`` does for ``racko_eval.tournament``. The deals are not
-the ones ``racko_eval.tournament`` deals for the same seed (the engines shuffle differently); both are
-fair samples. ``racko evaluate`` (the tournament through the AEC env, any bot) stays
-the reference for published numbers.
+The format of ``racko_eval.tournament`` (``tables_for`` and ``seatings`` are shared), but every
+seating of every deal is one game of one ``racko_env.vector.VectorRacko`` batch, and each bot
+decides for all its games at once (``agents.batched.BatchPolicy``; a trainer passes its torch
+policy in: this module never imports torch). Each game draws from its own stream, seeded by its
+deal's seed (``DealChance``), so the seatings of a deal see the same cards. The engines shuffle
+differently, so these are not the deals ``racko evaluate`` plays for the same seed; that command
+stays the reference for published numbers.
 """
 
 from __future__ import annotations
@@ -62,13 +54,10 @@ def play_duplicate(
 ) -> dict[str, Any]:
     """Win rates (95% Wilson intervals) of batch policies over ``rounds`` duplicate deals.
 
-    ``policies``: one ``act_batch(obs, masks)`` object per bot; ``tables``: lineups of policy
-    indices (default: ``racko_eval.tournament.tables_for``), each played in every distinct seating; a
-    lineup naming a policy twice seats the same object twice. Returns ``{"bots": {label:
-    {"win_rate", "ci95", "wins", "seats"}}}`` plus the format's counts; a win is worth 1, shared
-    among the winning teams (each seat of a winning team gets that share). ``progress`` is
-    called with the number of deals played after each batch of ``batch_deals`` (default: about
-    2,000 games a batch).
+    ``tables``: lineups of policy indices (default ``tables_for``), each in every seating; a policy
+    named twice sits twice. Returns ``{"bots": {label: {"win_rate", "ci95", "wins", "seats"}}}``
+    and the format's counts. ``progress`` hears the deals played after each batch of
+    ``batch_deals`` (default: about 2,000 games a batch).
     """
     if len(policies) != len(labels) or len(set(labels)) != len(labels):
         raise ValueError("give one distinct label per policy")
@@ -152,19 +141,11 @@ def _play_chunk(
 
 
 def quick_win_rate(
-    policy: Any,
-    opponent: str,
-    rounds: int,
-    seed: int,
-    num_players: int,
-    rules: dict[str, Any],
-    episode: str = "round",
+    policy: Any, opponent: str, rounds: int, seed: int, num_players: int, rules: dict[str, Any]
 ) -> dict[str, Any]:
-    """The learner against ``opponent`` in every other seat, ``rounds`` duplicate deals (each in
-    every seating of the learner), with a 95% Wilson interval.
-
-    Returns ``{"opponent", "rounds", "wins", "win_rate", "ci95"}``; a tie shares the win.
-    """
+    """The learner against ``opponent`` in every other seat, ``rounds`` duplicate deals of one
+    round (each in every seating of the learner): ``{"opponent", "rounds", "wins", "win_rate",
+    "ci95"}``, the interval a 95% Wilson one; a tie shares the win."""
     from agents.batched import load_batch
 
     if rounds < 1:
@@ -172,16 +153,10 @@ def quick_win_rate(
     bot = load_batch(opponent, num_players, seed=seed, **rules)
     table = (0,) + (1,) * (num_players - 1)
     rep = play_duplicate(
-        [policy, bot], ["learner", opponent], num_players, rules, rounds, seed, [table], episode
+        [policy, bot], ["learner", opponent], num_players, rules, rounds, seed, [table]
     )
-    me = rep["bots"]["learner"]
-    return {
-        "opponent": opponent,
-        "rounds": rounds,
-        "wins": me["wins"],
-        "win_rate": me["win_rate"],
-        "ci95": me["ci95"],
-    }
+    result = {k: rep["bots"]["learner"][k] for k in ("wins", "win_rate", "ci95")}
+    return {"opponent": opponent, "rounds": rounds, **result}
 
 
 def quick_win_rates(
@@ -191,10 +166,6 @@ def quick_win_rates(
     seed: int,
     num_players: int,
     rules: dict[str, Any],
-    episode: str = "round",
 ) -> dict[str, dict[str, Any]]:
     """``quick_win_rate`` against each opponent (the same deals for each)."""
-    return {
-        opp: quick_win_rate(policy, opp, rounds, seed, num_players, rules, episode)
-        for opp in opponents
-    }
+    return {opp: quick_win_rate(policy, opp, rounds, seed, num_players, rules) for opp in opponents}

@@ -1,18 +1,12 @@
-"""Records of games (``racko-record/1``): written while a game is played, replayed with the engine.
+"""Records of games (``racko-record/1``, docs/evaluation/records.md): written while a game is
+played, replayed with the engine.
 
-A record is one JSON file per game (docs/evaluation/records.md): the rules, the episode (one round or a game),
-the seed, who sat where, every action in order with the seat that played it and the bot's own
-``explain()`` where it has one, and the result (round points, totals, wins, a forfeit and its
-reason). It also keeps the *chance outcomes* the engine drew: the first dealer, each round's deck
-order and each reshuffled draw pile. With those a replay needs no random stream to agree, so the
-JS twin of the engine (``web/js/replay.js``) replays a record exactly as Python does, whatever
-seeding scheme dealt the game (``racko play``'s env stream, or the tournament's per-game decks).
-Observations are not stored: the engine rebuilds every position from the actions.
-
-``GameRecorder`` is fed by the game loops (``racko_eval.tournament.DealPlayer``, the referee of
-``racko grade`` / ``racko league``, ``racko play``'s table); ``replay_states`` plays a record back
-through ``racko_env.engine.RackoGame`` and checks it ends where the record says it ended.
-``racko_eval.record_schema`` validates a file on load (pydantic).
+A record keeps the chance outcomes the engine drew (first dealer, decks, reshuffled draw piles)
+beside the actions, so a replay needs no random stream: the JS twin (``web/js/replay.js``) replays
+it exactly as Python does, whatever seeding dealt the game. ``GameRecorder`` is fed by the game
+loops (``racko_eval.tournament.DealPlayer``, the referee, ``racko play``); ``replay_states`` plays
+a record back through ``RackoGame`` and checks it ends where the record says;
+``racko_eval.record_schema`` validates a file on load.
 """
 
 from __future__ import annotations

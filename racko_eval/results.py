@@ -2,7 +2,7 @@
 ``docs/results/<name>.json``, written by the command that measured it.
 
 A page never retypes a measured number: it renders the file (the Sphinx directive
-``results-table`` and role ``result`` of ``docs/_ext/results_table.py``), and the README's
+``results-table`` of ``docs/_ext/results_table.py``), and the README's
 headline block is generated from the files (``python -m racko_eval.results --update README.md``).
 So a figure is written once, next to the command, the commit, the machine and the date that
 produced it, and re-running the command is the only way to change it.
@@ -47,7 +47,6 @@ __all__ = [
     "ResultsError",
     "caption",
     "check_results",
-    "figure_text",
     "format_cell",
     "headline_lines",
     "load_results",
@@ -208,26 +207,29 @@ def record_row(
     command: str,
     title: str,
     columns: Sequence[str],
-    row: Sequence[Cell],
+    rows: Sequence[Sequence[Cell]],
     titles: Sequence[str] | None = None,
     folder: str | Path | None = None,
+    note: str | None = None,
 ) -> Path:
-    """Add one run's row to table ``title`` of a file that gathers several runs (each row ends
-    with the command that measured it; a row of the same command is replaced).
+    """Add one run's rows to table ``title`` of a file that gathers several runs (each row ends
+    with the command that measured it; the rows of the same command are replaced).
 
-    ``columns`` must end with ``"command"``; ``titles`` orders the file's tables (those not
-    yet present start empty only when they are this one). The file's own ``command``,
-    ``commit``, ``date`` and ``machine`` are the latest run's.
+    ``columns`` must end with ``"command"``; ``titles`` orders the file's tables; ``note``
+    describes a table this run starts. The file's own ``command``, ``commit``, ``date`` and
+    ``machine`` are the latest run's.
     """
-    if not columns or columns[-1] != "command" or row[-1] != command:
+    if not columns or columns[-1] != "command" or any(row[-1] != command for row in rows):
         raise ResultsError(f"results {name}: a gathered row ends with its command")
     try:
         tables = {t["title"]: t for t in load_results(name, folder)["tables"]}
     except ResultsError:  # none yet
         tables = {}
     table = tables.setdefault(title, {"title": title, "columns": list(columns), "rows": []})
+    if note and "note" not in table:
+        table["note"] = note
     table["columns"] = list(columns)
-    table["rows"] = [r for r in table["rows"] if r[-1] != command] + [list(row)]
+    table["rows"] = [r for r in table["rows"] if r[-1] != command] + [list(r) for r in rows]
     order = list(titles or []) + [t for t in tables if t not in (titles or [])]
     ordered = [tables[t] for t in order if t in tables]
     return write_results(name, command=command, tables=ordered, folder=folder)
@@ -252,30 +254,6 @@ def format_cell(value: Cell) -> str:
             return f"{value:.1f}"
         return f"{value:.3g}"
     return str(value)
-
-
-def figure_text(data: Mapping[str, Any], key: str) -> str:
-    """One named figure of a results file, formatted (``ResultsError`` names a missing key)."""
-    figures = data.get("figures", {})
-    if key not in figures:
-        known = ", ".join(sorted(figures)) or "none"
-        raise ResultsError(f"results {data.get('name', '?')}: no figure {key!r} (known: {known})")
-    return format_cell(figures[key])
-
-
-def find_table(data: Mapping[str, Any], which: str | int) -> dict[str, Any]:
-    """A table by index (``0``, ``"1"``) or by title."""
-    tables = data["tables"]
-    if isinstance(which, int) or str(which).strip().isdigit():
-        index = int(which)
-        if not 0 <= index < len(tables):
-            raise ResultsError(f"results {data.get('name', '?')}: no table {index}")
-        return tables[index]
-    for table in tables:
-        if table["title"] == which:
-            return table
-    titles = "; ".join(t["title"] for t in tables)
-    raise ResultsError(f"results {data.get('name', '?')}: no table titled {which!r} ({titles})")
 
 
 def _escape(text: str) -> str:

@@ -1,25 +1,11 @@
 """Duplicate-format tournaments between Rack-O bots, played through the real AEC env.
 
-Format. Every *deal* has a seed; ``env.reset(seed=deal_seed)`` fixes the first dealer, the deal and
-the draw pile, so replaying a seed replays the same deal. Each deal is played at every *table*
-(lineup of bots) once in every distinct seating: the lineup ``(A, B, C)`` is seated as ``ABC``,
-``ACB``, ``BAC``, ``BCA``, ``CAB`` and ``CBA``, so every bot holds every seat, and every hand of
-cards, equally often, and sits after every other bot as often as that bot sits after it. The
-second half matters in Rack-O: a player's discards are offered to the next player first, so with
-rotations alone (``ABC``, ``BCA``, ``CAB``) C would always play after B and take B's discards,
-an edge or a handicap that the format would credit to C. Tables are:
-
-* as many bots as seats or more: every combination of ``num_players`` different bots (with 3 bots
-  and 2 players: A-B, A-C, B-C);
-* fewer bots than seats: every multiset of the bots with each bot at least once (2 bots, 4 players:
-  AAAB, AABB, ABBB), each copy a separate instance.
-
-With ``games`` instead of ``rounds`` each unit is a whole game to the target score; every round of
-a game is dealt from the game's seed, so duplicate games see the same deals round after round.
-
-Results are per seat taken: a win is worth 1 shared among the winning teams (a tie of two splits
-it), so win rates of a table add up to the number of seats per team. Everything is seeded from
-``seed`` and computed per deal, so the report is the same for any number of worker processes.
+Each deal (one seed, ``env.reset(seed=deal_seed)``) is played at every table in every distinct
+seating, not just the rotations, so every bot holds every seat and sits after every other bot
+equally often (a player's discards go to the next player first). With ``games`` every later round
+of a game is dealt from the game's seed too. A win is worth 1, shared among the winning teams.
+Everything is seeded from ``seed`` and computed per deal, so the report does not depend on the
+number of worker processes. The format and the report: docs/evaluation/evaluate.md.
 """
 
 from __future__ import annotations
@@ -31,7 +17,7 @@ import multiprocessing
 import operator
 import pickle
 import random
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,41 +29,38 @@ from agents import load
 from agents.base import Bot
 from racko_env.actions import DISCARD, NUM_ACTIONS, action_name
 from racko_env.config import RulesConfig
-from racko_env.rules import deck_size
 from racko_eval.records import Explainer, GameRecorder, write_record
 
 REPORT_SCHEMA = "racko-evaluation/1"
 WIN_POINTS = 1000.0  # ranks for ratings: a win outranks any number of card points
 
 
-class IllegalActionError(RuntimeError):
-    """A bot returned an action its seat may not play: which bot, which action, where."""
+class _BotFailureError(RuntimeError):
+    """A bot's failure, naming the bot (``bot``) and, where it played one, the ``action``; all
+    three travel in ``args``, so the error survives a worker process's pickling."""
 
     def __init__(self, message: str, bot: str = "", action: Any = None) -> None:
         super().__init__(message, bot, action)
-        self.bot = bot
-        self.action = action
+        self.bot, self.action = bot, action
 
     def __str__(self) -> str:
         return str(self.args[0])
 
 
-class BotError(RuntimeError):
+class IllegalActionError(_BotFailureError):
+    """A bot returned an action its seat may not play: which bot, which action, where."""
+
+
+class BotError(_BotFailureError):
     """A bot raised an exception while choosing an action."""
-
-    def __init__(self, message: str, bot: str = "") -> None:
-        super().__init__(message, bot)
-        self.bot = bot
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 # ----------------------------------------------------------------------------- plan
 
 
 def tables_for(num_bots: int, num_players: int) -> list[tuple[int, ...]]:
-    """Lineups of bot indices (see the module docstring), in a fixed order."""
+    """Lineups of bot indices, in a fixed order: every combination of ``num_players`` different
+    bots, or with fewer bots than seats every multiset holding each bot at least once."""
     if num_bots < 1:
         raise ValueError("a tournament needs at least one bot")
     if num_bots >= num_players:
@@ -90,10 +73,7 @@ def tables_for(num_bots: int, num_players: int) -> list[tuple[int, ...]]:
 
 
 def seatings(lineup: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Every distinct arrangement of a lineup, in a fixed order: bot ``seating[s]`` sits in seat s.
-
-    Not just the rotations: who plays after whom must be balanced too (see the module docstring).
-    """
+    """Every distinct arrangement of a lineup, in a fixed order: ``seating[s]`` sits in seat s."""
     return list(dict.fromkeys(itertools.permutations(lineup)))
 
 
@@ -152,13 +132,10 @@ class Ask(NamedTuple):
 
 
 class DealPlayer:
-    """Plays deals for one process: its env and its bot instances are built once and reused.
-
-    ``play(deal_seed, seating, salt)`` plays one deal in one seating and returns a
-    ``SeatResult`` per seat; ``racko_apps.referee`` uses it to play students' bots one deal at a
-    time, with the same deals and seeding as ``run_tournament``. With a ``recorder``
-    (racko_eval.records.GameRecorder) every move goes into it as it is played, so a game a bot
-    breaks off still leaves its record up to the failure."""
+    """Plays deals for one process (its env and bots built once): ``play(deal_seed, seating,
+    salt)`` gives a ``SeatResult`` per seat, the deals and seeding of ``run_tournament``, for the
+    referee too. A ``recorder`` gets every move as it is played, so a broken-off game keeps its
+    record up to the failure."""
 
     def __init__(self, setup: TableSetup) -> None:
         from racko_env import racko_v1
@@ -177,7 +154,7 @@ class DealPlayer:
         """Deal rounds 2, 3, ... of a game from the game's seed, so duplicate games stay duplicate."""
         game = self.game
         start_round = game.start_round
-        n_cards = deck_size(self.setup.num_players)
+        n_cards = game.num_cards
 
         def seeded_start_round(deck_order: Sequence[int] | None = None) -> None:
             if deck_order is None and self._decks is not None:
@@ -318,13 +295,7 @@ class DealPlayer:
             teams = {game.game_winner} if game.game_winner is not None else set()
             totals = [game.totals[cfg.team_of(s)] for s in range(n)]
         else:
-            points = game.round_team_points
-            if game.racko_player is not None:
-                teams = {cfg.team_of(game.racko_player)}
-            else:
-                best = max(points)
-                teams = {cfg.team_of(s) for s in range(n) if points[s] == best}
-            totals = points
+            teams, totals = game.round_winners, game.round_team_points
         share = 1.0 / len(teams) if teams else 0.0
         for s, res in enumerate(results):
             res.win = share if cfg.team_of(s) in teams else 0.0
@@ -413,14 +384,12 @@ def run_tournament(
     record_dir: str | Path | None = None,
     **rules_options: Any,
 ) -> dict[str, Any]:
-    """Play a duplicate tournament and return its report (a JSON-ready dict, see docs/evaluation/evaluate.md).
+    """Play a duplicate tournament; its report is a JSON-ready dict (docs/evaluation/evaluate.md).
 
-    ``bots`` are ``agents.load`` specs (names, ``module:Class`` paths, bot files) or bot objects;
-    ``rounds`` (default 1000) or ``games`` is the number of deals each table plays in every
-    seating. ``workers`` > 1 plays deals in that many processes (bot objects must then be
-    picklable; specs always work). ``record_dir`` gets a record of every game played
-    (``deal00000-seating00.json``..., docs/evaluation/records.md). Raises ValueError for bad input, FileNotFoundError for a missing
-    bot file, and IllegalActionError / BotError (naming the bot) when a bot misbehaves.
+    ``bots``: ``agents.load`` specs or bot objects (picklable ones for ``workers`` > 1);
+    ``rounds`` (default 1000) or ``games``: the deals each table plays in every seating;
+    ``record_dir`` gets a record of every game. Raises ValueError for bad input,
+    FileNotFoundError for a missing bot file, IllegalActionError / BotError when a bot misbehaves.
     """
     if rounds is not None and games is not None:
         raise ValueError("give rounds or games, not both")
@@ -457,16 +426,12 @@ def run_tournament(
 def _run_jobs(
     setup: TableSetup, jobs: list[Job], workers: int, progress: bool
 ) -> Iterator[list[list[SeatResult]]]:
-    bar: Callable[[Iterator[Any]], Iterator[Any]]
-    if progress:
+    def bar(it: Iterator[Any]) -> Iterator[Any]:
+        if not progress:
+            return it
         from tqdm import tqdm
 
-        def bar(it: Iterator[Any]) -> Iterator[Any]:
-            return tqdm(it, total=len(jobs), unit="deal", desc="tournament", smoothing=0.1)
-    else:
-
-        def bar(it: Iterator[Any]) -> Iterator[Any]:
-            return it
+        return tqdm(it, total=len(jobs), unit="deal", desc="tournament", smoothing=0.1)
 
     workers = min(workers, len(jobs))
     if workers == 1:

@@ -1,16 +1,7 @@
-"""Tables and facts the documentation generates from the code at build time.
-
-A fact that derives from code (the observation layout, the action ids, the rules options, the
-training config's keys, the env's docstring) is written once, in the code; the pages name it
-through these directives and roles, so a page cannot go stale when the code changes:
-
-- ``{observation-layout}``: the observation table of ``racko_env.observation`` (one row per field);
-- ``{feature-columns}``: the columns of the feature observation (``agents.feature_obs``);
-- ``{action-table}``: the action ids of ``racko_env.actions`` and when each is legal;
-- ``{rules-options}``: every option of ``racko_env.RulesConfig`` with its default and range;
-- ``{config-keys} module:Model``: every key of a pydantic config model, nested sections dotted;
-- ``{module-docstring} module``: a module's docstring as a page (an env's docstring is its page);
-- the role ``{fact}`name``` writes one number from the code inline (``obs_size``, ...).
+"""Tables and facts the documentation generates from the code at build time, so a page cannot go
+stale when the code changes: the directives ``observation-layout``, ``feature-columns``,
+``action-table``, ``rules-options``, ``config-keys module:Model`` and ``module-docstring module``
+(an env's docstring is its page), and the role ``{fact}`obs_size``` for one number inline.
 """
 
 from __future__ import annotations
@@ -28,14 +19,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-
-def markdown_table(columns: list[str], rows: list[list[str]]) -> str:
-    """A GitHub-style pipe table (cells must not hold ``|`` or newlines)."""
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-    for row in rows:
-        cells = [str(c).replace("|", "\\|").replace("\n", " ") for c in row]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+from racko_eval.results import markdown_table
 
 
 class MarkdownDirective(SphinxDirective):
@@ -109,7 +93,7 @@ class ActionTable(MarkdownDirective):
             name = ACTION_NAMES[a]
             if a not in slots:
                 rows.append([str(a), f"`{name}`", ACTION_MEANINGS.get(name, name), when[a]])
-        return markdown_table(["id", "name", "meaning", "legal in"], rows)
+        return markdown_table({"columns": ["id", "name", "meaning", "legal in"], "rows": rows})
 
 
 class RulesOptions(MarkdownDirective):
@@ -133,7 +117,7 @@ class RulesOptions(MarkdownDirective):
                 allowed = "`True` / `False`" if isinstance(f.default, bool) else ""
             default = f.default if f.default is not MISSING else ""
             rows.append([f"`{f.name}`", f"`{default!r}`", allowed, meta["help"]])
-        return markdown_table(["option", "default", "values", "meaning"], rows)
+        return markdown_table({"columns": ["option", "default", "values", "meaning"], "rows": rows})
 
 
 def _source_comments(model: type) -> dict[str, str]:
@@ -197,8 +181,6 @@ def config_rows(model: type, prefix: str = "") -> Iterator[list[str]]:
             continue
         default = info.get_default(call_default_factory=True)
         meaning = info.description or comments.get(name, "")
-        if not meaning and not prefix and model.__doc__ is None:
-            meaning = ""
         yield [f"`{key}`", f"`{_type_name(kind)}`", f"`{default!r}`", _constraints(info), meaning]
 
 
@@ -210,8 +192,8 @@ class ConfigKeys(MarkdownDirective):
     def markdown(self) -> str:
         module_name, _, attr = self.arguments[0].partition(":")
         model = getattr(importlib.import_module(module_name), attr)
-        rows = list(config_rows(model))
-        return markdown_table(["key", "type", "default", "allowed", "meaning"], rows)
+        columns = ["key", "type", "default", "allowed", "meaning"]
+        return markdown_table({"columns": columns, "rows": list(config_rows(model))})
 
 
 def docstring_as_markdown(text: str) -> str:
@@ -257,15 +239,9 @@ def _facts() -> dict[str, Callable[[], Any]]:
     return {
         "obs_size": lambda: observation.OBS_SIZE,
         "obs_version": lambda: observation.OBS_VERSION,
-        "obs_size_v1": lambda: observation.OBS_SIZES[1],
         "num_actions": lambda: actions.NUM_ACTIONS,
-        "last_action": lambda: actions.NUM_ACTIONS - 1,
-        "rack_size": lambda: rules.RACK_SIZE,
-        "last_slot": lambda: rules.RACK_SIZE - 1,
         "min_players": lambda: rules.MIN_PLAYERS,
         "max_players": lambda: rules.MAX_PLAYERS,
-        "target_score": lambda: rules.TARGET_SCORE,
-        "racko_score": lambda: rules.RACKO_SCORE,
     }
 
 

@@ -1,18 +1,11 @@
 """Where the batched engine's chance comes from: deals, first dealers and refill shuffles.
 
-Every random event of a batch goes through one ``ChanceSource`` so that it can be recorded and
-replayed. The differential tests use this to feed the reference engine (``RackoGame``) exactly the
-same deals and the same shuffles of the refilled draw pile (see ``docs/environment/vector.md``).
-
-Conventions (the same as ``RackoGame``):
-
-- ``deck_orders``: one row per game, a permutation of the cards 1..N, index 0 = the top card (the
-  first one dealt); ``RackoGame.new_game(deck_order=row)`` / ``start_round(deck_order=row)`` deal it
-  identically.
-- ``refill_orders``: for a game whose discard pile (bottom..top, without its top card) is
-  ``under`` with m cards, row ``perm`` makes the new draw pile (bottom..top) ``[under[perm[t]] for t
-  in range(m)]``. ``RackoGame`` does ``rng.shuffle(under)``: an ``rng`` whose ``shuffle`` applies
-  ``perm`` reproduces it.
+Every random event of a batch goes through one ``ChanceSource``, so the differential tests can
+feed ``RackoGame`` exactly the same deals and refills. Conventions (``RackoGame``'s):
+``deck_orders`` rows are permutations of 1..N, index 0 the top card (as
+``RackoGame.new_game(deck_order=row)`` deals it); a ``refill_orders`` row ``perm`` makes the new
+draw pile (bottom..top) ``[under[perm[t]] for t in range(m)]`` from the m cards ``under`` the
+discard top, as ``rng.shuffle(under)`` does with an ``rng`` that applies ``perm``.
 """
 
 from __future__ import annotations

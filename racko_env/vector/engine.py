@@ -424,6 +424,16 @@ class VectorGame:
         team = pts[:, :2] + pts[:, 2:]
         return team[:, self.team_of]
 
+    def round_winners(self, games: np.ndarray | list[int] | None = None) -> np.ndarray:
+        """bool [k, P]: seats on a winning team of the round just ended (``RackoGame``'s
+        ``round_winners``, seat by seat)."""
+        g = self._games(games)
+        rp = self.racko_player[g]
+        by_racko = self.team_of[None, :] == self.team_of[np.maximum(rp, 0)][:, None]
+        points = self.round_team_points(g)
+        by_points = points == points.max(axis=1, keepdims=True)
+        return np.where((rp >= 0)[:, None], by_racko, by_points)
+
     def scores(self, games: np.ndarray | list[int] | None = None) -> np.ndarray:
         """Game totals per seat [k, P] (with partners, each seat shows its team's total)."""
         return self.totals[self._games(games)][:, self.team_of]

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from racko_env.config import RulesConfig
-from racko_env.racko_v1 import EPISODE_MODES, REWARD_MODES
+from racko_env.racko_v1 import EPISODE_MODES, REWARD_MODES, win_rewards
 from racko_env.rules import racko_score
 from racko_env.vector.chance import ChanceSource
 from racko_env.vector.encode import Encoder
@@ -60,20 +60,12 @@ class VectorRacko:
         self.num_players = self.game.num_players
         self.episode_over = np.zeros(self.num_games, dtype=bool)
         n_teams = self.config.num_teams
-        team_of = self.game.team_of
-        # Win rewards by the number of winning teams (see racko_v1.win_rewards).
-        k = np.arange(n_teams + 1, dtype=np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if n_teams == 2:
-                win, lose = np.ones_like(k), -np.ones_like(k)
-            elif n_teams == 1:  # solitaire: nobody to win against, every reward is 0
-                win, lose = np.zeros_like(k), np.zeros_like(k)
-            else:
-                win = (n_teams - k) / (k * (n_teams - 1))
-                lose = np.full_like(k, -1.0 / (n_teams - 1))
-        win[0] = win[n_teams] = lose[0] = lose[n_teams] = 0.0
-        self._win, self._lose = win, lose
-        self._team_onehot = team_of[:, None] == np.arange(n_teams)[None, :]  # [P, T]
+        # A winner's and a loser's reward by the number of winning teams (racko_v1.win_rewards).
+        self._win, self._lose = np.zeros(n_teams + 1), np.zeros(n_teams + 1)
+        for k in range(1, n_teams):
+            rewards = win_rewards(list(range(n_teams)), set(range(k)))
+            self._win[k], self._lose[k] = rewards[0], rewards[-1]
+        self._team_onehot = self.game.team_of[:, None] == np.arange(n_teams)[None, :]  # [P, T]
 
     def reset(
         self,
@@ -106,7 +98,7 @@ class VectorRacko:
                 rewards[rows] = game.round_team_points(s) / racko_score(game.rack_size)
             if self.episode == "round":
                 if self.reward_mode == "win":
-                    rewards[rows] = self._win_rewards(self._round_winners(s))
+                    rewards[rows] = self._win_rewards(game.round_winners(s))
                 trunc = game.truncated[s]
                 truncated[rows] = trunc
                 terminated[rows] = ~trunc
@@ -123,16 +115,6 @@ class VectorRacko:
                 if not over.all():
                     game.start_round(s[~over])
         return StepResult(rewards, terminated, truncated)
-
-    def _round_winners(self, s: np.ndarray) -> np.ndarray:
-        """bool [k, P]: seats on a winning team of the round that just ended."""
-        game = self.game
-        rp = game.racko_player[s]
-        team_of = game.team_of
-        by_racko = team_of[None, :] == team_of[np.maximum(rp, 0)][:, None]
-        points = game.round_team_points(s)
-        by_points = points == points.max(axis=1, keepdims=True)
-        return np.where((rp >= 0)[:, None], by_racko, by_points)
 
     def _win_rewards(self, winners: np.ndarray) -> np.ndarray:
         """Zero-sum rewards [k, P] from the winning seats (whole teams win together)."""

@@ -25,6 +25,18 @@ def test_first_reaching_skips_the_final_row(benchmark_script):
     assert m.first_reaching(history, "expert", 0.48) is None
 
 
+def test_the_curve_is_a_row_per_evaluation(benchmark_script):
+    history = [
+        {"timesteps": 0, "minutes": 0.1, "rounds": 1000, "heuristic": 0.016},
+        {"timesteps": 98304, "minutes": 0.7, "rounds": 2000, "heuristic": 0.502, "final": True},
+    ]
+    history[0]["heuristic_ci95"], history[1]["heuristic_ci95"] = [0.011, 0.022], [0.481, 0.524]
+    table = benchmark_script("time_to_expert").curve_table("runs/2p", history)
+    assert table["title"] == "Learning curve of runs/2p"
+    assert table["columns"] == ["env steps", "minutes", "rounds", "vs `heuristic`"]
+    assert table["rows"][1] == [98304, 0.7, 2000, "50.2% (48.1-52.4)"]
+
+
 @pytest.mark.slow
 def test_time_to_expert_on_the_smoke_recipe(tmp_path, benchmark_script):
     out = tmp_path / "run"
@@ -39,7 +51,7 @@ def test_time_to_expert_on_the_smoke_recipe(tmp_path, benchmark_script):
         ]
     )
     assert result["env_steps"] >= 1024 and set(result["reached_vs_expert"]) == {"40%", "45%", "48%"}
-    seconds = result["seconds"]
+    seconds = result["wall_seconds"]
     assert seconds["rollout"] > 0 and seconds["update"] > 0 and seconds["evaluation"] > 0
     # a fast machine rounds the smoke run's feature time to 0.0: order, not speed, is checked
     assert 0 <= seconds["features"] <= seconds["rollout"]

@@ -28,7 +28,7 @@ def test_the_head_to_head_record_becomes_a_table_and_figures(benchmark_script):
 
 def test_a_missing_record_fails_before_writing(tmp_path, benchmark_script, monkeypatch):
     module = benchmark_script("tutorial_bot")
-    monkeypatch.setattr(module, "run_tutorial", lambda out, quick=False: (1.0, 1.0))
+    monkeypatch.setattr(module, "run_tutorial", lambda out: (1.0, 1.0))
     with pytest.raises(FileNotFoundError):
         module.main(["--out", str(tmp_path), "--results-dir", str(tmp_path)])
     assert not (tmp_path / "tutorial.json").exists()
@@ -38,7 +38,7 @@ def test_main_writes_the_results_file(tmp_path, benchmark_script, monkeypatch):
     module = benchmark_script("tutorial_bot")
     record = {"random": {"win_rate": 0.9, "ci95": [0.8, 0.95], "games": 10}}
     (tmp_path / "tournament.json").write_text(json.dumps({"report": {}, "head_to_head": record}))
-    monkeypatch.setattr(module, "run_tutorial", lambda out, quick=False: (60.0, 30.0))
+    monkeypatch.setattr(module, "run_tutorial", lambda out: (60.0, 30.0))
     assert module.main(["--out", str(tmp_path), "--results-dir", str(tmp_path)]) == 0
     data = check_results(load_results("tutorial", tmp_path))
     assert data["command"] == "python -m benchmarks.tutorial_bot"  # not where it wrote

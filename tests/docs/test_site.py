@@ -114,14 +114,15 @@ def test_the_readme_gives_one_racko_line_for_each_main_command() -> None:
 
 def test_no_page_types_the_observation_size() -> None:
     """The observation's sizes derive from its layout: pages write them with the ``fact`` role
-    (or the tutorial prints them), so no page goes stale when the layout grows."""
+    (or the tutorial prints them, or the env's docstring, its page, fills them in), so no page goes
+    stale when the layout grows."""
     from racko_env.observation import OBS_SIZES
 
     sizes = re.compile(r"(?<![\w.,])(" + "|".join(map(str, OBS_SIZES.values())) + r")(?![\w.,])")
-    tutorial = DOCS / "tutorial.py"
+    tutorial, env_page = DOCS / "tutorial.py", REPO / "racko_env" / "racko_v1.py"
     found = [
         f"{page.relative_to(REPO)}: {m.group(0)}"
-        for page in [*pages(), tutorial]
+        for page in [*pages(), tutorial, env_page]
         for m in sizes.finditer(page.read_text(encoding="utf-8"))
     ]
     assert found == [], f"observation sizes typed by hand: {found}"

@@ -87,19 +87,6 @@ def test_the_docs_pages_render_the_layout(doc: str) -> None:
         assert f"| {f.indices} " in table and f"`{f.name}`" in table and f.meaning in table
 
 
-def test_update_rewrites_a_stale_table_in_place(tmp_path: Path) -> None:
-    doc = tmp_path / "doc.md"
-    doc.write_text(f"intro\n{obs.TABLE_BEGIN}\n| old | table |\n{obs.TABLE_END}\noutro\n")
-    assert obs._main(["--update", str(doc)]) == 0
-    assert (
-        doc.read_text()
-        == f"intro\n{obs.TABLE_BEGIN}\n{obs.markdown_table()}\n{obs.TABLE_END}\noutro\n"
-    )
-    assert [p.name for p in tmp_path.iterdir()] == ["doc.md"]  # no temp file left behind
-    (tmp_path / "plain.md").write_text("no markers\n")
-    assert obs._main(["--update", str(tmp_path / "plain.md")]) == 1
-
-
 def test_no_code_in_the_env_or_the_bots_repeats_the_layout_sizes() -> None:
     """270, 177, 44, 14, 57, 117, 207, 237, 267 are written once (the layout, NUM_ACTIONS); code
     elsewhere in racko_env/ and agents/ names them. Comments and docstrings are not code."""

@@ -69,7 +69,7 @@ def test_bad_names_and_missing_files_get_one_line(tmp_path: Path) -> None:
         results.load_results("broken", tmp_path)
 
 
-def test_rendering_a_table_and_a_figure() -> None:
+def test_rendering_a_table() -> None:
     table = {
         "title": "t",
         "columns": ["bot", "rounds", "win rate"],
@@ -80,10 +80,7 @@ def test_rendering_a_table_and_a_figure() -> None:
         "|---|---:|---|",
         "| a\\|b | 2,000 | 51.2% |",
     ]
-    data = {"name": "d", "figures": {"x": 0.12345, "y": 1234.5, "z": None}}
-    assert [results.figure_text(data, k) for k in "xyz"] == ["0.123", "1,234", "-"]
-    with pytest.raises(ResultsError, match="no figure 'w'"):
-        results.figure_text(data, "w")
+    assert [results.format_cell(x) for x in (0.12345, 1234.5, None)] == ["0.123", "1,234", "-"]
 
 
 def test_a_caption_names_command_commit_date_and_machine() -> None:
@@ -155,11 +152,13 @@ def test_a_gathering_file_keeps_one_row_per_command(tmp_path: Path) -> None:
             command=command,
             title="T",
             columns=columns,
-            row=[*row, command],
+            rows=[[*row, command]],
             folder=tmp_path,
         )
     data = results.load_results("scale", tmp_path)
     assert data["tables"][0]["rows"] == [[200, 60.0, "cmd b"], [40, 11.0, "cmd a"]]
     assert data["command"] == "cmd a"
     with pytest.raises(ResultsError, match="ends with its command"):
-        results.record_row("scale", command="c", title="T", columns=["x"], row=[1], folder=tmp_path)
+        results.record_row(
+            "scale", command="c", title="T", columns=["x"], rows=[[1]], folder=tmp_path
+        )
