@@ -34,7 +34,7 @@ from racko_env.solitaire import evaluate, solve
 LADDER = ((3, 5), (3, 6), (3, 8), (4, 10), (4, 11))
 # The ladder's step 2 (docs/coursework/ladder.md): PPO on full-size solitaire, a few minutes.
 PPO_FLAGS = (
-    "--num-players 1 --shaping 5 --num-envs 1 --rollout-steps 256 --learning-rate 1e-3 "
+    "--num-players 1 --shaping 20 --turn-cost 0.05 --num-envs 1 --rollout-steps 256 --learning-rate 1e-3 "
     "--total-timesteps 300000 --eval-opponent expert --eval-rounds 0"
 ).split()
 PPO_COMMAND = "python train/cleanrl_ppo.py " + " ".join(PPO_FLAGS)
