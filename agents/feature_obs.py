@@ -31,8 +31,16 @@ slot), then ``GLOBAL_FEATURES`` global columns. ``columns(num_cards)`` lists eve
 name, bounds and meaning; ``markdown_table()`` is the table the docs show. "The decision card" is
 the held card while keeping or placing, and the discard pile's top while drawing.
 
+Solitaire (``racko/RackoSolitaire-v0`` with 10-card racks, ``num_players=1``) has features too:
+its observation is read as the 2-4 player layout's with no opponent, and the columns about
+opponents (which would be constants) are left out: ``SOLITAIRE_FEATURE_SIZE`` columns, listed by
+``columns(num_cards, solitaire=True)``, the per-slot relational features and planner costs of
+the own rack and the global ones::
+
+    env = FeatureObservation(gymnasium.make("racko/RackoSolitaire-v0"))   # racks of 10, cards 1-40
+
 The features need the current observation layout (``observation_version`` 2, ``racko/Racko-v1``)
-and 10-card racks; anything else is refused in one line.
+or solitaire's, and 10-card racks; anything else is refused in one line.
 """
 
 from __future__ import annotations
@@ -60,14 +68,16 @@ from agents.features import (
     rack_features,
 )
 from racko_env.actions import NUM_ACTIONS
-from racko_env.observation import LAYOUT, MAX_CARDS, OBS_SIZE
-from racko_env.rules import deck_size
+from racko_env.config import RulesConfig
+from racko_env.observation import DEFAULT, LAYOUT, MAX_CARDS, OBS_SIZE, layout_for
+from racko_env.rules import SOLITAIRE, deck_size
 
 FEATURE_SIZE = RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
 LOG_COST = float(np.log1p(NO_PLAN))  # the largest log(1 + plan cost): NO_PLAN caps a cost
 
 __all__ = [
     "FEATURE_SIZE",
+    "SOLITAIRE_FEATURE_SIZE",
     "Column",
     "FeatureObservation",
     "FeatureObservationAEC",
@@ -78,6 +88,7 @@ __all__ = [
     "features_of",
     "markdown_table",
     "num_cards_of",
+    "solitaire_lift",
 ]
 
 # Each statistic's bounds, (low, high) with "N" for the deck size's terms, and its meaning.
@@ -191,20 +202,50 @@ def _block_specs() -> tuple[list[tuple[str, str, str, str]], list[tuple[str, str
     return slot, glob
 
 
-def columns(num_cards: int = 40) -> list[Column]:
-    """Every column of the feature vector for deck size ``num_cards`` (its bounds depend on it)."""
+def _about_opponents(name: str) -> bool:
+    """A column that describes opponents or partners: constant in solitaire, so left out."""
+    name = name.rsplit(".", 1)[-1]
+    return name.startswith("opp_") or name == "partners"
+
+
+def columns(num_cards: int = 40, solitaire: bool = False) -> list[Column]:
+    """Every column of the feature vector for deck size ``num_cards`` (its bounds depend on it);
+    ``solitaire``: the solitaire vector's, without the columns about opponents."""
     slot, glob = _block_specs()
     named = [(f"slot{s}.{name}", *rest) for s in range(RACK_SIZE) for name, *rest in slot]
     out = []
-    for index, (name, lo, hi, meaning) in enumerate(named + glob):
+    for name, lo, hi, meaning in named + glob:
+        if solitaire and _about_opponents(name):
+            continue
         low, high = _bound(lo, num_cards), _bound(hi, num_cards)
-        out.append(Column(index, name, low, high, f"{lo} .. {hi}", meaning))
+        out.append(Column(len(out), name, low, high, f"{lo} .. {hi}", meaning))
     return out
 
 
-def feature_space(num_cards: int) -> spaces.Box:
-    """The ``Box`` of the features for deck size ``num_cards``, each column with its own bounds."""
-    cols = columns(num_cards)
+# Where solitaire's columns sit in the full feature vector.
+SOLITAIRE_COLUMNS = np.array(
+    [i for i, c in enumerate(columns()) if not _about_opponents(c.name)], dtype=np.int64
+)
+SOLITAIRE_FEATURE_SIZE = len(SOLITAIRE_COLUMNS)
+
+
+def solitaire_lift(num_cards: int) -> np.ndarray:
+    """The 0/1 matrix (solitaire width, ``OBS_SIZE``) that puts a solitaire observation of
+    10-card racks and the cards 1..``num_cards`` where the 2-4 player layout keeps each field
+    (``obs @ lift``): every opponent entry 0, the card sets in their first ``num_cards``
+    entries. The features read the lifted vector; the exported graph multiplies by it."""
+    lay = layout_for(RulesConfig(num_players=SOLITAIRE, rack_size=RACK_SIZE, deck_size=num_cards))
+    lift = np.zeros((lay.size, OBS_SIZE), dtype=np.float32)
+    for f in lay.fields:
+        start = DEFAULT.by_name[f.name].start
+        lift[np.arange(f.start, f.stop), np.arange(start, start + f.size)] = 1.0
+    return lift
+
+
+def feature_space(num_cards: int, solitaire: bool = False) -> spaces.Box:
+    """The ``Box`` of the features for deck size ``num_cards``, each column with its own bounds
+    (``solitaire``: the solitaire vector's)."""
+    cols = columns(num_cards, solitaire)
     low = np.array([c.low for c in cols], dtype=np.float32)
     high = np.array([c.high for c in cols], dtype=np.float32)
     return spaces.Box(low, high, dtype=np.float32)
@@ -212,15 +253,33 @@ def feature_space(num_cards: int) -> spaces.Box:
 
 def features_of(obs: np.ndarray, num_cards: int) -> np.ndarray:
     """Observations (``OBS_SIZE``,) or (B, ``OBS_SIZE``) -> features (``FEATURE_SIZE``,) or
-    (B, ``FEATURE_SIZE``), float32: ``agents.features.rack_features`` flattened."""
+    (B, ``FEATURE_SIZE``), float32: ``agents.features.rack_features`` flattened. Solitaire's
+    observations (10-card racks, the cards 1..``num_cards``) give ``SOLITAIRE_FEATURE_SIZE``."""
     obs = np.asarray(obs, dtype=np.float32)
-    if obs.shape[-1:] != (OBS_SIZE,) or obs.ndim not in (1, 2):
+    lift = _solitaire_lift(num_cards) if obs.shape[-1:] != (OBS_SIZE,) else None
+    if obs.ndim not in (1, 2) or (lift is not None and obs.shape[-1] != lift.shape[0]):
         raise ValueError(
             f"observation of shape {obs.shape}: the features need layout version 2 "
-            f"({OBS_SIZE} entries, racko/Racko-v1 or racko_v1)"
+            f"({OBS_SIZE} entries, racko/Racko-v1 or racko_v1) or solitaire's with 10-card "
+            f"racks ({_solitaire_lift(num_cards).shape[0]} entries for the cards 1-{num_cards})"
         )
-    flat = flat_features(*rack_features(obs.reshape(-1, OBS_SIZE), num_cards))
+    rows = obs.reshape(-1, obs.shape[-1])
+    if lift is not None:
+        rows = rows @ lift
+    flat = flat_features(*rack_features(rows, num_cards))
+    if lift is not None:
+        flat = flat[:, SOLITAIRE_COLUMNS]
     return flat[0] if obs.ndim == 1 else flat
+
+
+_LIFTS: dict[int, np.ndarray] = {}
+
+
+def _solitaire_lift(num_cards: int) -> np.ndarray:
+    """``solitaire_lift``, cached per deck size."""
+    if num_cards not in _LIFTS:
+        _LIFTS[num_cards] = solitaire_lift(num_cards)
+    return _LIFTS[num_cards]
 
 
 def _row(*cells: str) -> str:
@@ -253,10 +312,12 @@ def markdown_table() -> str:
 
 
 class FeatureObservation(gymnasium.ObservationWrapper, gymnasium.utils.RecordConstructorArgs):
-    """The racko Gymnasium env (``racko/Racko-v1``) observing the features (module docstring).
+    """The racko Gymnasium env (``racko/Racko-v1``, or ``racko/RackoSolitaire-v0`` with 10-card
+    racks) observing the features (module docstring).
 
-    ``observation_space`` is ``feature_space(N)``; the action mask stays where the env keeps it:
-    ``info["action_mask"]`` and ``action_masks()``. Rewards, episodes and actions are the env's.
+    ``observation_space`` is ``feature_space(N)`` (solitaire: ``feature_space(N, True)``); the
+    action mask stays where the env keeps it: ``info["action_mask"]`` and ``action_masks()``.
+    Rewards, episodes and actions are the env's.
     """
 
     def __init__(self, env: gymnasium.Env) -> None:
@@ -264,13 +325,22 @@ class FeatureObservation(gymnasium.ObservationWrapper, gymnasium.utils.RecordCon
         gymnasium.ObservationWrapper.__init__(self, env)
         base = env.unwrapped
         width = getattr(base, "observation_space", spaces.Box(0, 1, (0,))).shape
-        if width != (OBS_SIZE,):
+        rules = getattr(base, "rules", None)
+        solitaire = isinstance(rules, RulesConfig) and rules.num_players == SOLITAIRE
+        if solitaire:
+            self.num_cards = num_cards_of(rules.to_dict())
+            wanted = (_solitaire_lift(self.num_cards).shape[0],)
+        else:
+            wanted = (OBS_SIZE,)
+        if width != wanted:
             raise ValueError(
                 f"FeatureObservation needs observation layout version 2 ({OBS_SIZE} entries, "
-                f"racko/Racko-v1), got an observation of shape {width}"
+                f"racko/Racko-v1) or solitaire's vector (racko/RackoSolitaire-v0, not tabular), "
+                f"got an observation of shape {width}"
             )
-        self.num_cards = num_cards_of(dict(base.rules_options))
-        self.observation_space = feature_space(self.num_cards)
+        if not solitaire:
+            self.num_cards = num_cards_of(dict(base.rules_options))
+        self.observation_space = feature_space(self.num_cards, solitaire)
 
     def observation(self, observation: np.ndarray) -> np.ndarray:
         return features_of(observation, self.num_cards)

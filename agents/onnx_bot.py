@@ -20,7 +20,7 @@ from agents.base import Bot
 from agents.extras import require
 from racko_env.actions import NUM_ACTIONS
 from racko_env.config import RulesConfig
-from racko_env.observation import OBS_SIZES, OBS_VERSION, obs_size
+from racko_env.observation import DEFAULT, OBS_SIZES, OBS_VERSION, Layout, layout_for, obs_size
 
 FORMAT = "racko-bot"
 SUPPORTED_FORMAT_VERSIONS = (1,)
@@ -43,7 +43,10 @@ class OnnxBot(Bot):
         self.manifest = manifest
         self.name = name
         self.observation_version = int(manifest.get("observation_version", OBS_VERSION))
-        self.obs_size = obs_size(self.observation_version)
+        self.sizes = trained_layout(manifest).sizes
+        self.obs_size = self.sizes.get(self.observation_version) or obs_size(
+            self.observation_version
+        )
 
     def graph_inputs(self, obs: Any) -> np.ndarray:
         """The graph's observation input: rows of this bot's layout version, cut from rows of
@@ -51,7 +54,7 @@ class OnnxBot(Bot):
         rows = np.atleast_2d(np.asarray(obs, dtype=np.float32))
         rows = rows.reshape(-1, rows.shape[-1])
         width = rows.shape[1]
-        if width not in OBS_SIZES.values() or width < self.obs_size:
+        if width not in self.sizes.values() or width < self.obs_size:
             raise ValueError(
                 f"{self.name}: reads observation layout version {self.observation_version} "
                 f"({self.obs_size} entries), got observations of {width} entries"
@@ -97,10 +100,12 @@ INPUT_OBS, INPUT_MASK = "observation", "action_mask"
 OUTPUT_ACTION, OUTPUT_LOGITS = "action", "masked_logits"
 
 
-def inputs_for(version: int) -> dict[str, dict[str, Any]]:
-    """The graph inputs of a bot that reads observation layout ``version``."""
+def inputs_for(version: int, sizes: dict[int, int] = OBS_SIZES) -> dict[str, dict[str, Any]]:
+    """The graph inputs of a bot that reads observation layout ``version`` (of the layout whose
+    widths are ``sizes``: the rule book's by default)."""
+    width = sizes[version] if version in sizes else obs_size(version)
     return {
-        INPUT_OBS: {"dtype": "float32", "shape": ["batch", obs_size(version)]},
+        INPUT_OBS: {"dtype": "float32", "shape": ["batch", width]},
         INPUT_MASK: {"dtype": "bool", "shape": ["batch", NUM_ACTIONS]},
     }
 
@@ -126,6 +131,19 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     return manifest
 
 
+def trained_layout(manifest: dict[str, Any]) -> Layout:
+    """The observation layout of the game the manifest's bot was trained for: the rule book's
+    (``DEFAULT``) for every 10-slot game of 2-4 players, one sized to the game for solitaire and
+    smaller racks (``layout_for``); ``DEFAULT`` when the manifest's game is unreadable (the
+    players and rules checks of ``check_manifest`` name that)."""
+    try:
+        rules = dict(manifest.get("rules") or {})
+        config = RulesConfig.from_dict({**rules, "num_players": manifest.get("num_players")})
+    except (TypeError, ValueError):
+        return DEFAULT
+    return layout_for(config)
+
+
 def check_manifest(
     manifest: dict[str, Any], source: str, num_players: int, rules_options: dict[str, Any]
 ) -> None:
@@ -136,18 +154,19 @@ def check_manifest(
             f"{source}: bot format version {version!r} is not supported "
             f"(supported: {SUPPORTED_FORMAT_VERSIONS})"
         )
+    sizes = trained_layout(manifest).sizes  # the rule book's OBS_SIZES but for other sizes
     layout = manifest.get("observation_version")
-    if isinstance(layout, bool) or layout not in OBS_SIZES:
+    if isinstance(layout, bool) or layout not in sizes:
         raise BotFileError(
             f"{source}: trained on observation layout version {layout!r}, which this env does "
-            f"not know (it knows versions {', '.join(map(str, OBS_SIZES))})"
+            f"not know (it knows versions {', '.join(map(str, sizes))})"
         )
-    if manifest.get("observation_size") != OBS_SIZES[layout]:
+    if manifest.get("observation_size") != sizes[layout]:
         raise BotFileError(
             f"{source}: the manifest's observation_size is {manifest.get('observation_size')!r}, "
-            f"layout version {layout} has {OBS_SIZES[layout]}"
+            f"layout version {layout} has {sizes[layout]}"
         )
-    wanted_inputs = inputs_for(layout)
+    wanted_inputs = inputs_for(layout, sizes)
     if manifest.get("inputs") != wanted_inputs:
         raise BotFileError(
             f"{source}: the manifest's inputs are {manifest.get('inputs')!r}, expected "

@@ -2,16 +2,19 @@
 exact solve, the optimum, ``expert``'s exact gap, and each tabular baseline's gap and time;
 writes ``docs/results/solitaire_ladder.json``.
 
-    python -m benchmarks.solitaire_ladder                 # the whole ladder (about 15 min)
-    python -m benchmarks.solitaire_ladder --quick         # the solves only, and k=3/N=8's baselines
+    python -m benchmarks.solitaire_ladder                 # the whole ladder (about 25 min)
+    python -m benchmarks.solitaire_ladder --quick         # the solves, and the racks of 3's baselines
     python -m benchmarks.solitaire_ladder --full-size     # k=10, N=40 played: solitaire_full_size.json
+    python -m benchmarks.solitaire_ladder --full-size --ppo   # and step 2's PPO, trained first
 
 Full-size solitaire has no exact solve: ``--full-size`` plays ``heuristic`` and ``expert`` on the
 same 1,000 deals and writes their mean turns with 95% intervals, the yardstick of the course's
-step 2 (function approximation).
+step 2 (function approximation); ``--ppo`` first runs step 2's command (``PPO_COMMAND``) and
+plays the bot file it writes on the same deals.
 
-The baselines run with their own defaults on k=3, N=8 (to convergence: the 2% target) and for
-``--budget`` seconds of learning on k=4, N=10 (2 minutes by default), each evaluated exactly
+The baselines run on every size of the ladder: with their own defaults on the racks of 3 (to
+convergence: the 2% target on k=3, N=8) and for ``--budget`` seconds of learning on the racks of
+4 (2 minutes by default), each evaluated exactly
 (``racko_env.solitaire.evaluate``) in rounds cut at the env's turn limit. Memory is the peak of
 numpy's allocations during the solve (``tracemalloc``).
 """
@@ -29,7 +32,13 @@ from typing import Any
 from racko_env.solitaire import evaluate, solve
 
 LADDER = ((3, 5), (3, 6), (3, 8), (4, 10), (4, 11))
-BASELINE_SIZES = ((3, 8), None), ((4, 10), 120.0)
+# The ladder's step 2 (docs/coursework/ladder.md): PPO on full-size solitaire, a few minutes.
+PPO_FLAGS = (
+    "--num-players 1 --shaping 20 --turn-cost 0.05 --num-envs 1 --rollout-steps 256 --learning-rate 1e-3 "
+    "--total-timesteps 300000 --eval-opponent expert --eval-rounds 0"
+).split()
+PPO_COMMAND = "python train/cleanrl_ppo.py " + " ".join(PPO_FLAGS)
+BUDGETED = 4  # racks of 4 and more: the baselines learn for --budget seconds, not to convergence
 
 
 def solve_row(k: int, n: int) -> tuple[list[Any], Any]:
@@ -68,12 +77,14 @@ def expert_gap(k: int, n: int, optimum: float) -> float | str:
 
 
 def baseline_rows(quick: bool, budget: float, out: Path) -> list[list[Any]]:
-    """Each tabular baseline on the baseline sizes: gap, steps, learning time, table size."""
+    """Each tabular baseline on every size of the ladder: gap, steps, learning time, table size
+    (``--quick``: the sizes that converge, racks of 3)."""
     from train import tabular_mc, tabular_q_learning, tabular_sarsa
     from train.common.tabular import parse_args
 
     rows = []
-    for (k, n), limit in BASELINE_SIZES:
+    for k, n in LADDER:
+        limit = budget if k >= BUDGETED else None
         if quick and limit is not None:
             continue
         for module in (tabular_mc, tabular_q_learning, tabular_sarsa):
@@ -81,7 +92,7 @@ def baseline_rows(quick: bool, budget: float, out: Path) -> list[list[Any]]:
             flags = ["--rack-size", str(k), "--deck-size", str(n), "--quiet"]
             flags += ["--out", str(out / f"{module.NAME}_{k}_{n}")]
             if limit is not None:
-                defaults.update(time_limit=budget, total_steps=10**12, eval_points=1)
+                defaults.update(time_limit=limit, total_steps=10**12, eval_points=1)
             args = parse_args(module.NAME, "", flags, **defaults)
             if limit is not None:  # one evaluation, at the end of the time budget
                 args = dataclasses.replace(args, eval_points=1)
@@ -100,43 +111,44 @@ def baseline_rows(quick: bool, budget: float, out: Path) -> list[list[Any]]:
     return rows
 
 
-def full_size(rounds: int) -> Path:
-    """Mean turns of the baselines on full-size solitaire (k=10, N=40), the same deals each."""
-    import math
+def train_ppo(out: Path) -> tuple[Path, float]:
+    """Step 2's command, run here: the bot file it writes and its seconds of training."""
+    from train import cleanrl_ppo
 
-    import numpy as np
+    start = time.perf_counter()
+    cleanrl_ppo.main([*PPO_FLAGS, "--quiet", "--out", str(out)])
+    return out / "bot.onnx", time.perf_counter() - start
 
+
+def full_size(rounds: int, ppo: Path | None = None, seconds: float = 0.0) -> Path:
+    """Mean turns of the baselines (and of ``ppo``, a bot file) on full-size solitaire (k=10,
+    N=40), the same deals each: env seeds 0..rounds-1, the solitaire_full rubric's practice."""
     import agents
-    from racko_env.solitaire_env import RackoSolitaireEnv
+    from racko_env.solitaire_env import SOLITAIRE_DECK, mean_ci95, play_turns
     from racko_eval.results import write_results
 
     rows = []
-    for name in ("heuristic", "expert"):
-        bot, env, turns = agents.load(name, num_players=1), RackoSolitaireEnv(), []
-        for deal in range(rounds):
-            obs, info = env.reset(seed=deal)
-            bot.reset()
-            done = False
-            while not done:
-                action = bot.act({"observation": obs, "action_mask": info["action_mask"]})
-                obs, _, terminated, truncated, info = env.step(action)
-                done = terminated or truncated
-            turns.append(env.game.turn)
-        mean = float(np.mean(turns))
-        half = 1.96 * float(np.std(turns, ddof=1)) / math.sqrt(rounds)
-        rows.append([name, rounds, round(mean, 3), round(mean - half, 3), round(mean + half, 3)])
+    bots = {"heuristic": "heuristic", "expert": "expert"}
+    if ppo is not None:
+        bots[f"PPO (step 2, {seconds / 60:.1f} min of training)"] = str(ppo)
+    for name, spec in bots.items():
+        bot = agents.load(spec, num_players=1, rack_size=10, deck_size=SOLITAIRE_DECK)
+        mean, low, high = mean_ci95(play_turns(bot, range(rounds)))
+        rows.append([name, rounds, round(mean, 3), round(low, 3), round(high, 3)])
         print(rows[-1], flush=True)
+    names = ["heuristic", "expert", "ppo"][: len(rows)]
+    command = "python -m benchmarks.solitaire_ladder --full-size" + (" --ppo" if ppo else "")
     return write_results(
         "solitaire_full_size",
-        command="python -m benchmarks.solitaire_ladder --full-size",
-        figures={f"{r[0]}_mean_turns": r[2] for r in rows},
+        command=command,
+        figures={f"{n}_mean_turns": r[2] for n, r in zip(names, rows, strict=True)},
         tables=[
             {
                 "title": "Full-size solitaire (k=10, N=40), played",
                 "columns": ["bot", "rounds", "mean turns", "95% low", "95% high"],
                 "rows": rows,
                 "note": "the same deals for each bot (env seeds 0..rounds-1); rounds cut at "
-                "400 turns",
+                f"400 turns; PPO: the bot file of `{PPO_COMMAND}`",
             }
         ],
     )
@@ -146,12 +158,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.solitaire_ladder")
     parser.add_argument("--full-size", action="store_true", help="play k=10, N=40 instead")
     parser.add_argument("--rounds", type=int, default=1000, help="deals for --full-size")
-    parser.add_argument("--quick", action="store_true", help="skip k=4/N=10's baselines")
-    parser.add_argument("--budget", type=float, default=120.0, help="seconds on k=4, N=10")
+    parser.add_argument("--ppo", action="store_true", help="with --full-size: train step 2's PPO")
+    parser.add_argument("--quick", action="store_true", help="skip the racks of 4's baselines")
+    parser.add_argument("--budget", type=float, default=120.0, help="seconds on racks of 4")
     parser.add_argument("--out", type=Path, default=Path("runs/solitaire_ladder"))
     args = parser.parse_args(argv)
     if args.full_size:
-        print(f"wrote {full_size(args.rounds)}")
+        ppo, seconds = train_ppo(args.out / "ppo") if args.ppo else (None, 0.0)
+        print(f"wrote {full_size(args.rounds, ppo, seconds)}")
         return 0
     sizes, figures = [], {}
     for k, n in LADDER:
@@ -191,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                 "columns": ["baseline", "size", "gap %", "steps", "learning s", "Q-table MB"],
                 "rows": baselines,
                 "note": "the greedy policy of the table, evaluated exactly in rounds cut at "
-                "400 turns; k=4, N=10 after the time budget of learning",
+                "400 turns; the racks of 4 after the time budget of learning",
             },
         ],
     )

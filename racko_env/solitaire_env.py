@@ -135,6 +135,43 @@ class RackoSolitaireEnv(gymnasium.Env):
         return None
 
 
+def play_turns(
+    bot: Any,
+    seeds: Any,
+    rack_size: int = 10,
+    deck_size: int = SOLITAIRE_DECK,
+    turn_limit: int = DEFAULT_TURN_LIMIT,
+) -> np.ndarray:
+    """The turns ``bot`` (``act(observation)`` and ``reset()``, as ``agents.Bot``) takes on the
+    deal of each env seed in ``seeds``, every round cut at the turn limit: the played yardstick
+    of sizes no solve reaches, the same deals for every bot. ValueError naming an illegal
+    action."""
+    env = RackoSolitaireEnv(rack_size=rack_size, deck_size=deck_size, turn_limit=turn_limit)
+    turns = []
+    for seed in seeds:
+        obs, info = env.reset(seed=int(seed))
+        bot.reset()
+        done = False
+        while not done:
+            action = bot.act({"observation": obs, "action_mask": info["action_mask"]})
+            obs, _, terminated, truncated, info = env.step(action)
+            if "illegal_action" in info:
+                raise ValueError(
+                    f"illegal action {info['illegal_action']} on the deal of seed {seed}"
+                )
+            done = terminated or truncated
+        turns.append(env.game.turn)
+    return np.asarray(turns, dtype=np.int64)
+
+
+def mean_ci95(turns: Any) -> tuple[float, float, float]:
+    """The mean of ``play_turns``'s turns and its 95% interval (normal approximation)."""
+    turns = np.asarray(turns, dtype=np.float64)
+    mean = float(turns.mean())
+    half = 1.96 * float(turns.std(ddof=1)) / len(turns) ** 0.5 if len(turns) > 1 else 0.0
+    return mean, mean - half, mean + half
+
+
 def solitaire_space(rack_size: int, deck_size: int) -> SolitaireSpace:
     """The (cached) state numbering of one size; shared with ``racko_env.solitaire``."""
     check_size(rack_size, deck_size)

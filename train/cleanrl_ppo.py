@@ -15,6 +15,10 @@ own trajectory (its own decisions, in order). A reward the env hands a seat betw
 decisions belongs to the earlier decision. With ``--opponent self`` the one network plays every
 seat and learns from all of them (self-play); with a bot name it plays one seat (rotating from
 round to round) against that bot.
+
+``--num-players 1`` is full-size solitaire (``racko/RackoSolitaire-v0``, -1 per turn) with one
+seat; its bot file plays solitaire only, its evaluation compares mean turns with
+``--eval-opponent``'s on the same deals (the ladder's step 2: ``docs/coursework/ladder.md``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,10 @@ from racko_env.actions import NUM_ACTIONS
 from racko_env.files import write_text_atomic
 from racko_env.observation import OBS_SIZE
 from racko_env.rules import deck_size
+from racko_env.solitaire_env import RackoSolitaireEnv, mean_ci95, play_turns
 from train.common.snapshot import MASKED_LOGIT
+
+SOLITAIRE = {"rack_size": 10, "deck_size": 40}  # --num-players 1: full-size solitaire
 
 
 @dataclass
@@ -49,7 +56,7 @@ class Args:
     seed: int = 1
     """seed of everything: network init, deals, sampling, the evaluation"""
     num_players: int = 2
-    """players per table (2-4)"""
+    """players per table (2-4), or 1: full-size solitaire (-1 per turn; no opponent, no reward)"""
     opponent: str = "heuristic"
     """'self' for self-play, or a bot spec to train against ('random', 'heuristic', 'expert')"""
     reward: str = "score"
@@ -58,6 +65,8 @@ class Args:
     """turns after which a round without Rack-O is cut off (small values make smoke runs fast)"""
     shaping: float = 0.0
     """potential-based shaping: + shaping * (change of the mover's zone potential) per move"""
+    turn_cost: float = 0.1
+    """solitaire: the learner's reward per turn is -turn_cost (the env's -1, scaled down)"""
     total_timesteps: int = 200_000
     """learner decisions to train on"""
     num_envs: int = 8
@@ -113,22 +122,20 @@ def parse_args(argv: list[str] | None = None) -> Args:
 
 def check_args(args: Args) -> str | None:
     """A one-line description of the first bad setting, or None."""
-    if args.num_players not in (2, 3, 4):
-        return f"--num-players must be 2, 3 or 4, got {args.num_players}"
+    if args.num_players not in (1, 2, 3, 4):
+        return f"--num-players must be 2, 3 or 4 (or 1: solitaire), got {args.num_players}"
     if args.reward not in ("score", "win"):
         return f"--reward must be 'score' or 'win', got {args.reward!r}"
     for name in ("total_timesteps", "num_envs", "rollout_steps", "num_minibatches", "hidden"):
         if getattr(args, name) < 1:
             return f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}"
-    if args.shaping < 0:
-        return f"--shaping must be 0 or more, got {args.shaping}"
-    if args.turn_limit < 1:
-        return f"--turn-limit must be at least 1, got {args.turn_limit}"
+    if args.shaping < 0 or args.turn_limit < 1:
+        return f"--shaping must be 0+ and --turn-limit 1+, got {args.shaping}, {args.turn_limit}"
     if args.eval_rounds < 0 or args.export_check < 0:
         return "--eval-rounds and --export-check must be 0 or more"
     if args.tensorboard and not args.out:
         return "--tensorboard needs --out (the logs go to OUT/tb)"
-    if args.opponent != "self":
+    if args.opponent != "self" and args.num_players > 1:
         try:
             agents.load(args.opponent, args.num_players)
         except (ValueError, FileNotFoundError) as err:
@@ -147,24 +154,19 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias: float = 0.0) -> 
 
 
 class Agent(nn.Module):
-    """Separate actor and critic MLPs over the observation vector (``OBS_SIZE`` floats)."""
+    """Separate actor and critic MLPs over the observation vector (``OBS_SIZE`` or ``width``)."""
 
-    def __init__(self, hidden: int = 128) -> None:
+    def __init__(self, hidden: int = 128, width: int = OBS_SIZE) -> None:
         super().__init__()
-        self.critic = nn.Sequential(
-            layer_init(nn.Linear(OBS_SIZE, hidden)),
-            nn.Tanh(),
-            layer_init(nn.Linear(hidden, hidden)),
-            nn.Tanh(),
-            layer_init(nn.Linear(hidden, 1), std=1.0),
-        )
-        self.actor = nn.Sequential(
-            layer_init(nn.Linear(OBS_SIZE, hidden)),
-            nn.Tanh(),
-            layer_init(nn.Linear(hidden, hidden)),
-            nn.Tanh(),
-            layer_init(nn.Linear(hidden, NUM_ACTIONS), std=0.01),
-        )
+
+        def mlp(outputs: int, std: float) -> nn.Sequential:  # width -> hidden -> hidden -> outputs
+            return nn.Sequential(
+                *(layer_init(nn.Linear(width, hidden)), nn.Tanh()),
+                *(layer_init(nn.Linear(hidden, hidden)), nn.Tanh()),
+                layer_init(nn.Linear(hidden, outputs), std=std),
+            )
+
+        self.critic, self.actor = mlp(1, 1.0), mlp(NUM_ACTIONS, 0.01)
 
     def get_value(self, obs: torch.Tensor) -> torch.Tensor:
         return self.critic(obs).squeeze(-1)
@@ -209,15 +211,10 @@ class TorchBot(agents.Bot):
 
 def zone_potential(rack: list[int], num_cards: int) -> float:
     """How close each card is to its home slot (card c of N belongs in slot (c-1)*10//N): 0-1.
-
     Shaping with the change of a potential (Ng, Harada and Russell, 1999) leaves the best policy
-    unchanged while giving a signal on every move instead of only at the end of the round.
-    """
-    size = len(rack)
-    return (
-        sum(1 - abs(i - (c - 1) * size // num_cards) / (size - 1) for i, c in enumerate(rack))
-        / size
-    )
+    unchanged while giving a signal on every move instead of only at the end of the round."""
+    k = len(rack)
+    return sum(1 - abs(i - (c - 1) * k // num_cards) / (k - 1) for i, c in enumerate(rack)) / k
 
 
 @dataclass
@@ -237,10 +234,9 @@ class Table:
 
     def __init__(self, args: Args, index: int) -> None:
         self.args, self.index = args, index
-        self.env = racko_v1.raw_env(
-            num_players=args.num_players, reward=args.reward, turn_limit=args.turn_limit
-        )
-        self.num_cards = deck_size(args.num_players)
+        kwargs = {"num_players": args.num_players, "reward": args.reward}
+        self.env = racko_v1.raw_env(**kwargs, turn_limit=args.turn_limit)
+        self.num_cards, self.width = deck_size(args.num_players), OBS_SIZE
         self.episodes = 0
         self.bots: dict[int, agents.Bot] = {}
         if args.opponent != "self":
@@ -297,6 +293,39 @@ class Table:
             if traj.rewards:  # a reward before a seat's first decision has no decision to credit
                 traj.rewards[-1] += r
         self.done = ended
+
+
+class SolitaireTable(Table):
+    """Full-size solitaire (``racko/RackoSolitaire-v0``): one learner seat, -1 per turn."""
+
+    def __init__(self, args: Args, index: int) -> None:
+        self.args, self.index, self.bots = args, index, {}
+        self.env = RackoSolitaireEnv(**SOLITAIRE, turn_limit=args.turn_limit)
+        self.num_cards, self.width = 40, self.env.observation_space.shape[0]
+
+    def new_round(self, seed: int) -> None:
+        self.view, self.info = self.env.reset(seed=seed)
+        self.learner_seats, self.open = {0}, {0: Trajectory()}
+        self.done, self.returns, self.credited = False, {0: 0.0}, {0: 0.0}
+
+    def seat_on_turn(self) -> int:
+        return 0
+
+    def observe(self, seat: int) -> dict[str, np.ndarray]:
+        return {"observation": self.view, "action_mask": self.info["action_mask"]}
+
+    def step(self, action: int) -> None:
+        """Play one decision; reward: the env's -1 per turn times ``turn_cost``, plus ``shaping`` x
+        the change of the zone potential (1 at Rack-O): summed over a round that ends in Rack-O,
+        1 - phi(deal) whatever the play, but a cut-off round is paid for its progress."""
+        game = self.env.game
+        before = zone_potential(game.racks[0], self.num_cards)
+        self.view, reward, terminated, truncated, self.info = self.env.step(action)
+        after = 1.0 if terminated else zone_potential(game.racks[0], self.num_cards)
+        bonus = self.args.shaping * (after - before)
+        self.open[0].rewards[-1] += float(reward) * self.args.turn_cost + bonus
+        self.returns[0] += float(reward)  # reported as the env pays it: minus the turns
+        self.done = terminated or truncated
 
 
 def collect_rollout(
@@ -375,9 +404,10 @@ def train(args: Args) -> tuple[Agent, dict[str, Any]]:
     torch.set_num_threads(args.torch_threads)
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    agent = Agent(args.hidden)
+    kind = SolitaireTable if args.num_players == 1 else Table
+    tables = [kind(args, i) for i in range(args.num_envs)]
+    agent = Agent(args.hidden, tables[0].width)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
-    tables = [Table(args, i) for i in range(args.num_envs)]
     writer = None
     if args.tensorboard:
         from torch.utils.tensorboard import SummaryWriter
@@ -473,13 +503,9 @@ def train(args: Args) -> tuple[Agent, dict[str, Any]]:
 
 
 def export_bot(agent: Agent, out: Path, args: Args, training: dict[str, Any]) -> Path:
-    """Write OUT/bot.onnx + OUT/bot.json (docs/bot-format.md), checked against the network.
-
-    The actor's Linear layers go into ``train.common.onnx_export.build_onnx`` as a
-    ``SnapshotPolicy``; the graph must pick the network's own greedy action on ``export_check``
-    observations of real play before anything is written, and each file is written atomically (the
-    graph first), so a failed export leaves nothing half-written.
-    """
+    """Write OUT/bot.onnx + OUT/bot.json (docs/bot-format.md): the actor's layers as a graph
+    (``train.common.onnx_export``) that must pick the network's own greedy action on
+    ``export_check`` observations of real play before anything is written, atomically."""
     from train.common.onnx_export import build_onnx, verify_export, write_bot
     from train.common.snapshot import SnapshotPolicy
 
@@ -487,7 +513,7 @@ def export_bot(agent: Agent, out: Path, args: Args, training: dict[str, Any]) ->
     layers = [(m.weight.detach().numpy(), m.bias.detach().numpy()) for m in linears]
     policy = SnapshotPolicy(layers, "tanh", name="cleanrl_ppo")
     onnx_bytes = build_onnx(policy).SerializeToString()
-    rules = {"turn_limit": args.turn_limit}
+    rules = {"turn_limit": args.turn_limit, **(SOLITAIRE if args.num_players == 1 else {})}
     verify_export(
         onnx_bytes, agent.greedy, args.num_players, rules, args.export_check, "PPO network"
     )
@@ -501,41 +527,45 @@ def evaluate(bot: Any, args: Args) -> dict[str, Any]:
     """A duplicate tournament against ``eval_opponent``: win rate with its 95% Wilson interval."""
     from racko_eval import run_tournament
 
+    players, rounds = [bot, args.eval_opponent], args.eval_rounds
     report = run_tournament(
-        [bot, args.eval_opponent],
-        num_players=args.num_players,
-        rounds=args.eval_rounds,
-        seed=args.seed,
-        turn_limit=args.turn_limit,
+        players, args.num_players, rounds=rounds, seed=args.seed, turn_limit=args.turn_limit
     )
     ours = report["bots"][0]
-    return {
-        "opponent": args.eval_opponent,
-        "deals": args.eval_rounds,
-        "rounds": ours["played"],
-        "win_rate": ours["win_rate"],
-        "win_rate_ci95": ours["win_rate_ci95"],
-        "mean_round_score": ours["mean_round_score"],
-    }
+    keys = ("win_rate", "win_rate_ci95", "mean_round_score")
+    result = {"opponent": args.eval_opponent, "deals": rounds, "rounds": ours["played"]}
+    (low, high), result = ours["win_rate_ci95"], {**result, **{key: ours[key] for key in keys}}
+    print(
+        f"against {result['opponent']}: won {100 * result['win_rate']:.1f}% of "
+        f"{result['rounds']} rounds (95% CI {100 * low:.1f}-{100 * high:.1f}%), "
+        f"mean round score {result['mean_round_score']:.1f}"
+    )
+    return result
+
+
+def evaluate_solitaire(bot: Any, args: Args) -> dict[str, Any]:
+    """Mean turns (95% interval) of the bot and ``eval_opponent`` on the same deals: env seeds
+    0 on, the practice deals of the ``solitaire_full`` rubric."""
+    result: dict[str, Any] = {"opponent": args.eval_opponent, "deals": args.eval_rounds}
+    rules, line = {**SOLITAIRE, "turn_limit": args.turn_limit}, "mean turns"
+    for who, spec in (("bot", bot), ("opponent", args.eval_opponent)):
+        player = agents.load(spec, 1, seed=args.seed, **rules)
+        mean, low, high = mean_ci95(play_turns(player, range(args.eval_rounds), **rules))
+        result[f"{who}_mean_turns"], result[f"{who}_ci95"] = mean, [low, high]
+        line += f" {'' if who == 'bot' else spec + ' '}{mean:.2f} (95% CI {low:.2f}-{high:.2f})"
+    print(line + f" on the same {args.eval_rounds} deals")
+    return result
 
 
 def write_eval_record(
     out: Path, result: dict[str, Any], args: Args, minutes: float, steps: int
 ) -> None:
-    """``final_eval.json`` and ``eval_history.json`` in the schema every trainer of the project
-    writes (``train.common.eval_record``; ``train/plot_curve.py`` reads them)."""
+    """``final_eval.json`` and ``eval_history.json``, every trainer's schema (eval_record)."""
     from train.common.eval_record import history_row, opponent_result, write_final, write_history
 
-    opp = result["opponent"]
-    entry = opponent_result(
-        opp,
-        result["deals"],
-        result["win_rate"],
-        result["win_rate_ci95"],
-        args.seed,
-        played=result["rounds"],
-        mean_round_score=result["mean_round_score"],
-    )
+    opp, ci95 = result["opponent"], result["win_rate_ci95"]
+    extra = {"played": result["rounds"], "mean_round_score": result["mean_round_score"]}
+    entry = opponent_result(opp, result["deals"], result["win_rate"], ci95, args.seed, **extra)
     write_final(out, {opp: entry})
     row = history_row({opp: entry}, minutes, result["deals"], timesteps=steps, final=True)
     write_history(out, [row])
@@ -552,14 +582,10 @@ def main(argv: list[str] | None = None) -> int:
         info["timesteps"] = training["history"][-1]["global_step"]
         bot = str(export_bot(agent, Path(args.out), args, info))
         print(f"wrote {bot} and its manifest bot.json")
-    if args.eval_rounds:
+    if args.eval_rounds and args.num_players == 1:
+        metrics["evaluation"] = evaluate_solitaire(bot, args)
+    elif args.eval_rounds:
         metrics["evaluation"] = result = evaluate(bot, args)
-        low, high = result["win_rate_ci95"]
-        print(
-            f"against {result['opponent']}: won {100 * result['win_rate']:.1f}% of "
-            f"{result['rounds']} rounds (95% CI {100 * low:.1f}-{100 * high:.1f}%), "
-            f"mean round score {result['mean_round_score']:.1f}"
-        )
         if args.out:
             steps = training["history"][-1]["global_step"]
             write_eval_record(Path(args.out), result, args, (time.monotonic() - start) / 60, steps)

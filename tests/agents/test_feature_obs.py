@@ -141,3 +141,23 @@ def test_vector_wrapper_equals_the_features_the_vector_env_appends() -> None:
         actions = [rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks]
         obs, *_, info = envs.step(np.array(actions))
         ref_obs, *_ = ref.step(np.array(actions))
+
+
+def test_solitaire_features_leave_out_the_opponents_and_match_the_lifted_observation() -> None:
+    from agents.feature_obs import SOLITAIRE_FEATURE_SIZE, solitaire_lift
+
+    env = FeatureObservation(gymnasium.make("racko/RackoSolitaire-v0"))
+    check_env(env.unwrapped)
+    cols = columns(40, solitaire=True)
+    assert env.observation_space.shape == (SOLITAIRE_FEATURE_SIZE,) == (len(cols),)
+    assert not any("opp_" in c.name or c.name == "partners" for c in cols)
+    assert {c.name for c in cols} <= {c.name for c in columns(40)}
+    full = {c.name: c.index for c in columns(40)}
+    lift = solitaire_lift(40)
+    for obs, _ in _play(env.env, seed=3, steps=150):
+        features = env.observation(obs)
+        assert env.observation_space.contains(features)
+        lifted = flat_features(*rack_features((obs @ lift)[None], 40))[0]
+        assert np.array_equal(features, lifted[[full[c.name] for c in cols]])
+    with pytest.raises(ValueError, match="rack_size=3"):
+        FeatureObservation(gymnasium.make("racko/RackoSolitaire-v0", rack_size=3, deck_size=8))

@@ -19,6 +19,7 @@ from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
 from train.cleanrl_ppo import (
     Agent,
+    SolitaireTable,
     Table,
     Trajectory,
     collect_rollout,
@@ -183,3 +184,56 @@ def test_zone_shaping_is_potential_based_and_stays_out_of_the_return() -> None:
     assert any(r != 0 for t in trajectories for r in t.rewards[:-1])  # a signal on every move
     for ret in returns:  # what is reported is the env's own reward: round points / 75
         assert ret * 75 == pytest.approx(round(ret * 75)) and round(ret * 75) % 5 == 0
+
+
+@pytest.mark.slow  # a whole (tiny) training run
+def test_solitaire_run_exports_a_bot_for_one_player(tmp_path: Path) -> None:
+    """--num-players 1 trains on full-size solitaire; its bot file loads for one player only and
+    plays legal moves on the env's deals."""
+    from agents.onnx_bot import BotFileError
+    from racko_env.solitaire_env import play_turns
+
+    out = tmp_path / "run"
+    flags = ["--num-players", "1", "--total-timesteps", "300", "--rollout-steps", "100"]
+    flags += ["--num-envs", "2", "--turn-limit", "30", "--hidden", "16", "--shaping", "5"]
+    flags += ["--eval-rounds", "3", "--eval-opponent", "heuristic", "--export-check", "30"]
+    proc = subprocess.run(
+        [sys.executable, "train/cleanrl_ppo.py", *flags, "--out", str(out)],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "mean turns" in proc.stdout and "on the same 3 deals" in proc.stdout
+    evaluation = json.loads((out / "metrics.json").read_text())["evaluation"]
+    assert 1 <= evaluation["bot_mean_turns"] <= 30 and evaluation["deals"] == 3
+    manifest = json.loads((out / "bot.json").read_text())
+    assert manifest["num_players"] == 1 and manifest["observation_size"] == 101
+    rules = {"rack_size": 10, "deck_size": 40, "turn_limit": 30}
+    bot = agents.load(str(out / "bot.onnx"), 1, **rules)
+    turns = play_turns(bot, range(3), turn_limit=30)  # raises on an illegal move
+    assert ((turns >= 1) & (turns <= 30)).all()
+    with pytest.raises(BotFileError, match="trained for 1 players, asked to play with 2"):
+        agents.load(str(out / "bot.onnx"), 2, turn_limit=30)
+
+
+def test_solitaire_rounds_pay_minus_the_turns_and_a_progress_bonus() -> None:
+    args = small_args(num_players=1, shaping=0.0, turn_cost=1.0, rollout_steps=1, num_envs=1)
+    table = SolitaireTable(args, 0)
+    trajectories, returns = collect_rollout(
+        Agent(16, table.width), [table], args, np.random.default_rng(0)
+    )
+    (traj,) = trajectories
+    assert returns == [-table.env.game.turn] and sum(traj.rewards) == pytest.approx(returns[0])
+    args = dataclasses.replace(args, shaping=1.0, turn_cost=0.0)
+    table = SolitaireTable(args, 0)
+    (traj,), _ = collect_rollout(Agent(16, table.width), [table], args, np.random.default_rng(0))
+    rack0 = [round(float(x) * 40) for x in traj.obs[0][:10]]
+    final = (
+        1.0
+        if table.env.game.racko_player is not None
+        else zone_potential(table.env.game.racks[0], 40)
+    )
+    assert sum(traj.rewards) == pytest.approx(final - zone_potential(rack0, 40))

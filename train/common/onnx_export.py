@@ -16,7 +16,7 @@ import numpy as np
 from racko_env.actions import ACTION_NAMES, NUM_ACTIONS
 from racko_env.config import RulesConfig
 from racko_env.files import write_bytes_atomic, write_text_atomic
-from racko_env.observation import OBS_SIZE, version_of_size
+from racko_env.observation import OBS_SIZE, layout_for, version_of_size
 from train.common.snapshot import MASKED_LOGIT, SnapshotPolicy
 
 FORMAT = "racko-bot"
@@ -87,7 +87,7 @@ def make_manifest(
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "observation_version": version_of_size(width),
+        "observation_version": layout_version(num_players, rules, width),
         "observation_size": width,
         "num_players": num_players,
         "rules": {k: v for k, v in full.items() if k != "num_players"},
@@ -104,6 +104,15 @@ def make_manifest(
         "evaluation": evaluation or {},
         "training": training or {},
     }
+
+
+def layout_version(num_players: int, rules: dict[str, Any], width: int) -> int:
+    """The newest observation layout version of the game that is ``width`` entries wide (a game
+    of other sizes has its own layout: solitaire's versions are equally wide); ValueError if
+    none is."""
+    config = RulesConfig.from_dict({**rules, "num_players": num_players})
+    versions = [v for v, size in layout_for(config).sizes.items() if size == width]
+    return max(versions) if versions else version_of_size(width)
 
 
 def graph_obs_width(onnx_bytes: bytes) -> int:
@@ -126,7 +135,7 @@ def sample_observations(
     env = RackoGymEnv(
         num_players=num_players,
         opponents=["heuristic"],
-        observation_version=version_of_size(width),
+        observation_version=layout_version(num_players, rules, width),
         **rules,
     )
     rng = np.random.default_rng(seed)
