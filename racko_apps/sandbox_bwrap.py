@@ -125,17 +125,17 @@ def _python_dirs(folder: Path, root: Path) -> list[Path]:
     return out
 
 
-def child_env(root: Path, jit: Path | None) -> dict[str, str]:
-    """The whole environment of an isolated child (bwrap clears the caller's)."""
+def child_env(root: Path, jit: Path | None, tmp: str = "/tmp") -> dict[str, str]:
+    """The whole environment of an isolated child, none of the caller's; ``tmp``: its scratch."""
     env = {
         "PATH": "/usr/bin:/bin",
-        "HOME": "/tmp",
-        "TMPDIR": "/tmp",
+        "HOME": tmp,
+        "TMPDIR": tmp,
         "LANG": "C.UTF-8",
         "PYTHONPATH": str(root),
         "PYTHONDONTWRITEBYTECODE": "1",
-        "MPLCONFIGDIR": "/tmp",
-        "NUMBA_CACHE_DIR": "/tmp",
+        "MPLCONFIGDIR": tmp,
+        "NUMBA_CACHE_DIR": tmp,
         "OMP_NUM_THREADS": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",

@@ -35,7 +35,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from racko_apps.sandbox_jit import JIT_SEED_ENV
+from racko_apps.sandbox_bwrap import child_env
 from racko_apps.sandbox_proc import kill_uid, process_tree, set_death_signal, signal_each
 from racko_apps.sandbox_wire import IsolationUnavailableError, Limits
 
@@ -222,23 +222,8 @@ class UserSandbox:
         return spec
 
     def env(self, toolkit: Path, jit: Path | None) -> dict[str, str]:
-        """The child's whole environment (none of the grader's)."""
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(self.tmp),
-            "TMPDIR": str(self.tmp),
-            "LANG": "C.UTF-8",
-            "PYTHONPATH": str(toolkit),
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "MPLCONFIGDIR": str(self.tmp),
-            "NUMBA_CACHE_DIR": str(self.tmp),
-            "OMP_NUM_THREADS": "1",
-            "OPENBLAS_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1",
-        }
-        if jit is not None:
-            env[JIT_SEED_ENV] = str(jit)
-        return env
+        """The child's whole environment (none of the grader's), its scratch in its own tmp."""
+        return child_env(toolkit, jit, tmp=str(self.tmp))
 
     def preexec(self, limits: Limits, parent: int) -> Callable[[], None]:
         """For the forked child before exec: die with the grader, take the limits, and become
