@@ -68,7 +68,7 @@ def test_seeds_and_salt_fix_the_stream() -> None:
 def test_rllib_env_runner_builds_it_through_the_vector_entry_point() -> None:
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
-    from train.rllib_ppo import build_algo_config
+    from train.rllib.run import build_algo_config
 
     runner = SingleAgentEnvRunner(config=build_algo_config(CFG.model_copy(deep=True)))
     try:

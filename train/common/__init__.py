@@ -1,2 +1,3 @@
 """What every trainer shares: the config schema, the run-folder contract, atomic files, the run
-log, the evaluation and its record, snapshots and the export of bot files."""
+log, the evaluation and its record, snapshots and the export of bot files, the flags of the
+one-file references, the tabular baselines' setup, and ``racko plot`` (``plot``)."""
