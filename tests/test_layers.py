@@ -36,7 +36,14 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(
-    "module", ["racko_env", "racko_env.racko_v1", "racko_env.gym_env", "racko_env.vector"]
+    "module",
+    [
+        "racko_env",
+        "racko_env.racko_v1",
+        "racko_env.gym_env",
+        "racko_env.vector",
+        "racko_env.vector_env",
+    ],
 )
 def test_importing_the_env_loads_nothing_above_it(module: str) -> None:
     code = f"""

@@ -14,7 +14,7 @@ from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
 from racko_env.observation import OBS_SIZE
 
 pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not installed")
-from agents.vector_env import RackoVectorEnv  # noqa: E402
+from racko_env.vector_env import RackoVectorEnv  # noqa: E402
 from train.common.config import load_config  # noqa: E402
 from train.rllib.config import RLlibConfig  # noqa: E402
 from train.rllib.env import observation_space  # noqa: E402
