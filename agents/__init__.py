@@ -12,10 +12,7 @@ from agents.batched import GroupFeatures, load_batch
 from agents.loader import BUILTIN_BOTS, load
 from racko_env.opponents import register_resolver
 
-# What the batched env of racko_env asks the resolver for (racko_env.opponents): the bots'
-# vectorized twins and the structured policy's features, which racko_env may not import.
-load.batch = load_batch  # type: ignore[attr-defined]
-load.features = GroupFeatures()  # type: ignore[attr-defined]
+load.batch, load.features = load_batch, GroupFeatures()  # racko_env.opponents.provided
 
 # The entry point in pyproject.toml does this for an installed racko; registering here too keeps a
 # checkout with older installed metadata working once agents is imported.

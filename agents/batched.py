@@ -315,21 +315,17 @@ def group_features(obs: np.ndarray, num_cards: int) -> np.ndarray:
 
 
 class GroupFeatures:
-    """The structured policy's features as the batched env asks for them
-    (``racko_env.vector_env``, ``features=True``), which may not import this layer: handed over
-    by the bot resolver as ``agents.load.features`` (``racko_env.opponents.feature_provider``)."""
+    """The structured policy's features for ``racko_env.vector_env``, which may not import them:
+    the bot resolver carries them (``agents.load.features``, ``racko_env.opponents.provided``)."""
 
     def width(self, config: RulesConfig) -> int:
-        """The features' width per observation; ``ValueError`` in one line naming a game size the
-        features do not describe."""
+        """Their width; ``ValueError`` in one line naming a game size they do not describe."""
         from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, check_rules
 
         check_rules(config)
         return RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
 
-    def features(self, obs: np.ndarray, num_cards: int) -> np.ndarray:
-        """``group_features``: the features of a batch of observations, one row each."""
-        return group_features(obs, num_cards)
+    features = staticmethod(group_features)  # (obs, num_cards) -> one row of features each
 
 
 _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}

@@ -7,11 +7,9 @@ the entry point group ``racko.bots`` (racko's own is ``agents.loader:load``), or
 import with ``register_resolver`` (``agents`` does). Registered resolvers come first, then the
 entry points by name; the first one is used.
 
-A resolver may carry two more things for the batched env (``racko_env.vector_env``), which
-cannot name them either: ``resolver.batch(spec, num_players, *, seed, **rules_options)``, the
-bots' vectorized twins (``batch_loader``), and ``resolver.features``, the structured policy's
-features (``feature_provider``: ``width(config)`` checks the game and gives the width,
-``features(obs, num_cards)`` computes them for a batch).
+For the batched env (``racko_env.vector_env``) a resolver may also carry (``provided``) ``batch``
+(``spec, num_players, *, seed, **rules`` to the bots' vectorized twins) and ``features``, the
+structured policy's (``width(config)`` checks the game, ``features(obs, num_cards)``).
 """
 
 from __future__ import annotations
@@ -48,17 +46,13 @@ def _entry_point_resolvers() -> list[Resolver]:
     return _discovered
 
 
-def _resolvers() -> list[Resolver]:
-    return _registered or _entry_point_resolvers()
-
-
 def resolve(spec: str, num_players: int, **rules_options: Any) -> Any:
     """The bot named ``spec`` for this game, from the first resolver (see the module docstring).
 
     Raises ``LookupError`` in one line when no resolver is installed; the resolver's own errors
     (an unknown name, a missing file) pass through unchanged.
     """
-    resolvers = _resolvers()
+    resolvers = _registered or _entry_point_resolvers()
     if not resolvers:
         raise LookupError(
             f"opponent {spec!r} is a bot name, but no bot resolver is installed (entry point group "
@@ -68,25 +62,10 @@ def resolve(spec: str, num_players: int, **rules_options: Any) -> Any:
     return resolvers[0](spec, num_players=num_players, **rules_options)
 
 
-def batch_loader() -> Callable[..., Any] | None:
-    """The first resolver's loader of batch policies (``resolver.batch``), or None: then names go
-    through ``resolve`` and per-game bots run row by row."""
-    resolvers = _resolvers()
-    return getattr(resolvers[0], "batch", None) if resolvers else None
-
-
-def feature_provider(purpose: str) -> Any:
-    """The first resolver's features provider (``resolver.features``); ``LookupError`` in one line
-    naming ``purpose`` (what asked for them) when no resolver provides one."""
-    resolvers = _resolvers()
-    provider = getattr(resolvers[0], "features", None) if resolvers else None
-    if provider is None:
-        raise LookupError(
-            f"{purpose} needs the structured policy's features, but no bot resolver provides "
-            f"them (entry point group {ENTRY_POINT_GROUP!r}): install racko (in a checkout: "
-            "pip install -e .)"
-        )
-    return provider
+def provided(name: str) -> Any:
+    """The first resolver's ``"batch"`` or ``"features"`` (the module docstring), or None."""
+    resolvers = _registered or _entry_point_resolvers()
+    return getattr(resolvers[0], name, None) if resolvers else None
 
 
 class BotBatch:

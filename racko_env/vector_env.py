@@ -1,19 +1,17 @@
 """``RackoVectorEnv``: the batched engine with its opponents inside, as a Gymnasium ``VectorEnv``.
 
 ``gymnasium.make_vec("racko/Racko-v1", num_envs=N, vectorization_mode="vector_entry_point",
-opponents={"heuristic": 0.5, "expert": 0.3, "self": 0.2}, seed=0, features=True)`` returns it
-(``racko_env`` registers it). Each game is one learner seat's view (the core
-``racko_env.learner_games.LearnerGames``, shared with SB3's ``train.sb3.vec_env.RackoVecEnv``); the
-other seats are played inside the env by opponents drawn per episode and seat from the weighted
-mix. The bots above this layer arrive through the bot resolver (``racko_env.opponents``, the
-``racko.bots`` entry point): their vectorized twins (``batch_loader``) and, with
-``features=True``, the structured policy's features (``feature_provider``); a caller may pass its
-own as ``load_policy`` and ``feature_provider``. ``"self"`` is the
-weight of the trainer's frozen snapshots, which it hands over with ``set_self_play``.
+opponents={"heuristic": 0.5, "expert": 0.3, "self": 0.2}, seed=0, features=True)`` returns it.
+Each game is one learner seat's view (the core ``racko_env.learner_games.LearnerGames``, shared
+with SB3's ``train.sb3.vec_env.RackoVecEnv``); the other seats are played inside the env by
+opponents drawn per episode and seat from the weighted mix. The bots' vectorized twins and the
+structured policy's features come from the bot resolver (``racko_env.opponents.provided``), not
+an import. ``"self"`` is the weight of the trainer's frozen snapshots (``set_self_play``).
 
 ``single_observation_space`` is the observation of layout ``observation_version``, with
-``features=True`` followed by the structured policy's features (computed once per observation); ``info["action_mask"]`` and ``action_masks()`` give the masks, never all False
-but on an episode's last observation under ``NEXT_STEP``. ``autoreset_mode``: ``NEXT_STEP``
+``features=True`` followed by the structured policy's features (once per observation);
+``info["action_mask"]`` and ``action_masks()`` give the masks, never all False but on an
+episode's last observation under ``NEXT_STEP``. ``autoreset_mode``: ``NEXT_STEP``
 (Gymnasium's default, what RLlib's runners expect) or ``SAME_STEP`` (the last observation in
 ``info["final_obs"]``: the stream of the SB3 ``RackoVecEnv``, kept equal by
 tests/env/test_vector_env.py). Illegal actions raise ``ValueError``. The same ``seed`` gives the
@@ -31,13 +29,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from racko_env import opponents as resolver
 from racko_env.actions import NUM_ACTIONS
-from racko_env.learner_games import (
-    LearnerGames,
-    OpponentSpec,
-    PolicyLoader,
-    opponent_mix,
-    resolve_batch,
-)
+from racko_env.learner_games import LearnerGames, OpponentSpec, opponent_mix, resolve_batch
 from racko_env.observation import OBS_SIZE, OBS_VERSION, layout_for, obs_size
 
 SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
@@ -49,8 +41,6 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
     ``opponents``: a spec, a list of specs (``opponent_weights`` their weights, default equal) or a
     mapping spec -> weight, where the spec ``"self"`` is the share of ``set_self_play`` snapshots.
     ``features``: append the structured policy's features to each observation.
-    ``load_policy`` (a spec to a batch policy) and ``feature_provider`` (``width(config)``,
-    ``features(obs, num_cards)``): default, the bot resolver's (``racko_env.opponents``).
     ``reward``, ``episode`` and the rules options (``turn_limit=...``) are those of ``racko_v1``.
     """
 
@@ -69,8 +59,6 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
         render_mode: None = None,
         observation_version: int = OBS_VERSION,
-        load_policy: PolicyLoader | None = None,
-        feature_provider: Any = None,
         **rules_options: Any,
     ) -> None:
         self.observation_version = observation_version
@@ -88,11 +76,12 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
                 "opponents: give a bot a positive weight ('self' snapshots come from the trainer, "
                 "later)"
             )
-        if feature_provider is None and features:
-            feature_provider = resolver.feature_provider("RackoVectorEnv(features=True)")
-        elif feature_provider is None:  # for snapshots that read features (takes_features)
-            feature_provider = _provided_features()
-        self._provider = feature_provider
+        self._provider = resolver.provided("features")  # snapshots may read them too
+        if features and self._provider is None:
+            raise LookupError(
+                "RackoVectorEnv(features=True) needs the structured policy's features, but no bot "
+                f"resolver provides them ({resolver.ENTRY_POINT_GROUP!r}): pip install -e ."
+            )
         super().__init__(
             num_envs,
             num_players,
@@ -101,8 +90,8 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
             reward,
             episode,
             [w for _, w in self._mix],
-            load_policy=load_policy or resolver.batch_loader() or resolve_batch,
-            feature_fn=None if feature_provider is None else feature_provider.features,
+            load_policy=resolver.provided("batch") or resolve_batch,
+            feature_fn=getattr(self._provider, "features", None),
             **rules_options,
         )
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
@@ -224,11 +213,3 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
 
     def close(self, **kwargs: Any) -> None:
         VectorEnv.close(self, **kwargs)
-
-
-def _provided_features() -> Any:
-    """The resolver's features provider, or None where no resolver provides one."""
-    try:
-        return resolver.feature_provider("RackoVectorEnv")
-    except LookupError:
-        return None

@@ -180,39 +180,33 @@ def test_bad_arguments_are_named() -> None:
         env.reset(seed=1.5)
 
 
-class _Counting:
-    """A features provider of its own: one column, the observation's first float."""
+def test_bots_and_features_come_from_the_resolver(monkeypatch) -> None:
+    """racko_env never imports the batched bots or the features: a resolver carries them."""
+    import racko_env.opponents
+    from agents.batched import load_batch
 
-    calls = 0
-
-    def width(self, config) -> int:
-        return 1
-
-    def features(self, obs: np.ndarray, num_cards: int) -> np.ndarray:
-        self.calls += 1
-        return np.asarray(obs[:, :1], dtype=np.float32)
-
-
-def test_the_caller_may_pass_its_own_bots_and_features() -> None:
-    """The batched bots and features come through the bot resolver unless the caller passes
-    them: racko_env never imports them."""
     loaded = []
 
-    def load_policy(spec, num_players, *, seed=None, **rules):
-        from agents.batched import load_batch
+    class Features:
+        def width(self, config) -> int:
+            return 1
 
+        def features(self, obs: np.ndarray, num_cards: int) -> np.ndarray:
+            return np.asarray(obs[:, :1], dtype=np.float32)
+
+    def resolver(spec, num_players, **rules):
+        raise AssertionError("the batched env asks for batch policies")
+
+    def batch(spec, num_players, *, seed=None, **rules):
         loaded.append(spec)
         return load_batch(spec, num_players, seed=seed, **rules)
 
-    provider = _Counting()
-    env = RackoVectorEnv(
-        4, opponents="heuristic", seed=0, features=True, load_policy=load_policy,
-        feature_provider=provider,
-    )  # fmt: skip
+    resolver.batch, resolver.features = batch, Features()
+    monkeypatch.setattr(racko_env.opponents, "_registered", [resolver])
+    env = RackoVectorEnv(4, opponents="heuristic", seed=0, features=True)
     obs, _ = env.reset(seed=0)
     assert obs.shape == (4, OBS_SIZE + 1) and loaded == ["heuristic"]
     np.testing.assert_array_equal(obs[:, -1], obs[:, 0])
-    assert provider.calls >= 1
 
 
 def test_features_without_a_resolver_are_one_clear_error(monkeypatch) -> None:
@@ -230,8 +224,8 @@ def test_the_resolver_hands_over_the_batched_bots_and_features() -> None:
     import racko_env.opponents
     from agents.batched import BatchHeuristic, GroupFeatures, load_batch
 
-    assert racko_env.opponents.batch_loader() is load_batch is agents.load.batch
-    assert isinstance(racko_env.opponents.feature_provider("x"), GroupFeatures)
+    assert racko_env.opponents.provided("batch") is load_batch is agents.load.batch
+    assert isinstance(racko_env.opponents.provided("features"), GroupFeatures)
     env = RackoVectorEnv(2, opponents="heuristic", seed=0)
     env.reset(seed=0)
     assert {type(p) for p in env._policies.values()} == {BatchHeuristic}

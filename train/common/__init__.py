@@ -1,3 +1,2 @@
 """What every trainer shares: the config schema, the run-folder contract, atomic files, the run
-log, the evaluation and its record, snapshots and the export of bot files, the flags of the
-one-file references, the tabular baselines' setup, and ``racko plot`` (``plot``)."""
+log, the evaluation and its record, snapshots and the export of bot files."""

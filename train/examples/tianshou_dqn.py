@@ -19,9 +19,7 @@ import numpy as np
 from agents.extras import needs_extra
 from train.common.front_door import OneLineParser, fail, probability, settings_flags
 
-with needs_extra(
-    "torch", "tianshou", "train/examples/tianshou_dqn.py"
-):  # each named with the extra
+with needs_extra("torch", "tianshou", "train/examples/tianshou_dqn.py"):  # each with its extra
     import torch
 with needs_extra("tianshou", "tianshou", "train/examples/tianshou_dqn.py"):
     from tianshou.algorithm import (

@@ -1,3 +1,1 @@
-"""The main job, MaskablePPO on stable-baselines3: its front door ``run`` (the script
-``train/ppo.py``, ``racko train``; ``trainer`` is the run), and the commands built on its trainer:
-``racko export`` (``export``) and ``racko exploit`` (``exploit``)."""
+"""The main job (``run``: ``train/ppo.py``, ``racko train``), ``racko export`` and ``racko exploit``."""

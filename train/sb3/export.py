@@ -1,10 +1,6 @@
-"""A MaskablePPO model or a whole PPO run folder as a bot file, its graph checked against the
-policy's own masked, deterministic actions first: ``racko export RUN_DIR``.
-
-The policy is rebuilt from the run's validated ``config.yaml`` (``kind: ppo``) and its data-only
-weights (``final_model.pt`` or the newest checkpoint), checked against the ONNX graph on
-``--check`` observations and written as ``RUN_DIR/bot.onnx`` + ``bot.json``. RLlib runs export
-themselves when they finish."""
+"""A MaskablePPO model or a whole PPO run folder (``racko export RUN_DIR``: its ``config.yaml``,
+``kind: ppo``, and newest weights) as a bot file, ``bot.onnx`` + ``bot.json``, its graph checked
+against the policy's own masked, deterministic actions first. RLlib runs export themselves."""
 
 from __future__ import annotations
 
