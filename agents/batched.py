@@ -299,9 +299,9 @@ def load_batch(
             return BatchRandom(num_players, seed=seed, **rules_options)
         cls = BatchHeuristic if spec == "heuristic" else BatchExpert
         return cls(num_players, **rules_options)
-    import agents
+    from agents.loader import load
 
-    bot = agents.load(spec, num_players, seed=seed, **rules_options)
+    bot = load(spec, num_players, seed=seed, **rules_options)
     # a bot that decides for batches itself (an ONNX bot: one run of its graph per batch)
     return bot if callable(getattr(bot, "act_batch", None)) else BotBatch(bot)
 
@@ -312,6 +312,20 @@ def group_features(obs: np.ndarray, num_cards: int) -> np.ndarray:
     from agents.features import flat_features, rack_features
 
     return flat_features(*rack_features(obs, num_cards))
+
+
+class GroupFeatures:
+    """The structured policy's features for ``racko_env.vector_env``, which may not import them:
+    the bot resolver carries them (``agents.load.features``, ``racko_env.opponents.provided``)."""
+
+    def width(self, config: RulesConfig) -> int:
+        """Their width; ``ValueError`` in one line naming a game size they do not describe."""
+        from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, check_rules
+
+        check_rules(config)
+        return RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
+
+    features = staticmethod(group_features)  # (obs, num_cards) -> one row of features each
 
 
 _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}

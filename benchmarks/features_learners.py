@@ -5,7 +5,7 @@ rounds with 95% Wilson intervals; writes ``docs/results/features_learners.json``
     python -m benchmarks.features_learners                    # the documented run
     python -m benchmarks.features_learners --rounds 100 --linear-steps 20000 --dqn-steps 20000
 
-Each learner is its one-file trainer (``train/linear_q_features.py``, ``train/dqn_features.py``)
+Each learner is its one-file trainer (``train/reference/linear_q_features.py``, ``train/reference/dqn_features.py``)
 called with the settings the table shows, on one thread; the evaluation plays every deal in both
 seatings on the batched engine (``racko_eval.quick_win_rates``), with deals the training never
 saw (the evaluation's seed differs from the training's).
@@ -27,7 +27,7 @@ NETWORKS = {"slots": "DQN, slot network", "flat": "DQN, flat MLP"}
 
 def learners(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Every learner to measure: its figure key, label, trainer module and settings."""
-    from train import dqn_features, linear_q_features
+    from train.reference import dqn_features, linear_q_features
 
     common = {"seed": args.seed, "shaping": args.shaping, "quiet": True}
     out = []

@@ -37,7 +37,7 @@ PPO_FLAGS = (
     "--num-players 1 --shaping 20 --turn-cost 0.05 --num-envs 1 --rollout-steps 256 --learning-rate 1e-3 "
     "--total-timesteps 300000 --eval-opponent expert --eval-rounds 0"
 ).split()
-PPO_COMMAND = "python train/cleanrl_ppo.py " + " ".join(PPO_FLAGS)
+PPO_COMMAND = "python train/reference/cleanrl_ppo.py " + " ".join(PPO_FLAGS)
 BUDGETED = 4  # racks of 4 and more: the baselines learn for --budget seconds, not to convergence
 
 
@@ -79,8 +79,8 @@ def expert_gap(k: int, n: int, optimum: float) -> float | str:
 def baseline_rows(quick: bool, budget: float, out: Path) -> list[list[Any]]:
     """Each tabular baseline on every size of the ladder: gap, steps, learning time, table size
     (``--quick``: the sizes that converge, racks of 3)."""
-    from train import tabular_mc, tabular_q_learning, tabular_sarsa
     from train.common.tabular import parse_args
+    from train.reference import tabular_mc, tabular_q_learning, tabular_sarsa
 
     rows = []
     for k, n in LADDER:
@@ -113,7 +113,7 @@ def baseline_rows(quick: bool, budget: float, out: Path) -> list[list[Any]]:
 
 def train_ppo(out: Path) -> tuple[Path, float]:
     """Step 2's command, run here: the bot file it writes and its seconds of training."""
-    from train import cleanrl_ppo
+    from train.reference import cleanrl_ppo
 
     start = time.perf_counter()
     cleanrl_ppo.main([*PPO_FLAGS, "--quiet", "--out", str(out)])

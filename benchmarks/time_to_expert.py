@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from sb3_contrib import MaskablePPO
 
     from benchmarks import publish, shown
-    from train import ppo
+    from train.sb3 import run as ppo
     from train.sb3.evaluation import EvalHistory
     from train.sb3.feature_cache import FeatureCache
     from train.sb3.vec_env import RackoVecEnv

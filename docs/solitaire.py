@@ -82,14 +82,14 @@ print(f"from state {obs}: {solution.values[obs]:.4f} turns, play {solution.polic
 # %% [markdown]
 # ## 3. Q-learning
 #
-# `train/tabular_q_learning.py` is Q-learning in one file: a table of values per state and
+# `train/reference/tabular_q_learning.py` is Q-learning in one file: a table of values per state and
 # action, epsilon-greedy play of 1024 games side by side (the env's vector form), and the update
 # towards the reward plus the best next value. Here it runs with its defaults (a short run in
 # quick mode).
 
 # %%
-from train import tabular_q_learning
 from train.common.tabular import parse_args
+from train.reference import tabular_q_learning
 
 flags = ["--out", str(OUT / "q_learning"), "--quiet"]
 if QUICK:
@@ -140,5 +140,5 @@ print(f"saved {OUT / 'q_learning_curve.png'}")
 # - Hand in an agent: `racko new-bot my_agent --solitaire`, save your greedy table as
 #   `my_agent/policy.npy` and your values as `my_agent/values.npy`, then
 #   `racko grade my_agent:Bot --rubric solitaire`.
-# - SARSA and Monte Carlo control: `train/tabular_sarsa.py`, `train/tabular_mc.py`.
+# - SARSA and Monte Carlo control: `train/reference/tabular_sarsa.py`, `train/reference/tabular_mc.py`.
 # - The course's next steps: the Coursework page *A course in steps*.

@@ -275,7 +275,7 @@ print(f"obs {obs.shape}, {length} learner steps, return {total:+.0f}")
 # %%
 import shutil
 
-from train.ppo import main as train_main
+from train.sb3.run import main as train_main
 
 RUN = OUT / "run"
 shutil.rmtree(RUN, ignore_errors=True)  # a rerun of the tutorial trains afresh

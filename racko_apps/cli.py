@@ -16,8 +16,8 @@ from collections.abc import Sequence
 # name -> ("module:function", one-line description). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("racko_eval.evaluate:main", "duplicate tournament of bots, with 95% intervals"),
-    "exploit": ("train.exploit:main", "train a best response to a fixed bot: its win rate"),
-    "export": ("train.export:main", "export a train/ppo.py run folder as a bot file"),
+    "exploit": ("train.sb3.exploit:main", "train a best response to a fixed bot: its win rate"),
+    "export": ("train.sb3.export:main", "export a train/ppo.py run folder as a bot file"),
     "grade": ("racko_apps.grade.cli:main", "grade a bot against a rubric (legal, fast, wins)"),
     "gradescope-kit": (
         "racko_apps.gradescope.kit:kit_main",
@@ -26,15 +26,15 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "league": ("racko_apps.league.cli:main", "round-robin league of the bots in a folder, rated"),
     "new-bot": ("racko_apps.new_bot.starter:main", "write a starter bot NAME.py and its test"),
     "play": ("racko_apps.play.cli:main", "play Rack-O in the terminal against bots, or watch them"),
-    "plot": ("train.plot_curve:main", "plot a training run's learning curve"),
+    "plot": ("train.common.plot:main", "plot a training run's learning curve"),
     "replay": (
         "racko_apps.play.replay:main",
         "step through a recorded game (--record), every rack",
     ),
-    "sweep": ("train.sweep:main", "seeds and sweeps of the main job as Ray Tune trials"),
-    "train": ("train.ppo:main", "train a bot with self-play PPO: the main job (train/ppo.py)"),
+    "sweep": ("train.rllib.sweep:main", "seeds and sweeps of the main job as Ray Tune trials"),
+    "train": ("train.sb3.run:main", "train a bot with self-play PPO: the main job (train/ppo.py)"),
     "train-rllib": (
-        "train.rllib_ppo:main",
+        "train.rllib.run:main",
         "train the same policy on Ray RLlib, one machine or many",
     ),
     "web": (

@@ -5,8 +5,8 @@ environments need numpy, gymnasium and pettingzoo, and are registered on import:
 ``pettingzoo.make("aec", "racko/racko-v1")``, ``gymnasium.make("racko/Racko-v1")`` (the
 single-agent view, ``racko_env.gym_env``) and ``gymnasium.make_vec("racko/Racko-v1", num_envs=N,
 vectorization_mode="vector_entry_point")`` (the batched engine with its opponents inside,
-``agents.vector_env.RackoVectorEnv``: named by a string, imported only when asked for, because its
-bots live in ``agents``, the layer above). ``gymnasium.make("racko/RackoSolitaire-v0")`` is one
+``racko_env.vector_env.RackoVectorEnv``, imported only when asked for; its bots and features come
+from the layer above through the bot resolver, ``racko_env.opponents``). ``gymnasium.make("racko/RackoSolitaire-v0")`` is one
 player going for Rack-O in the fewest turns (``racko_env.solitaire_env``; small sizes solved
 exactly by ``racko_env.solitaire``).
 """
@@ -47,7 +47,7 @@ def _register() -> None:
         gymnasium.register(
             id="racko/Racko-v1",
             entry_point="racko_env.gym_env:RackoGymEnv",
-            vector_entry_point="agents.vector_env:RackoVectorEnv",
+            vector_entry_point="racko_env.vector_env:RackoVectorEnv",
             kwargs={"observation_version": 2},
         )
     if "racko/RackoSolitaire-v0" not in gymnasium.registry:  # one player, fewest turns

@@ -2,7 +2,7 @@
 played inside: the one core of the training envs.
 
 The adapters hand out its steps in their library's API: ``racko_env.gym_env.RackoGymEnv`` (one
-game), ``agents.vector_env.RackoVectorEnv`` (Gymnasium's ``VectorEnv``, which RLlib's runners step)
+game), ``racko_env.vector_env.RackoVectorEnv`` (Gymnasium's ``VectorEnv``, which RLlib's runners step)
 and ``train.sb3.vec_env.RackoVecEnv`` (SB3). Three hooks let an adapter say what only it knows:
 ``load_policy`` (a spec to a batch policy; default ``resolve_batch``, through the ``racko.bots``
 entry point), ``feature_fn`` (the features of all feature-reading snapshots in one call) and

@@ -6,6 +6,10 @@ provides bots names a *resolver*, ``resolver(spec, num_players=n, **rules_option
 the entry point group ``racko.bots`` (racko's own is ``agents.loader:load``), or registers one at
 import with ``register_resolver`` (``agents`` does). Registered resolvers come first, then the
 entry points by name; the first one is used.
+
+For the batched env (``racko_env.vector_env``) a resolver may also carry (``provided``) ``batch``
+(``spec, num_players, *, seed, **rules`` to the bots' vectorized twins) and ``features``, the
+structured policy's (``width(config)`` checks the game, ``features(obs, num_cards)``).
 """
 
 from __future__ import annotations
@@ -56,6 +60,12 @@ def resolve(spec: str, num_players: int, **rules_options: Any) -> Any:
             "or pass bot objects instead of names"
         )
     return resolvers[0](spec, num_players=num_players, **rules_options)
+
+
+def provided(name: str) -> Any:
+    """The first resolver's ``"batch"`` or ``"features"`` (the module docstring), or None."""
+    resolvers = _registered or _entry_point_resolvers()
+    return getattr(resolvers[0], name, None) if resolvers else None
 
 
 class BotBatch:

@@ -36,7 +36,14 @@ def _run(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize(
-    "module", ["racko_env", "racko_env.racko_v1", "racko_env.gym_env", "racko_env.vector"]
+    "module",
+    [
+        "racko_env",
+        "racko_env.racko_v1",
+        "racko_env.gym_env",
+        "racko_env.vector",
+        "racko_env.vector_env",
+    ],
 )
 def test_importing_the_env_loads_nothing_above_it(module: str) -> None:
     code = f"""
@@ -49,22 +56,49 @@ print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in {ABOVE!r}))
     assert json.loads(out.stdout) == []
 
 
+FIRST_PARTY = ("racko_env", "agents", "racko_eval", "train", "racko_apps")
+# a string that names a module of racko, as an entry point ("agents.loader:load") or alone
+MODULE_STRING = re.compile(rf"^(?:{'|'.join(FIRST_PARTY)})(?:\.\w+)+(?::[\w.]+)?$")
+
+
+def _is_module(name: str, root: Path) -> bool:
+    base = root / name.replace(".", "/")
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _module_string(node: ast.AST, root: Path) -> str | None:
+    """The module a string constant names: ``"pkg.mod:attr"`` (an entry point, Gymnasium's
+    ``entry_point=``), or ``"pkg.mod"`` where that module exists (``"train.log"`` is a file)."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return None
+    text = node.value
+    if not MODULE_STRING.match(text):
+        return None
+    module = text.split(":")[0]
+    return module if ":" in text or _is_module(module, root) else None
+
+
 def _imports_above(path: Path, root: Path = ROOT, above: tuple[str, ...] = ABOVE) -> list[str]:
     """Every import of a package above racko_env in a file, at any depth (functions included),
-    also through importlib.import_module / __import__ with a literal name."""
+    also through importlib.import_module / __import__ with a literal name, and every string that
+    names a module of racko (an entry point: ``vector_entry_point="agents.x:Env"``)."""
     found = []
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
+            subs = [f"{node.module}.{a.name}" for a in node.names]  # from train import ppo
+            names = [node.module, *(m for m in subs if _is_module(m, root))]
+        elif (module := _module_string(node, root)) is not None:
+            names = [module]  # import_module("train.x") / __import__ strings are caught here too
         elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
             func = node.func
             called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
             if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
                 names = [node.args[0].value]
         found += [f"{path.relative_to(root)}:{node.lineno}: {n}" for n in names]
+    found = list(dict.fromkeys(found))  # import_module("x.y") is a call and a string: once
     return [f for f in found if f.rsplit(": ", 1)[1].split(".")[0] in above]
 
 
@@ -192,7 +226,6 @@ def test_bot_objects_need_no_resolver(monkeypatch) -> None:
 # ----------------------------------------------------------------------------- the package map
 
 PACKAGE_MAP = ROOT / "docs" / "packages.md"
-FIRST_PARTY = ("racko_env", "agents", "racko_eval", "train", "racko_apps")
 
 
 def _package_map() -> dict[str, set[str]]:
@@ -252,6 +285,65 @@ def test_the_map_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     hits = _imports_above(sample, root=tmp_path, above=FIRST_PARTY)
     assert [_package_of(h.rsplit(": ", 1)[1]) for h in hits] == ["train.sb3"]
     assert "train.sb3" not in _package_map()["racko_eval"]
+
+
+def test_the_map_check_sees_an_entry_point_string_and_skips_a_file_name(tmp_path: Path) -> None:
+    """An upward link in a string (Gymnasium's ``vector_entry_point``) is an import too."""
+    sample = tmp_path / "racko_env" / "x.py"
+    sample.parent.mkdir()
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "__init__.py").write_text("")
+    (tmp_path / "agents" / "bots.py").write_text("")
+    sample.write_text(
+        "import gymnasium\n"
+        "gymnasium.register(id='x', vector_entry_point='agents.vector_env:RackoVectorEnv')\n"
+        "NAMES = ['agents.bots', 'train.log', 'agents.missing', 'see agents.bots']\n"
+    )
+    hits = _imports_above(sample, root=tmp_path, above=FIRST_PARTY)
+    assert sorted(h.rsplit(": ", 1)[1] for h in hits) == ["agents.bots", "agents.vector_env"]
+    assert {_package_of(h.rsplit(": ", 1)[1]) for h in hits} == {"agents"}
+    assert "agents" not in _package_map()["racko_env"]
+
+
+# ----------------------------------------------------------------------------- nothing imports a script
+
+SCRIPTS = sorted(f"train.{p.stem}" for p in (ROOT / "train").glob("*.py") if p.stem != "__init__")
+
+
+def _script_imports(root: Path = ROOT, scripts: list[str] = SCRIPTS) -> list[str]:
+    """Every import of a script at the top of ``train/`` (or string naming one) in any Python
+    file of the tree: tests, benchmarks and docs included."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).parts
+        if rel[0].startswith(".") or "_build" in rel or "node_modules" in rel:
+            continue
+        if path == Path(__file__).resolve():
+            continue  # this file names the scripts as the data of its checks
+        for hit in _imports_above(path, root=root, above=("train",)):
+            module = hit.rsplit(": ", 1)[1]
+            if any(module == s or module.startswith(s + ".") for s in scripts):
+                found.append(hit)
+    return found
+
+
+def test_nothing_imports_a_script_of_train() -> None:
+    """``train/ppo.py`` and ``train/rllib_ppo.py`` are run, never imported: their logic is in
+    ``train.sb3.run`` and ``train.rllib.run``, which ``racko train`` and the tests import."""
+    assert SCRIPTS == ["train.ppo", "train.rllib_ppo"]
+    assert _script_imports() == []
+
+
+def test_the_script_check_sees_an_import_and_a_dispatch_string(tmp_path: Path) -> None:
+    (tmp_path / "train").mkdir()
+    (tmp_path / "train" / "ppo.py").write_text("")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "t.py").write_text(
+        "def f():\n    from train import ppo\n    from train.ppo import main\n"
+        "CLI = {'train': ('train.ppo:main', '')}\n"
+    )
+    hits = _script_imports(tmp_path, ["train.ppo"])
+    assert [h.rsplit(": ", 1)[1] for h in hits] == ["train.ppo", "train.ppo", "train.ppo"]
 
 
 # ----------------------------------------------------------------------------- no import cycles

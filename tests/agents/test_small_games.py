@@ -173,7 +173,7 @@ def test_structured_training_refuses_other_sizes() -> None:
     ids=_ids,
 )
 def test_vector_env_plays_small_games(cfg: dict) -> None:
-    from agents.vector_env import RackoVectorEnv
+    from racko_env.vector_env import RackoVectorEnv
 
     env = RackoVectorEnv(3, opponents="expert", seed=0, **cfg)
     size = layout_for(RulesConfig(**cfg)).size
@@ -189,7 +189,7 @@ def test_vector_env_plays_small_games(cfg: dict) -> None:
 
 
 def test_vector_env_features_refuse_other_sizes() -> None:
-    from agents.vector_env import RackoVectorEnv
+    from racko_env.vector_env import RackoVectorEnv
 
     with pytest.raises(ValueError, match=r"^rack_size=4: the structured policy's features"):
         RackoVectorEnv(2, rack_size=4, deck_size=12, features=True)

@@ -392,7 +392,7 @@ def test_user_bots_play_and_a_bad_bot_stops_the_game_with_a_message(tmp_path):
 
 @pytest.fixture(scope="module")
 def onnx_bot(tmp_path_factory) -> Path:
-    """An exported (untrained) 3-player bot file, as train/export.py writes them."""
+    """An exported (untrained) 3-player bot file, as train/sb3/export.py writes them."""
     torch = pytest.importorskip("torch")
     sb3_contrib = pytest.importorskip("sb3_contrib")
     from racko_env.gym_env import RackoGymEnv

@@ -10,7 +10,8 @@ import numpy as np
 import torch
 import yaml
 
-from train import export, ppo
+from train.sb3 import export
+from train.sb3 import run as ppo
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke.yaml"

@@ -1,4 +1,4 @@
-"""train/cleanrl_ppo.py: a smoke run end to end, its pieces (masking, GAE, rewards), and seeding."""
+"""train/reference/cleanrl_ppo.py: a smoke run end to end, its pieces (masking, GAE, rewards), and seeding."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import torch
 import agents
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
-from train.cleanrl_ppo import (
+from train.reference.cleanrl_ppo import (
     Agent,
     SolitaireTable,
     Table,
@@ -45,7 +45,14 @@ def small_args(**changes: object) -> Any:
 def test_smoke_run_exports_and_evaluates(tmp_path: Path) -> None:
     out = tmp_path / "run"
     proc = subprocess.run(
-        [sys.executable, "train/cleanrl_ppo.py", *SMOKE, "--out", str(out), "--tensorboard"],
+        [
+            sys.executable,
+            "train/reference/cleanrl_ppo.py",
+            *SMOKE,
+            "--out",
+            str(out),
+            "--tensorboard",
+        ],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},  # the checkout under test
         capture_output=True,
@@ -198,7 +205,7 @@ def test_solitaire_run_exports_a_bot_for_one_player(tmp_path: Path) -> None:
     flags += ["--num-envs", "2", "--turn-limit", "30", "--hidden", "16", "--shaping", "5"]
     flags += ["--eval-rounds", "3", "--eval-opponent", "heuristic", "--export-check", "30"]
     proc = subprocess.run(
-        [sys.executable, "train/cleanrl_ppo.py", *flags, "--out", str(out)],
+        [sys.executable, "train/reference/cleanrl_ppo.py", *flags, "--out", str(out)],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         capture_output=True,

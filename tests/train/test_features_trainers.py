@@ -1,4 +1,4 @@
-"""train/linear_q_features.py and train/dqn_features.py: tiny runs act legally and improve on
+"""train/reference/linear_q_features.py and train/reference/dqn_features.py: tiny runs act legally and improve on
 their untrained start; the pieces (per-action features, masking, the slot network, the buffer)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from agents.feature_obs import FEATURE_SIZE, columns
 from racko_env import racko_v1
 from racko_env.actions import NUM_ACTIONS
 from racko_eval import quick_win_rate
-from train import dqn_features, linear_q_features
+from train.reference import dqn_features, linear_q_features
 
 # Tiny: a few thousand decisions against `random`, short evaluations.
 DEALS = 40

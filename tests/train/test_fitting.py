@@ -60,9 +60,9 @@ def test_no_other_module_writes_its_own_adam_loop() -> None:
     dqn_features.py is the one-file DQN to read, in cleanrl_ppo.py's style."""
     allowed = {
         "train/sb3/warmstart.py",
-        "train/cleanrl_ppo.py",
-        "train/torchrl_ppo.py",
-        "train/dqn_features.py",
+        "train/reference/cleanrl_ppo.py",
+        "train/examples/torchrl_ppo.py",
+        "train/reference/dqn_features.py",
     }
     hits = []
     for path in sorted((REPO / "train").rglob("*.py")):

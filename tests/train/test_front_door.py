@@ -24,11 +24,11 @@ TOY_CONFIG = REPO / "configs" / "smoke.yaml"
 
 
 def _doors() -> dict[str, FrontDoor]:
-    from train import ppo
+    from train.sb3 import run as ppo
 
     doors = {"ppo": ppo.PPO}
     try:
-        from train import rllib_ppo
+        from train.rllib import run as rllib_ppo
     except ImportError:  # the cluster extra is not installed
         return doors
     return {**doors, "rllib_ppo": rllib_ppo.RLLIB}
@@ -55,7 +55,7 @@ def test_every_trainer_has_the_common_flags_and_its_own() -> None:
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, message, capsys) -> None:
-    from train import ppo
+    from train.sb3 import run as ppo
 
     assert ppo.main(argv) == 2
     err = capsys.readouterr().err

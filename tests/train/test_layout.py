@@ -1,5 +1,6 @@
-"""``train/`` shows its architecture: front doors at the top, one folder per trainer plus
-``train/common/``, imports that point one way (issues 11 and 18)."""
+"""``train/`` shows its architecture: the two scripts at the top, one folder per trainer plus
+``train/common/``, the one-file references and the other libraries' examples, imports that point
+one way."""
 
 from __future__ import annotations
 
@@ -12,23 +13,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-FRONT_DOORS = [
-    "cleanrl_ppo",
-    "dqn_features",
-    "exploit",
-    "export",
-    "linear_q_features",
-    "plot_curve",
-    "ppo",
-    "rllib_ppo",
-    "sweep",
-    "tabular_mc",
-    "tabular_q_learning",
-    "tabular_sarsa",
-    "tianshou_dqn",
-    "torchrl_ppo",
-]
-FOLDERS = ["common", "network", "rllib", "sb3"]
+FRONT_DOORS = ["ppo", "rllib_ppo"]  # the scripts; every command's logic is in a folder
+FOLDERS = ["common", "examples", "network", "reference", "rllib", "sb3"]
 
 
 def _module_name(path: Path) -> str:
@@ -78,7 +64,7 @@ def test_no_import_cycles_inside_train() -> None:
 
     for m in MODULES:
         visit(m, [])
-    assert "train.sb3.export" in graph["train.export"]
+    assert "train.sb3.run" in graph["train.sb3.exploit"]
 
 
 def test_the_top_of_train_holds_the_front_doors_and_the_folders() -> None:
@@ -90,8 +76,8 @@ def test_the_top_of_train_holds_the_front_doors_and_the_folders() -> None:
 
 
 def test_the_parts_never_import_a_front_door() -> None:
-    """A folder's modules are what the front doors are built from, never the other way round
-    (``export`` dispatches to the trainers' front doors, which is why it sits beside them)."""
+    """A folder's modules are what the two scripts are built from, never the other way round
+    (``tests/test_layers.py`` checks that nothing in the whole tree imports a script)."""
     doors = {f"train.{m}" for m in FRONT_DOORS}
     hits = {m: sorted(_train_imports(_path(m)) & doors) for m in MODULES if m.count(".") == 2}
     assert {m: h for m, h in hits.items() if h} == {}

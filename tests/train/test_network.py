@@ -100,7 +100,7 @@ def test_rllib_needs_no_stable_baselines3() -> None:
         import torch
         from racko_env.observation import OBS_SIZE
         import train.rllib.finish, train.rllib.module
-        import train.rllib_ppo
+        import train.rllib.run
         from train.rllib.env import observation_space
         from train.rllib.module import MaskedActorCritic, export_graph
         from train.rllib.vector import SnapshotLeague

@@ -1,4 +1,4 @@
-"""train/plot_curve.py: any trainer's evaluation record (train/common/eval_record.py) plots."""
+"""train/common/plot.py: any trainer's evaluation record (train/common/eval_record.py) plots."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 
 def test_plot_curve(tmp_path: Path) -> None:
-    from train.plot_curve import plot
+    from train.common.plot import plot
 
     run = tmp_path / "run"
     run.mkdir()
@@ -67,7 +67,7 @@ def _rows_of_every_trainer() -> dict[str, list[dict]]:
 @pytest.mark.parametrize("trainer", sorted(_rows_of_every_trainer()))
 def test_every_trainers_record_plots(trainer: str, tmp_path: Path) -> None:
     from train.common.eval_record import opponents_of
-    from train.plot_curve import plot
+    from train.common.plot import plot
 
     rows = _rows_of_every_trainer()[trainer]
     for row in rows:  # the schema: a length, minutes, rounds, and rate + interval per curve

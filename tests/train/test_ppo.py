@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 import agents
-from train import ppo
 from train.common.config import load_config
+from train.sb3 import run as ppo
 from train.sb3.model import build_model, init_policy_from
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import agents
-from train import ppo
 from train.common.runs import FINAL_MODEL
+from train.sb3 import run as ppo
 from train.sb3.checkpoint import load_weights
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not i
 
 import agents  # noqa: E402
 from train.common.runs import prepare_run  # noqa: E402
-from train.rllib_ppo import STATE_FILE  # noqa: E402
+from train.rllib.run import STATE_FILE  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke_rllib.yaml"  # the vector path
@@ -274,7 +274,7 @@ def test_unreachable_address_is_one_line(tmp_path: Path) -> None:
 
 def test_resume_refuses_another_config_as_the_other_trainers_do(tmp_path: Path, capsys) -> None:
     """The run-folder contract (train/common/runs.py): only ``iterations`` may change."""
-    from train import rllib_ppo
+    from train.rllib import run as rllib_ppo
 
     run = tmp_path / "run"
     (run / "checkpoints" / "iter_000001").mkdir(parents=True)
@@ -294,8 +294,8 @@ def test_resume_refuses_another_config_as_the_other_trainers_do(tmp_path: Path, 
 
 
 def test_a_new_run_records_its_kind_and_refuses_a_folder_holding_a_run(tmp_path: Path) -> None:
-    from train import rllib_ppo
     from train.common.files import RunFolderError
+    from train.rllib import run as rllib_ppo
 
     cfg, run = prepare_run(rllib_ppo.RLLIB_RUN, str(SMOKE), str(tmp_path / "run"), False)
     assert yaml.safe_load((run / "config.yaml").read_text())["kind"] == "rllib" == cfg.kind
@@ -308,7 +308,7 @@ def test_a_new_run_records_its_kind_and_refuses_a_folder_holding_a_run(tmp_path:
 def test_env_steps_follow_rllibs_lifetime_counter() -> None:
     """Iterations whose results lack the counter count 0 and the next one catches up; after a
     restore (no baseline) the per-iteration count stands in."""
-    from train.rllib_ppo import _env_steps
+    from train.rllib.run import _env_steps
 
     def result(lifetime: float | None, sampled: float) -> dict:
         er = {"num_env_steps_sampled": sampled}

@@ -14,7 +14,7 @@ from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
 from racko_env.observation import OBS_SIZE
 
 pytest.importorskip("ray.rllib", reason="the cluster extra (ray[rllib]) is not installed")
-from agents.vector_env import RackoVectorEnv  # noqa: E402
+from racko_env.vector_env import RackoVectorEnv  # noqa: E402
 from train.common.config import load_config  # noqa: E402
 from train.rllib.config import RLlibConfig  # noqa: E402
 from train.rllib.env import observation_space  # noqa: E402
@@ -68,7 +68,7 @@ def test_seeds_and_salt_fix_the_stream() -> None:
 def test_rllib_env_runner_builds_it_through_the_vector_entry_point() -> None:
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 
-    from train.rllib_ppo import build_algo_config
+    from train.rllib.run import build_algo_config
 
     runner = SingleAgentEnvRunner(config=build_algo_config(CFG.model_copy(deep=True)))
     try:

@@ -22,8 +22,9 @@ import pytest
 import torch
 import yaml
 
-from train import export, ppo
 from train.common.files import RunFolderError
+from train.sb3 import export
+from train.sb3 import run as ppo
 
 REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke.yaml"
@@ -44,7 +45,7 @@ KILLER = textwrap.dedent(
             os.kill(os.getpid(), signal.SIGKILL)
 
     selfplay.SnapshotPool.save = save
-    from train import ppo
+    from train.sb3 import run as ppo
     sys.exit(ppo.main(sys.argv[1:]))
     """
 )

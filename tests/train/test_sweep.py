@@ -1,4 +1,4 @@
-"""train/sweep.py: the sweep config's checks (one line naming the key), the planned trials, the
+"""train/rllib/sweep.py: the sweep config's checks (one line naming the key), the planned trials, the
 table, and a 2-trial sweep of the smoke config on a local Ray instance, killed and re-run."""
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import yaml
 pytest.importorskip("ray.tune", reason="the cluster extra (ray[tune]) is not installed")
 
 from train.common.config import ConfigError, parse_config, read_yaml  # noqa: E402
-from train.sweep import SweepConfig, plan_trials, render_table, summarize  # noqa: E402
+from train.rllib.sweep import SweepConfig, plan_trials, render_table, summarize  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-SWEEP = [sys.executable, str(REPO / "train" / "sweep.py")]
+SWEEP = [sys.executable, "-m", "racko_apps.cli", "sweep"]  # racko sweep
 
 
 def _plan(tmp_path: Path, **data) -> list[dict]:
@@ -80,7 +80,7 @@ def test_bad_sweeps_are_one_line_naming_the_key(tmp_path: Path, data: dict, need
 
 
 def test_cli_error_is_one_line(tmp_path: Path, capsys) -> None:
-    from train.sweep import main
+    from train.rllib.sweep import main
 
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump({"config": "configs/smoke.yaml", "grid": {"ppo.lr": [1]}}))

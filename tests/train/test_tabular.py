@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from racko_env.solitaire import evaluate, space
-from train import tabular_mc, tabular_q_learning, tabular_sarsa
 from train.common.tabular import parse_args
+from train.reference import tabular_mc, tabular_q_learning, tabular_sarsa
 
 BASELINES = {"mc": tabular_mc, "sarsa": tabular_sarsa, "q_learning": tabular_q_learning}
 

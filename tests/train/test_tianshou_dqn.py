@@ -1,4 +1,4 @@
-"""train/tianshou_dqn.py: Tianshou's PettingZoo wrapper and its masked multi-agent policies train
+"""train/examples/tianshou_dqn.py: Tianshou's PettingZoo wrapper and its masked multi-agent policies train
 on racko_v1."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import torch
 
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
-from train import tianshou_dqn
-from train.tianshou_dqn import BotAlgorithm, Settings, make_algorithm, make_env, train
+from train.examples import tianshou_dqn
+from train.examples.tianshou_dqn import BotAlgorithm, Settings, make_algorithm, make_env, train
 
 ROOT = Path(__file__).resolve().parents[2]
 # a few hundred steps: short rounds (turn limit 20), one epoch, two test rounds
@@ -68,7 +68,7 @@ def test_against_a_racko_bot_from_the_command_line() -> None:
     args = ["--epochs", "1", "--steps-per-epoch", "200", "--train-envs", "2", "--batch", "32"]
     args += ["--test-episodes", "2", "--hidden", "16", "--turn-limit", "20", "--quiet"]
     out = subprocess.run(
-        [sys.executable, "train/tianshou_dqn.py", *args, "--opponent", "heuristic"],
+        [sys.executable, "train/examples/tianshou_dqn.py", *args, "--opponent", "heuristic"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},  # the checkout under test
         capture_output=True,
@@ -84,7 +84,7 @@ def test_a_bad_opponent_is_one_line(capsys) -> None:
     assert make_algorithm(make_env(TINY), TINY) is not None
     assert tianshou_dqn.main(["--epochs", "1", "--opponent", "nope"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("python train/tianshou_dqn.py: error: unknown bot 'nope'")
+    assert err.startswith("python train/examples/tianshou_dqn.py: error: unknown bot 'nope'")
     assert err.count("\n") == 1
 
 
@@ -103,17 +103,20 @@ def test_a_bad_number_is_one_line_before_anything_runs(capsys, args, message) ->
         tianshou_dqn.main(args)
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"python train/tianshou_dqn.py: error: {message}"), err
+    assert err.startswith(f"python train/examples/tianshou_dqn.py: error: {message}"), err
     assert err.count("\n") == 1
 
 
 # a process each; the quick subset (torch missing) imports no heavy package before the error
 @pytest.mark.parametrize("module", ["torch", pytest.param("tianshou", marks=pytest.mark.slow)])
 def test_without_a_package_of_the_extra_the_extra_is_named(module: str) -> None:
-    code = f"import sys; sys.modules[{module!r}] = None\nimport train.tianshou_dqn\n"
+    code = f"import sys; sys.modules[{module!r}] = None\nimport train.examples.tianshou_dqn\n"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     last = out.stderr.strip().splitlines()[-1]
-    assert f"train/tianshou_dqn.py needs {module}, which is not installed (the 'tianshou'" in last
+    assert (
+        f"train/examples/tianshou_dqn.py needs {module}, which is not installed (the 'tianshou'"
+        in last
+    )
     assert "pip install 'racko[tianshou]'" in last

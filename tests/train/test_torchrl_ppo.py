@@ -1,4 +1,4 @@
-"""train/torchrl_ppo.py: TorchRL's PettingZoo wrapper and its action masks train on racko_v1."""
+"""train/examples/torchrl_ppo.py: TorchRL's PettingZoo wrapper and its action masks train on racko_v1."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 
 from racko_env.actions import NUM_ACTIONS
 from racko_env.observation import OBS_SIZE
-from train import torchrl_ppo
-from train.torchrl_ppo import LEARNER, MASK, OBS, Settings, make_env, train
+from train.examples import torchrl_ppo
+from train.examples.torchrl_ppo import LEARNER, MASK, OBS, Settings, make_env, train
 
 ROOT = Path(__file__).resolve().parents[2]
 # a few hundred steps: short rounds (turn limit 20) so that several end in each batch
@@ -57,7 +57,7 @@ def test_a_few_hundred_steps_train_legally_and_the_same_seed_repeats_the_run() -
 def test_against_a_racko_bot_from_the_command_line() -> None:
     args = ["--frames", "256", "--frames-per-batch", "256", "--hidden", "16", "--turn-limit", "20"]
     out = subprocess.run(
-        [sys.executable, "train/torchrl_ppo.py", *args, "--opponent", "heuristic"],
+        [sys.executable, "train/examples/torchrl_ppo.py", *args, "--opponent", "heuristic"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},  # the checkout under test
         capture_output=True,
@@ -74,7 +74,7 @@ def test_a_bad_opponent_is_one_line(capsys) -> None:
         == 2
     )
     err = capsys.readouterr().err
-    assert err.startswith("python train/torchrl_ppo.py: error: unknown bot 'nope'")
+    assert err.startswith("python train/examples/torchrl_ppo.py: error: unknown bot 'nope'")
     assert err.count("\n") == 1
 
 
@@ -94,7 +94,7 @@ def test_a_bad_number_is_one_line_before_anything_runs(capsys, args, message) ->
         torchrl_ppo.main(args)
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"python train/torchrl_ppo.py: error: {message}"), err
+    assert err.startswith(f"python train/examples/torchrl_ppo.py: error: {message}"), err
     assert err.count("\n") == 1
 
 
@@ -108,12 +108,13 @@ def test_a_bad_number_is_one_line_before_anything_runs(capsys, args, message) ->
     ],
 )
 def test_without_a_package_of_the_extra_the_extra_is_named(module: str) -> None:
-    code = f"import sys; sys.modules[{module!r}] = None\nimport train.torchrl_ppo\n"
+    code = f"import sys; sys.modules[{module!r}] = None\nimport train.examples.torchrl_ppo\n"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     last = out.stderr.strip().splitlines()[-1]
-    assert f"train/torchrl_ppo.py needs {module}, which is not installed (the 'torchrl' extra)" in (
-        last
+    assert (
+        f"train/examples/torchrl_ppo.py needs {module}, which is not installed (the 'torchrl' extra)"
+        in (last)
     )
     assert "pip install 'racko[torchrl]'" in last

@@ -47,7 +47,7 @@ def test_rllib_evaluates_the_module_as_its_exported_bot_plays(tmp_path: Path) ->
 def test_the_rllib_front_door_imports_no_ray_before_it_configures_it() -> None:
     """``train/rllib_ppo.py`` sets Ray's authentication in the environment before Ray is first
     imported (a driver that imported it earlier cannot talk to the cluster it starts)."""
-    code = "import sys, train.rllib_ppo; print(sorted(m for m in sys.modules if m == 'ray'))"
+    code = "import sys, train.rllib.run; print(sorted(m for m in sys.modules if m == 'ray'))"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300
     )

@@ -226,7 +226,7 @@ class GameConfig(Strict):
 class TrainConfig(GameConfig):
     """One training run (``python train/ppo.py --config FILE``)."""
 
-    kind: Literal["ppo"] = "ppo"  # which trainer wrote a run folder (train/export.py reads it)
+    kind: Literal["ppo"] = "ppo"  # which trainer wrote a run folder (train/sb3/export.py reads it)
     reward: Literal["win", "score"] = "win"
     episode: Literal["round", "game"] = "round"
     seed: Seed = 0

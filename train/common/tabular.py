@@ -1,23 +1,25 @@
 """What the three tabular baselines share and is not reinforcement learning: their settings as
-flags, the exact check of a Q-table against the optimum, the learning-curve plot and the result
-file. The learning itself is in each baseline's file, top to bottom:
-``train/tabular_mc.py``, ``train/tabular_sarsa.py``, ``train/tabular_q_learning.py``.
+flags, the run's setup (the vector env, the table, the evaluation points and the clock), the
+exact check of a Q-table against the optimum, the learning-curve plot and the result file. The
+learning itself is in each baseline's file, top to bottom:
+``train/reference/tabular_mc.py``, ``train/reference/tabular_sarsa.py``, ``train/reference/tabular_q_learning.py``.
 """
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import gymnasium
 import numpy as np
 
+import racko_env  # noqa: F401  (registers racko/RackoSolitaire-v0)
 from racko_env.files import write_text_atomic
 from racko_env.solitaire import evaluate, greedy_policy, solve
+from train.common.flags import parse_dataclass
 
 
 @dataclass
@@ -58,20 +60,17 @@ class TabularArgs:
 def parse_args(name: str, doc: str, argv: list[str] | None = None, **defaults: Any) -> TabularArgs:
     """The dataclass's fields as flags, so the defaults live in one place; ``defaults``: the
     baseline's own (its tuned settings)."""
-    parser = argparse.ArgumentParser(prog=f"python train/{name}.py", description=doc)
-    for f in dataclasses.fields(TabularArgs):
-        flag = "--" + f.name.replace("_", "-")
-        default = defaults.get(f.name, f.default)
-        if f.type == "bool":
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default)
-        else:
-            kind = {"int": int, "float": float, "str": str}[f.type]
-            parser.add_argument(flag, type=kind, default=default)
-    args = TabularArgs(**vars(parser.parse_args(argv)))
+
+    def check(args: TabularArgs) -> str | None:
+        if args.num_envs < 1 or args.total_steps < args.num_envs or args.eval_points < 1:
+            return "need num_envs >= 1, total_steps >= num_envs and eval_points >= 1"
+        return None
+
+    args = parse_dataclass(
+        TabularArgs, f"python train/reference/{name}.py", doc, argv, check, **defaults
+    )
     if not args.out:
         args.out = f"runs/{name}"
-    if args.num_envs < 1 or args.total_steps < args.num_envs or args.eval_points < 1:
-        parser.error("need num_envs >= 1, total_steps >= num_envs and eval_points >= 1")
     return args
 
 
@@ -79,6 +78,83 @@ def epsilon(args: TabularArgs, progress: float) -> float:
     """The exploration rate at ``progress`` (0..1) of the run: a linear fall, then flat."""
     fall = min(progress / max(args.epsilon_fraction, 1e-9), 1.0)
     return args.epsilon_start + (args.epsilon_end - args.epsilon_start) * fall
+
+
+@dataclass
+class TabularRun:
+    """A baseline's run as it starts: ``num_envs`` solitaire games side by side in their tabular
+    form (``racko/RackoSolitaire-v0``, ``tabular=True``: a ``Discrete`` state number), the first
+    observations, a table of ``init_value`` for every legal (state, action) and ``-inf`` for the
+    illegal ones (so neither a greedy choice nor a target ever picks them), its visit counts, and
+    the exploration's generator, seeded by ``--seed``."""
+
+    args: TabularArgs
+    envs: Any
+    obs: np.ndarray
+    info: dict[str, Any]
+    legal: np.ndarray  # legal[state, action]
+    q: np.ndarray
+    visits: np.ndarray
+    rng: np.random.Generator
+    tracker: Tracker
+    iterations: int  # vector steps of the whole run
+    evaluation_points: set[int] = field(default_factory=set)
+    _start: float = 0.0
+
+    def start_clock(self) -> None:
+        """Learning time counts from here (the ``--time-limit``), evaluations excluded."""
+        self._start = time.perf_counter()
+
+    def after(self, iteration: int) -> bool:
+        """Evaluate the table at the evaluation points and when out of time; True: stop."""
+        args = self.args
+        out_of_time = bool(args.time_limit) and (
+            time.perf_counter() - self._start > args.time_limit
+        )
+        if iteration in self.evaluation_points or out_of_time:
+            self.tracker.record(self.q, self.visits, iteration * args.num_envs)
+            self._start += self.tracker.curve[-1]["eval_seconds"]  # evaluating is not learning
+        return out_of_time
+
+    def finish(self) -> dict[str, Any]:
+        """Close the games, plot the curve and write the result file; the result."""
+        self.envs.close()
+        return self.tracker.finish(self.q)
+
+
+def start_run(name: str, args: TabularArgs) -> TabularRun:
+    """The games, the table and the evaluation points of baseline ``name`` (see ``TabularRun``)."""
+    envs = gymnasium.make_vec(
+        "racko/RackoSolitaire-v0",
+        num_envs=args.num_envs,
+        vectorization_mode="vector_entry_point",
+        rack_size=args.rack_size,
+        deck_size=args.deck_size,
+        tabular=True,
+        turn_limit=args.turn_limit,
+    )
+    num_states = envs.single_observation_space.n
+    num_actions = envs.single_action_space.n
+    rng = np.random.default_rng(args.seed)
+    tracker = Tracker(name, args)
+    obs, info = envs.reset(seed=args.seed)
+    space = envs.unwrapped.space
+    legal = space.legal[np.arange(num_states) // space.num_states]
+    iterations = args.total_steps // args.num_envs
+    points = np.linspace(iterations / args.eval_points, iterations, args.eval_points)
+    return TabularRun(
+        args=args,
+        envs=envs,
+        obs=obs,
+        info=info,
+        legal=legal,
+        q=np.where(legal, args.init_value, -np.inf).astype(np.float32),
+        visits=np.zeros((num_states, num_actions), dtype=np.float32),
+        rng=rng,
+        tracker=tracker,
+        iterations=iterations,
+        evaluation_points=set(points.astype(int)),
+    )
 
 
 class Tracker:
@@ -136,7 +212,7 @@ class Tracker:
             "seconds": last["seconds"],
             "q_table_mb": q.nbytes / 2**20,
             "tabular_states": self.num_states,
-            "settings": dataclasses.asdict(args),
+            "settings": asdict(args),
             "curve": self.curve,
         }
         out = Path(args.out)

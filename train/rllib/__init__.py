@@ -1,1 +1,1 @@
-"""The parts of ``train/rllib_ppo.py``, PPO on Ray RLlib."""
+"""PPO on Ray RLlib (``run``: ``train/rllib_ppo.py``, ``racko train-rllib``) and ``racko sweep``."""

@@ -1,5 +1,5 @@
 """The RLlib trainer's vector path (``env: vector``): its env runners step
-``agents.vector_env.RackoVectorEnv`` through Gymnasium's vector API.
+``racko_env.vector_env.RackoVectorEnv`` through Gymnasium's vector API.
 
 RLlib calls ``make_vector_env`` with the env config plus ``num_envs``; the env's observation
 becomes the dict the masked module reads. Every ``league.snapshot_every`` iterations the learner
@@ -18,8 +18,8 @@ import numpy as np
 from gymnasium.vector import VectorWrapper
 from gymnasium.vector.utils import batch_space
 
-from agents.vector_env import SELF, RackoVectorEnv
 from racko_env.observation import OBS_SIZE
+from racko_env.vector_env import SELF, RackoVectorEnv
 from train.rllib.env import observation_space
 
 SNAPSHOTS = "snapshots"  # the league's folder in a checkpoint

@@ -1,1 +1,1 @@
-"""The parts of ``train/ppo.py``, MaskablePPO on stable-baselines3 (``trainer`` is the run)."""
+"""The main job (``run``: ``train/ppo.py``, ``racko train``), ``racko export`` and ``racko exploit``."""

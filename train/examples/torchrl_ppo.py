@@ -1,4 +1,4 @@
-"""Masked PPO on Rack-O with TorchRL's PettingZoo wrapper: ``python train/torchrl_ppo.py``.
+"""Masked PPO on Rack-O with TorchRL's PettingZoo wrapper: ``python train/examples/torchrl_ppo.py``.
 
 An example for TorchRL users (docs/training/torchrl.md), not the project's trainer. The AEC env
 goes into ``PettingZooWrapper`` as it is (``use_mask=True``: one agent acts per step, and the
@@ -16,11 +16,11 @@ from agents.extras import needs_extra
 from train.common.front_door import OneLineParser, fail, settings_flags
 
 # each of the extra's packages, when missing, is named with the extra (torchrl needs tensordict)
-with needs_extra("torch", "torchrl", "train/torchrl_ppo.py"):
+with needs_extra("torch", "torchrl", "train/examples/torchrl_ppo.py"):
     import torch
-with needs_extra("tensordict", "torchrl", "train/torchrl_ppo.py"):
+with needs_extra("tensordict", "torchrl", "train/examples/torchrl_ppo.py"):
     import tensordict  # noqa: F401
-with needs_extra("torchrl", "torchrl", "train/torchrl_ppo.py"):
+with needs_extra("torchrl", "torchrl", "train/examples/torchrl_ppo.py"):
     import torchrl  # noqa: F401
     from tensordict.nn import TensorDictModule, TensorDictSequential
     from torchrl.collectors import Collector
@@ -29,7 +29,7 @@ with needs_extra("torchrl", "torchrl", "train/torchrl_ppo.py"):
     from torchrl.objectives import ClipPPOLoss
     from torchrl.objectives.value import GAE
 
-PROG = "python train/torchrl_ppo.py"  # errors start with it
+PROG = "python train/examples/torchrl_ppo.py"  # errors start with it
 LEARNER, OPPONENT = "learner", "opponent"
 OBS = (LEARNER, "observation", "observation")  # racko's observation vector, under the group
 MASK = (LEARNER, "action_mask")  # the legal actions (moved there by the wrapper)

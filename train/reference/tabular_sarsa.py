@@ -1,6 +1,6 @@
 """Tabular SARSA on solitaire Rack-O, in one file: a reference to read, checked exactly.
 
-    python train/tabular_sarsa.py --rack-size 3 --deck-size 8
+    python train/reference/tabular_sarsa.py --rack-size 3 --deck-size 8
 
 The env is ``racko/RackoSolitaire-v0`` in its tabular form: a ``Discrete`` observation numbers
 every state the player can tell apart, the actions are the full game's action ids with their
@@ -19,38 +19,20 @@ files): ``train/common/tabular.py``. Docs: ``docs/coursework/ladder.md``.
 from __future__ import annotations
 
 import sys
-import time
 
-import gymnasium
 import numpy as np
 
-import racko_env  # noqa: F401  (registers racko/RackoSolitaire-v0)
-from train.common.tabular import TabularArgs, Tracker, epsilon, parse_args
+from train.common.tabular import TabularArgs, epsilon, parse_args, start_run
 
 NAME = "tabular_sarsa"
 
 
 def train(args: TabularArgs) -> dict:
-    envs = gymnasium.make_vec(
-        "racko/RackoSolitaire-v0",
-        num_envs=args.num_envs,
-        vectorization_mode="vector_entry_point",
-        rack_size=args.rack_size,
-        deck_size=args.deck_size,
-        tabular=True,
-        turn_limit=args.turn_limit,
-    )
-    num_states = envs.single_observation_space.n
-    num_actions = envs.single_action_space.n
-    rng = np.random.default_rng(args.seed)
-    tracker = Tracker(NAME, args)
-
-    # The table: one value per (state, action). Illegal actions get -inf so that neither the
-    # greedy choice nor the target ever picks them; the legal ones start at init_value.
-    obs, info = envs.reset(seed=args.seed)
-    legal = envs.unwrapped.space.legal[np.arange(num_states) // envs.unwrapped.space.num_states]
-    q = np.where(legal, args.init_value, -np.inf).astype(np.float32)
-    visits = np.zeros((num_states, num_actions), dtype=np.float32)
+    # The games, the table (one value per state and action, -inf for the illegal ones), the
+    # evaluation points: train.common.tabular.start_run.
+    run = start_run(NAME, args)
+    obs, info, q, visits, rng = run.obs, run.info, run.q, run.visits, run.rng
+    legal = run.legal  # legal[state, action]
 
     def choose(states: np.ndarray, mask: np.ndarray, eps: float) -> np.ndarray:
         """Epsilon-greedy among the legal actions of each state."""
@@ -58,16 +40,13 @@ def train(args: TabularArgs) -> dict:
         random_legal = (rng.random(mask.shape) * mask).argmax(axis=1)
         return np.where(rng.random(len(states)) < eps, random_legal, greedy)
 
-    iterations = args.total_steps // args.num_envs
-    checkpoints = set(
-        np.linspace(iterations / args.eval_points, iterations, args.eval_points).astype(int)
-    )
+    iterations = run.iterations
     actions = choose(obs, info["action_mask"].astype(bool), args.epsilon_start)
-    start = time.perf_counter()
+    run.start_clock()
     for iteration in range(1, iterations + 1):
         eps = epsilon(args, iteration / iterations)
         # 1. Play the actions chosen last time (SARSA chooses before it updates).
-        next_obs, reward, terminated, truncated, info = envs.step(actions)
+        next_obs, reward, terminated, truncated, info = run.envs.step(actions)
 
         # 2. The next action of each game, epsilon-greedy. A finished game is dealt again at
         #    once (autoreset in the same step): its target needs an action at its last state
@@ -90,14 +69,9 @@ def train(args: TabularArgs) -> dict:
         np.add.at(q, (obs, actions), step_size * (target - q[obs, actions]))
         obs, actions = next_obs, next_actions
 
-        out_of_time = args.time_limit and time.perf_counter() - start > args.time_limit
-        if iteration in checkpoints or out_of_time:
-            tracker.record(q, visits, iteration * args.num_envs)
-            start -= tracker.curve[-1]["eval_seconds"]  # evaluating is not learning time
-        if out_of_time:
+        if run.after(iteration):  # the exact evaluation at its points; True: out of time
             break
-    envs.close()
-    return tracker.finish(q)
+    return run.finish()
 
 
 def main(argv: list[str] | None = None) -> int:

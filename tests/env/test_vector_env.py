@@ -10,8 +10,8 @@ from gymnasium.vector import AutoresetMode
 
 import racko_env  # noqa: F401  (registers racko/Racko-v1)
 from agents.features import flat_features, rack_features
-from agents.vector_env import RackoVectorEnv
 from racko_env.observation import OBS_SIZE
+from racko_env.vector_env import RackoVectorEnv
 
 MIX = {"heuristic": 0.5, "expert": 0.3, "random": 0.2}
 
@@ -178,3 +178,54 @@ def test_bad_arguments_are_named() -> None:
         env.step(np.zeros(2, dtype=int))
     with pytest.raises(ValueError, match="seed"):
         env.reset(seed=1.5)
+
+
+def test_bots_and_features_come_from_the_resolver(monkeypatch) -> None:
+    """racko_env never imports the batched bots or the features: a resolver carries them."""
+    import racko_env.opponents
+    from agents.batched import load_batch
+
+    loaded = []
+
+    class Features:
+        def width(self, config) -> int:
+            return 1
+
+        def features(self, obs: np.ndarray, num_cards: int) -> np.ndarray:
+            return np.asarray(obs[:, :1], dtype=np.float32)
+
+    def resolver(spec, num_players, **rules):
+        raise AssertionError("the batched env asks for batch policies")
+
+    def batch(spec, num_players, *, seed=None, **rules):
+        loaded.append(spec)
+        return load_batch(spec, num_players, seed=seed, **rules)
+
+    resolver.batch, resolver.features = batch, Features()
+    monkeypatch.setattr(racko_env.opponents, "_registered", [resolver])
+    env = RackoVectorEnv(4, opponents="heuristic", seed=0, features=True)
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (4, OBS_SIZE + 1) and loaded == ["heuristic"]
+    np.testing.assert_array_equal(obs[:, -1], obs[:, 0])
+
+
+def test_features_without_a_resolver_are_one_clear_error(monkeypatch) -> None:
+    import racko_env.opponents
+
+    monkeypatch.setattr(racko_env.opponents, "_registered", [])
+    monkeypatch.setattr(racko_env.opponents, "_discovered", [])
+    with pytest.raises(LookupError, match=r"RackoVectorEnv\(features=True\) needs") as err:
+        RackoVectorEnv(2, features=True)
+    assert "\n" not in str(err.value)
+
+
+def test_the_resolver_hands_over_the_batched_bots_and_features() -> None:
+    import agents
+    import racko_env.opponents
+    from agents.batched import BatchHeuristic, GroupFeatures, load_batch
+
+    assert racko_env.opponents.provided("batch") is load_batch is agents.load.batch
+    assert isinstance(racko_env.opponents.provided("features"), GroupFeatures)
+    env = RackoVectorEnv(2, opponents="heuristic", seed=0)
+    env.reset(seed=0)
+    assert {type(p) for p in env._policies.values()} == {BatchHeuristic}

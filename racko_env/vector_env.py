@@ -1,20 +1,20 @@
 """``RackoVectorEnv``: the batched engine with its opponents inside, as a Gymnasium ``VectorEnv``.
 
 ``gymnasium.make_vec("racko/Racko-v1", num_envs=N, vectorization_mode="vector_entry_point",
-opponents={"heuristic": 0.5, "expert": 0.3, "self": 0.2}, seed=0, features=True)`` returns it
-(``racko_env`` registers it by a string, so it never imports ``agents``). Each game is one learner
-seat's view (the core ``racko_env.learner_games.LearnerGames``, shared with SB3's
-``train.sb3.vec_env.RackoVecEnv``, with this layer's vectorized bots); the other seats are played
-inside the env by opponents drawn per episode and seat from the weighted mix. ``"self"`` is the
-weight of the trainer's frozen snapshots, which it hands over with ``set_self_play``.
+opponents={"heuristic": 0.5, "expert": 0.3, "self": 0.2}, seed=0, features=True)`` returns it.
+Each game is one learner seat's view (the core ``racko_env.learner_games.LearnerGames``, shared
+with SB3's ``train.sb3.vec_env.RackoVecEnv``); the other seats are played inside the env by
+opponents drawn per episode and seat from the weighted mix. The bots' vectorized twins and the
+structured policy's features come from the bot resolver (``racko_env.opponents.provided``), not
+an import. ``"self"`` is the weight of the trainer's frozen snapshots (``set_self_play``).
 
 ``single_observation_space`` is the observation of layout ``observation_version``, with
-``features=True`` followed by the structured policy's features (``agents.features``, computed once
-per observation); ``info["action_mask"]`` and ``action_masks()`` give the masks, never all False
-but on an episode's last observation under ``NEXT_STEP``. ``autoreset_mode``: ``NEXT_STEP``
+``features=True`` followed by the structured policy's features (once per observation);
+``info["action_mask"]`` and ``action_masks()`` give the masks, never all False but on an
+episode's last observation under ``NEXT_STEP``. ``autoreset_mode``: ``NEXT_STEP``
 (Gymnasium's default, what RLlib's runners expect) or ``SAME_STEP`` (the last observation in
 ``info["final_obs"]``: the stream of the SB3 ``RackoVecEnv``, kept equal by
-tests/agents/test_vector_env.py). Illegal actions raise ``ValueError``. The same ``seed`` gives the
+tests/env/test_vector_env.py). Illegal actions raise ``ValueError``. The same ``seed`` gives the
 same stream for the same actions. More: docs/environment/vector.md.
 """
 
@@ -27,9 +27,9 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
-from agents.batched import group_features, load_batch
+from racko_env import opponents as resolver
 from racko_env.actions import NUM_ACTIONS
-from racko_env.learner_games import LearnerGames, OpponentSpec, opponent_mix
+from racko_env.learner_games import LearnerGames, OpponentSpec, opponent_mix, resolve_batch
 from racko_env.observation import OBS_SIZE, OBS_VERSION, layout_for, obs_size
 
 SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
@@ -76,6 +76,12 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
                 "opponents: give a bot a positive weight ('self' snapshots come from the trainer, "
                 "later)"
             )
+        self._provider = resolver.provided("features")  # snapshots may read them too
+        if features and self._provider is None:
+            raise LookupError(
+                "RackoVectorEnv(features=True) needs the structured policy's features, but no bot "
+                f"resolver provides them ({resolver.ENTRY_POINT_GROUP!r}): pip install -e ."
+            )
         super().__init__(
             num_envs,
             num_players,
@@ -84,8 +90,8 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
             reward,
             episode,
             [w for _, w in self._mix],
-            load_policy=load_batch,
-            feature_fn=group_features,
+            load_policy=resolver.provided("batch") or resolve_batch,
+            feature_fn=getattr(self._provider, "features", None),
             **rules_options,
         )
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
@@ -95,12 +101,8 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         self.num_cards = config.num_cards
         self._width = layout_for(config).sizes[observation_version]  # the game's own layout
         width = self._width
-        if self.features:  # imported here: the kernel loads numba, which plain envs do not need
-            from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, check_rules
-
-            check_rules(config)  # one line naming a size the features do not describe
-
-            width += RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
+        if self.features:  # one line naming a size the features do not describe
+            width += self._provider.width(config)
         low = 0.0 if not self.features else -np.inf
         high = 1.0 if not self.features else np.inf
         self.single_observation_space = spaces.Box(low, high, (width,), dtype=np.float32)
@@ -200,7 +202,7 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         shown = np.array(obs[:, : self._width], dtype=np.float32)
         if not self.features:
             return shown
-        features = group_features(np.asarray(obs[:, :OBS_SIZE]), self.num_cards)
+        features = self._provider.features(np.asarray(obs[:, :OBS_SIZE]), self.num_cards)
         return np.concatenate([shown, features], axis=1)
 
     def _info(self) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Masked DQN on Rack-O with Tianshou's PettingZoo wrapper: ``python train/tianshou_dqn.py``.
+"""Masked DQN on Rack-O with Tianshou's PettingZoo wrapper: ``python train/examples/tianshou_dqn.py``.
 
 An example for Tianshou users (docs/training/tianshou.md), not the project's trainer. The AEC
 env goes into ``tianshou.env.PettingZooEnv`` as it is; ``player_0``'s decisions go to a masked
@@ -19,9 +19,9 @@ import numpy as np
 from agents.extras import needs_extra
 from train.common.front_door import OneLineParser, fail, probability, settings_flags
 
-with needs_extra("torch", "tianshou", "train/tianshou_dqn.py"):  # each named with the extra
+with needs_extra("torch", "tianshou", "train/examples/tianshou_dqn.py"):  # each with its extra
     import torch
-with needs_extra("tianshou", "tianshou", "train/tianshou_dqn.py"):
+with needs_extra("tianshou", "tianshou", "train/examples/tianshou_dqn.py"):
     from tianshou.algorithm import (
         DQN,
         MARLRandomDiscreteMaskedOffPolicyAlgorithm,
@@ -35,7 +35,7 @@ with needs_extra("tianshou", "tianshou", "train/tianshou_dqn.py"):
     from tianshou.trainer import OffPolicyTrainerParams
     from tianshou.utils.net.common import Net
 
-PROG = "python train/tianshou_dqn.py"  # errors start with it
+PROG = "python train/examples/tianshou_dqn.py"  # errors start with it
 LEARNER_SEAT = 0  # player_0 learns; player_1 is the fixed opponent
 
 

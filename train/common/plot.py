@@ -82,7 +82,3 @@ def main(argv: list[str] | None = None) -> int:
     plot(args.run_dir, args.out, args.title)
     print(f"wrote {args.out}")
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

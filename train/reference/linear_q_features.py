@@ -1,6 +1,6 @@
 """Linear Q-learning on the feature observation, in one file of numpy: a reference to read.
 
-    python train/linear_q_features.py --total-steps 150000 --opponent heuristic --out runs/linq
+    python train/reference/linear_q_features.py --total-steps 150000 --opponent heuristic --out runs/linq
 
 The learner plays one seat of ``--num-envs`` games at once against a bot (the racko vector env,
 ``racko/Racko-v1`` on the batched engine), observing the structured features
@@ -24,7 +24,6 @@ against each ``--eval-opponents`` bot, and OUT gets ``linear_q.npz`` (the weight
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import io
 import json
@@ -43,6 +42,7 @@ from agents.feature_obs import LOG_COST, FeatureObservationVector, columns, feat
 from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
 from racko_env.actions import NUM_ACTIONS
 from racko_env.files import write_bytes_atomic, write_text_atomic
+from train.common.flags import parse_dataclass
 
 
 @dataclass
@@ -78,22 +78,14 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """The argparse parser built from the dataclass, so the defaults live in one place."""
-    parser = argparse.ArgumentParser(
-        prog="python train/linear_q_features.py", description=__doc__.split("\n")[0]
+    """The settings from the command line, a flag per field of ``Args`` (``train.common.flags``)."""
+    return parse_dataclass(
+        Args,
+        "python train/reference/linear_q_features.py",
+        __doc__.split("\n")[0],
+        argv,
+        check_args,
     )
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type == "bool":
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
-        else:
-            kind = {"int": int, "float": float, "str": str}[f.type]
-            parser.add_argument(flag, type=kind, default=f.default)
-    args = Args(**vars(parser.parse_args(argv)))
-    problem = check_args(args)
-    if problem:
-        parser.error(problem)
-    return args
 
 
 def check_args(args: Args) -> str | None:

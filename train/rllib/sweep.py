@@ -1,5 +1,5 @@
-"""Seeds and sweeps of the main job on Ray Tune: ``python train/sweep.py --config
-configs/sweep_2p.yaml [--address auto]`` (docs/training/rllib.md).
+"""Seeds and sweeps of the main job on Ray Tune: ``racko sweep --config configs/sweep_2p.yaml
+[--address auto]`` (docs/training/rllib.md).
 
 Every trial is one ordinary run of ``train/ppo.py`` in ``<out>/trials/<name>/``. The sweep config
 names the run config, the seeds, and optionally a grid and random samples over dotted keys of it
@@ -24,7 +24,7 @@ from train.common import front_door
 
 front_door.thread_defaults()  # before numpy and torch load: they read them once
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator  # noqa: E402
 
@@ -219,7 +219,7 @@ def run_trial(trial: dict[str, Any], config_file: Path) -> dict[str, Any]:
     import torch
 
     from train.common.runs import prepare_run
-    from train.ppo import PPO_RUN, Trainer, holds_a_run
+    from train.sb3.run import PPO_RUN, Trainer, holds_a_run
 
     run_dir = Path(trial["config"]["out"])
     status = "finished before"
@@ -440,7 +440,3 @@ def main(argv: list[str] | None = None) -> int:
     except (*front_door.user_errors(), UserError) as exc:
         return front_door.fail("sweep", exc)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,6 +1,6 @@
 """Masked DQN on the feature observation, in one file of plain PyTorch (CleanRL style).
 
-    python train/dqn_features.py --total-steps 300000 --opponent heuristic --out runs/dqn
+    python train/reference/dqn_features.py --total-steps 300000 --opponent heuristic --out runs/dqn
 
 Everything a DQN needs is on this page, top to bottom: the racko vector env observing the
 structured features (``agents.feature_obs.FeatureObservationVector``, one row of ``FEATURE_SIZE``
@@ -25,7 +25,6 @@ Same ``--seed``, same run (``torch.set_num_threads(1)``).
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import io
 import json
@@ -52,6 +51,7 @@ from agents.feature_obs import (
 from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
 from racko_env.actions import NUM_ACTIONS
 from racko_env.files import write_bytes_atomic, write_text_atomic
+from train.common.flags import parse_dataclass
 
 
 @dataclass
@@ -96,22 +96,10 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """The argparse parser built from the dataclass, so the defaults live in one place."""
-    parser = argparse.ArgumentParser(
-        prog="python train/dqn_features.py", description=__doc__.split("\n")[0]
+    """The settings from the command line, a flag per field of ``Args`` (``train.common.flags``)."""
+    return parse_dataclass(
+        Args, "python train/reference/dqn_features.py", __doc__.split("\n")[0], argv, check_args
     )
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type == "bool":
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
-        else:
-            kind = {"int": int, "float": float, "str": str}[f.type]
-            parser.add_argument(flag, type=kind, default=f.default)
-    args = Args(**vars(parser.parse_args(argv)))
-    problem = check_args(args)
-    if problem:
-        parser.error(problem)
-    return args
 
 
 def check_args(args: Args) -> str | None:

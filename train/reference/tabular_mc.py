@@ -1,6 +1,6 @@
 """Monte Carlo control on solitaire Rack-O, in one file: a reference to read, checked exactly.
 
-    python train/tabular_mc.py --rack-size 3 --deck-size 8
+    python train/reference/tabular_mc.py --rack-size 3 --deck-size 8
 
 The env is ``racko/RackoSolitaire-v0`` in its tabular form: a ``Discrete`` observation numbers
 every state the player can tell apart, the actions are the full game's action ids with their
@@ -21,13 +21,10 @@ files): ``train/common/tabular.py``. Docs: ``docs/coursework/ladder.md``.
 from __future__ import annotations
 
 import sys
-import time
 
-import gymnasium
 import numpy as np
 
-import racko_env  # noqa: F401  (registers racko/RackoSolitaire-v0)
-from train.common.tabular import TabularArgs, Tracker, epsilon, parse_args
+from train.common.tabular import TabularArgs, epsilon, parse_args, start_run
 
 NAME = "tabular_mc"
 # Monte Carlo's own settings: its values are averages of whole games' returns, so early
@@ -44,26 +41,10 @@ DEFAULTS = {
 
 
 def train(args: TabularArgs) -> dict:
-    envs = gymnasium.make_vec(
-        "racko/RackoSolitaire-v0",
-        num_envs=args.num_envs,
-        vectorization_mode="vector_entry_point",
-        rack_size=args.rack_size,
-        deck_size=args.deck_size,
-        tabular=True,
-        turn_limit=args.turn_limit,
-    )
-    num_states = envs.single_observation_space.n
-    num_actions = envs.single_action_space.n
-    rng = np.random.default_rng(args.seed)
-    tracker = Tracker(NAME, args)
-
-    # The table: one value per (state, action). Illegal actions get -inf so that neither the
-    # greedy choice nor the target ever picks them; the legal ones start at init_value.
-    obs, info = envs.reset(seed=args.seed)
-    legal = envs.unwrapped.space.legal[np.arange(num_states) // envs.unwrapped.space.num_states]
-    q = np.where(legal, args.init_value, -np.inf).astype(np.float32)
-    visits = np.zeros((num_states, num_actions), dtype=np.float32)
+    # The games, the table (one value per state and action, -inf for the illegal ones), the
+    # evaluation points: train.common.tabular.start_run.
+    run = start_run(NAME, args)
+    obs, info, q, visits, rng = run.obs, run.info, run.q, run.visits, run.rng
 
     # Each game's decisions so far: the state, the action and the turns played before it.
     longest = 3 * args.turn_limit  # a turn is at most three decisions
@@ -74,11 +55,8 @@ def train(args: TabularArgs) -> dict:
     turns = np.zeros(args.num_envs, dtype=np.int64)
     games = np.arange(args.num_envs)
 
-    iterations = args.total_steps // args.num_envs
-    checkpoints = set(
-        np.linspace(iterations / args.eval_points, iterations, args.eval_points).astype(int)
-    )
-    start = time.perf_counter()
+    iterations = run.iterations
+    run.start_clock()
     for iteration in range(1, iterations + 1):
         # 1. Act epsilon-greedily among the legal actions (the env's masks), and remember it.
         mask = info["action_mask"].astype(bool)
@@ -90,7 +68,7 @@ def train(args: TabularArgs) -> dict:
         seen_actions[games, length] = actions
         seen_turns[games, length] = turns
         length += 1
-        obs, reward, terminated, truncated, info = envs.step(actions)
+        obs, reward, terminated, truncated, info = run.envs.step(actions)
         turns -= reward.astype(np.int64)  # -1 per turn
 
         # 2. When a game ends, the return after each of its decisions is minus the turns played
@@ -108,14 +86,9 @@ def train(args: TabularArgs) -> dict:
             np.add.at(q, (states, acts), step_size * (returns - q[states, acts]))
             length[done], turns[done] = 0, 0
 
-        out_of_time = args.time_limit and time.perf_counter() - start > args.time_limit
-        if iteration in checkpoints or out_of_time:
-            tracker.record(q, visits, iteration * args.num_envs)
-            start -= tracker.curve[-1]["eval_seconds"]  # evaluating is not learning time
-        if out_of_time:
+        if run.after(iteration):  # the exact evaluation at its points; True: out of time
             break
-    envs.close()
-    return tracker.finish(q)
+    return run.finish()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,11 +1,11 @@
 """Masked PPO for Rack-O in one file, in plain PyTorch (CleanRL style): a reference to read.
 
-    python train/cleanrl_ppo.py --total-timesteps 200000 --opponent heuristic --out runs/cleanrl
+    python train/reference/cleanrl_ppo.py --total-timesteps 200000 --opponent heuristic --out runs/cleanrl
 
 Everything a PPO needs is on this page, top to bottom, with no RL library: the PettingZoo AEC env
 (``racko_v1``), an actor-critic network, invalid-action masking through the logits, rollouts of
 whole rounds, generalized advantage estimation (GAE), the clipped surrogate objective, and at the
-end an ONNX bot file (``bot.onnx`` + ``bot.json``, the same format ``train/export.py`` writes)
+end an ONNX bot file (``bot.onnx`` + ``bot.json``, the same format ``train/sb3/export.py`` writes)
 evaluated against a baseline in a duplicate tournament with 95% intervals. ``train/ppo.py`` is
 the full trainer (SB3's MaskablePPO, batched envs, checkpoints); this file is for learning how it
 works. Docs: ``docs/training/cleanrl.md``.
@@ -23,7 +23,6 @@ seat; its bot file plays solitaire only, its evaluation compares mean turns with
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import sys
@@ -44,6 +43,7 @@ from racko_env.files import write_text_atomic
 from racko_env.observation import OBS_SIZE
 from racko_env.rules import deck_size
 from racko_env.solitaire_env import RackoSolitaireEnv, mean_ci95, play_turns
+from train.common.flags import parse_dataclass
 from train.common.snapshot import MASKED_LOGIT
 
 SOLITAIRE = {"rack_size": 10, "deck_size": 40}  # --num-players 1: full-size solitaire
@@ -102,22 +102,10 @@ class Args:
 
 
 def parse_args(argv: list[str] | None = None) -> Args:
-    """Build the argparse parser from the dataclass, so the defaults live in one place."""
-    parser = argparse.ArgumentParser(
-        prog="python train/cleanrl_ppo.py", description=__doc__.split("\n")[0]
+    """The settings from the command line, a flag per field of ``Args`` (``train.common.flags``)."""
+    return parse_dataclass(
+        Args, "python train/reference/cleanrl_ppo.py", __doc__.split("\n")[0], argv, check_args
     )
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type == "bool":
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default)
-        else:
-            kind = {"int": int, "float": float, "str": str}[f.type]
-            parser.add_argument(flag, type=kind, default=f.default)
-    args = Args(**vars(parser.parse_args(argv)))
-    problem = check_args(args)
-    if problem:
-        parser.error(problem)
-    return args
 
 
 def check_args(args: Args) -> str | None:
@@ -578,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
     metrics: dict[str, Any] = {"args": dataclasses.asdict(args), **training}
     bot: Any = TorchBot(agent)
     if args.out:
-        info = {"algorithm": "masked PPO (train/cleanrl_ppo.py)", "seed": args.seed}
+        info = {"algorithm": "masked PPO (train/reference/cleanrl_ppo.py)", "seed": args.seed}
         info["timesteps"] = training["history"][-1]["global_step"]
         bot = str(export_bot(agent, Path(args.out), args, info))
         print(f"wrote {bot} and its manifest bot.json")

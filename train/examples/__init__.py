@@ -1,0 +1,1 @@
+"""Rack-O on TorchRL and Tianshou's PettingZoo wrappers: ``python train/examples/NAME.py``."""
