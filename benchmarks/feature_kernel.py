@@ -91,7 +91,7 @@ def observations(game: tuple[int, int, int], count: int, seed: int) -> np.ndarra
 def rows_per_second(
     kernel: Callable[[np.ndarray], Any], obs: np.ndarray, batch: int, seconds: float
 ) -> float:
-    """Feature rows per second of ``kernel`` over ``obs`` in batches of ``batch``, for ``seconds``."""
+    """Rows per second of ``kernel`` over ``obs`` in batches of ``batch``, for ``seconds``."""
     done, start = 0, time.perf_counter()
     while True:
         for i in range(0, len(obs), batch):
