@@ -30,7 +30,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from racko_env import opponents as resolver
 from racko_env.actions import NUM_ACTIONS
 from racko_env.learner_games import LearnerGames, OpponentSpec, opponent_mix, resolve_batch
-from racko_env.observation import OBS_SIZE, OBS_VERSION, layout_for, obs_size
+from racko_env.observation import OBS_VERSION, layout_for, obs_size
 
 SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
 
@@ -101,7 +101,8 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         self.num_cards = config.num_cards
         self._width = layout_for(config).sizes[observation_version]  # the game's own layout
         width = self._width
-        if self.features:  # one line naming a size the features do not describe
+        self._layout = layout_for(config)
+        if self.features:  # the features of the game's own layout
             width += self._provider.width(config)
         low = 0.0 if not self.features else -np.inf
         high = 1.0 if not self.features else np.inf
@@ -202,7 +203,8 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         shown = np.array(obs[:, : self._width], dtype=np.float32)
         if not self.features:
             return shown
-        features = self._provider.features(np.asarray(obs[:, :OBS_SIZE]), self.num_cards)
+        lay = self._layout
+        features = self._provider.features(np.asarray(obs[:, : lay.size]), self.num_cards, lay)
         return np.concatenate([shown, features], axis=1)
 
     def _info(self) -> dict[str, Any]:
