@@ -191,7 +191,8 @@ def test_bots_and_features_come_from_the_resolver(monkeypatch) -> None:
         def width(self, config) -> int:
             return 1
 
-        def features(self, obs: np.ndarray, num_cards: int) -> np.ndarray:
+        def features(self, obs: np.ndarray, num_cards: int, layout) -> np.ndarray:
+            assert layout.size == obs.shape[1]  # the game's own layout comes along
             return np.asarray(obs[:, :1], dtype=np.float32)
 
     def resolver(spec, num_players, **rules):
