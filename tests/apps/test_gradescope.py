@@ -482,7 +482,7 @@ def no_index_env(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_the_kit_built_here_installs_from_its_zip_alone(tmp_path, can_isolate):
+def test_the_kit_built_here_installs_from_its_zip_alone(tmp_path, can_isolate, fresh_venv):
     course = tmp_path / "course"
     (course / "staff").mkdir(parents=True)
     (course / "rubric.yaml").write_text(STAFF_RUBRIC)
@@ -505,8 +505,7 @@ def test_the_kit_built_here_installs_from_its_zip_alone(tmp_path, can_isolate):
     wheel = source / Path(target.removesuffix("[eval]")).name
     venv = tmp_path / "venv"
     env = no_index_env(tmp_path)
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
+    python = str(fresh_venv(venv))  # sees our packages, whether we run in a venv or not
     pip = [python, "-m", "pip", "install", "-q", "--no-index"]
     # racko from the zip's wheel; its third-party dependencies are already here (no index)
     subprocess.run([*pip, "--no-deps", "--force-reinstall", str(wheel)], env=env, check=True)
