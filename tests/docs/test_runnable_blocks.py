@@ -162,9 +162,20 @@ def run_block(block: Block, root: Path, env: dict[str, str]) -> None:
     )
 
 
+# the quick subset (pytest -m "not slow") runs these pages, a second or two each; the full suite
+# runs every page
+QUICK_PAGES = {
+    "docs/environment/aec.md",
+    "docs/environment/gymnasium.md",
+    "docs/getting-started/first-game.md",
+}
+
+
 def _doc_param(doc: Path):
-    """A page with a block marked for more than the default limit (a short training) is slow."""
+    """A page with a block marked for more than the default limit (a short training) is slow,
+    and so is every page outside ``QUICK_PAGES``."""
     slow = any(b.timeout > DEFAULT_TIMEOUT for b in ALL[doc] if b.file is None)
+    slow = slow or str(doc.relative_to(REPO)) not in QUICK_PAGES
     return pytest.param(doc, marks=[pytest.mark.slow] if slow else [])
 
 
