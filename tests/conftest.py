@@ -99,6 +99,38 @@ def isolation():
     return True
 
 
+def venv_with_our_packages(target: Path) -> Path:
+    """A fresh venv at ``target`` that sees the packages this interpreter sees, as its python.
+
+    ``--system-site-packages`` would show the base interpreter's packages, which inside a venv
+    are not ours (the third-party dependencies live in the venv), so a ``pip install
+    --no-index`` there finds nothing. A ``.pth`` of plain paths instead names this
+    interpreter's site folders. Plain paths, because ``.pth`` files inside those folders are
+    then not run: an editable install of this checkout stays out, and only what the child
+    installs itself provides racko."""
+    import site
+    import subprocess
+    import sysconfig
+
+    subprocess.run([sys.executable, "-m", "venv", str(target)], check=True, timeout=300)
+    python = target / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    paths = sysconfig.get_paths()
+    folders = [*site.getsitepackages(), paths["purelib"], paths["platlib"]]
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    query = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    own = subprocess.run([python, "-c", query], capture_output=True, text=True, check=True)
+    lines = "".join(f"{f}\n" for f in dict.fromkeys(folders) if os.path.isdir(f))
+    (Path(own.stdout.strip()) / "_racko_test_parent.pth").write_text(lines)
+    return python
+
+
+@pytest.fixture(scope="session")
+def fresh_venv():
+    """``venv_with_our_packages`` for test modules."""
+    return venv_with_our_packages
+
+
 @pytest.fixture(scope="session")
 def can_isolate() -> bool:
     """Whether bots can run isolated here: tests of the grader's and the league's logic run

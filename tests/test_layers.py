@@ -380,6 +380,7 @@ def _mutual_pairs(edges: dict[str, set[str]]) -> set[tuple[str, str]]:
     return {tuple(sorted((a, b))) for a in edges for b in edges[a] if a in edges.get(b, ())}
 
 
+@pytest.mark.slow
 def test_no_two_modules_import_each_other() -> None:
     """A pair that imports each other is one concern split in two, or a shared part left inside
     one of them (``agents.expert_params`` is the expert's and the batched planner's)."""

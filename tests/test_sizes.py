@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("agents", "racko_env", "racko_eval", "racko_apps", "train", "benchmarks")
 MAX_MODULE_LINES = 600
@@ -40,10 +42,12 @@ def _excluded(entry: str) -> bool:
     return name in EXCLUDED or name.split(":")[0] in EXCLUDED
 
 
+@pytest.mark.slow
 def test_no_module_over_600_lines_and_no_function_over_100() -> None:
     assert [e for e in offenders() if not _excluded(e)] == []
 
 
+@pytest.mark.slow
 def test_every_exclusion_is_still_needed() -> None:
     """An entry whose split has landed goes, so the list never hides a new offender."""
     found = {e.split(" (")[0] for e in offenders()}

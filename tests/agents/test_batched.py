@@ -22,12 +22,14 @@ from agents.obs import decode
 from racko_env.vector import VectorRacko
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players", [2, pytest.param(3, marks=pytest.mark.slow), 4])
 def test_batch_heuristic_decides_like_the_heuristic_bot(num_players: int) -> None:
     v = VectorRacko(48, num_players, seed=num_players, turn_limit=120, empty_pile="flip")
     assert_batch_decides_like(BatchHeuristic(), HeuristicBot(num_players), v, 250, 0.5, seed=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "num_players,options",
     [

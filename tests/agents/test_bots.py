@@ -129,7 +129,7 @@ def test_heuristic_beats_random_nearly_always():
     assert wins >= 28
 
 
-@pytest.mark.slow  # 200 rounds; quick: test_tournament's expert-beats-heuristic on 40 deals
+@pytest.mark.slow  # 200 rounds: strength needs many deals, so only the full suite checks it
 def test_expert_beats_heuristic():
     """Duplicate deals, both seats: about 80% expected; 62% of 200 rounds is far above a coin."""
     wins = 0.0

@@ -57,6 +57,7 @@ def test_columns_describe_every_feature() -> None:
     assert set(SLOT_MEANINGS) <= {c.name.split(".", 1)[1] for c in cols[:SLOT_FEATURES]}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_gym_wrapper_matches_kernel_and_stays_in_bounds(n: int) -> None:
     env = FeatureObservation(RackoGymEnv(num_players=n, opponents=["heuristic"], **SHORT))
@@ -125,6 +126,7 @@ def test_refusals_name_the_problem() -> None:
         features_of(np.zeros(177, dtype=np.float32), 40)
 
 
+@pytest.mark.slow
 def test_vector_wrapper_equals_the_features_the_vector_env_appends() -> None:
     make = {"num_envs": 8, "vectorization_mode": "vector_entry_point", "opponents": ["expert"]}
     envs = FeatureObservationVector(gymnasium.make_vec("racko/Racko-v1", seed=2, **make, **SHORT))

@@ -301,7 +301,7 @@ def _check_against_reference(
         np.testing.assert_allclose(glob[row], ref_glob, rtol=TOL, atol=TOL)
 
 
-@pytest.mark.parametrize("kind", ["random", "real"])
+@pytest.mark.parametrize("kind", ["random", pytest.param("real", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_kernel_equals_the_plain_python_definition(num_players, kind):
     n = deck_size(num_players)
@@ -416,6 +416,7 @@ def test_rule_book_features_are_todays_to_the_bit(num_players):
             assert new.tobytes() == was.tobytes()
 
 
+@pytest.mark.slow
 def test_kernel_rows_are_independent_and_float64_input_gives_the_same():
     obs = real_observations(2, 6, seed=9)
     slots, glob = rack_features(obs, 40)

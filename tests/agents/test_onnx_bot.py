@@ -210,6 +210,7 @@ def test_a_version_2_bot_refuses_a_version_1_observation(tmp_path) -> None:
         bot.act({**obs, "observation": view(obs["observation"], 1)})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_the_shipped_bots_read_every_public_fact_and_refuse_version_1_in_one_line(n: int) -> None:
     """The shipped bots read layout version 2 (racko_v1); the version-1 vector lacks the
@@ -256,6 +257,7 @@ def test_an_action_out_of_range_is_an_error_at_act(tmp_path: Path) -> None:
         bot.act_batch(obs["observation"][None], obs["action_mask"][None].astype(bool))
 
 
+@pytest.mark.slow
 def test_without_onnxruntime_loading_a_bot_file_is_one_line_naming_the_extra() -> None:
     code = f"""
 import sys

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 import agents
 from agents.batched import load_batch
@@ -37,6 +38,7 @@ class _Recorder:
         return action
 
 
+@pytest.mark.slow
 def test_the_batched_experts_table_is_the_per_game_experts() -> None:
     k, n = 3, 8
     recorder = _Recorder(agents.load("expert", num_players=1, rack_size=k, deck_size=n), k, n)

@@ -19,6 +19,7 @@ from racko_apps.new_bot.starter import main, write_bot
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_the_function_starter_earns_what_the_class_starter_earns(tmp_path, can_isolate, capsys):
     """The same policy as a function: the same 65 points on the quick rubric (docs/coursework.md),
     played from its sandbox; and its own test passes."""
@@ -46,7 +47,7 @@ def test_a_broken_function_forfeits_like_a_broken_class(tmp_path, can_isolate):
     assert any("ZeroDivisionError" in line for line in report["failures"])
 
 
-@pytest.mark.slow  # a whole league; quick: the grade tests above
+@pytest.mark.slow  # a whole league; quick: the grade test above
 def test_the_league_plays_a_function_beside_a_class(tmp_path, can_isolate):
     write_bot("klass", tmp_path)
     write_bot("fun", tmp_path, kind="function")

@@ -24,9 +24,12 @@ def run_hidden(hidden: list[str], code: str, cwd: Path = ROOT) -> subprocess.Com
 
 
 CASES = [(name, extra, m) for name, (extra, mods) in sorted(NEEDS.items()) for m in mods]
+# the quick subset: the first case of each extra (a fresh Python each); the full suite runs all
+FIRSTS = [next(c for c in CASES if c[1] == extra) for extra in sorted({c[1] for c in CASES})]
+PARAMS = [pytest.param(*c, marks=() if c in FIRSTS else pytest.mark.slow) for c in CASES]
 
 
-@pytest.mark.parametrize(("name", "extra", "module"), CASES)
+@pytest.mark.parametrize(("name", "extra", "module"), PARAMS)
 def test_a_missing_extra_is_one_line_with_its_install_command(name, extra, module):
     out = run_hidden([module], f"from racko_apps.cli import main; sys.exit(main([{name!r}]))")
     assert out.returncode == 2, out.stderr
@@ -56,6 +59,7 @@ def test_the_free_subcommands_run_with_no_extra_at_all(tmp_path):
     assert (tmp_path / "my_bot.py").is_file()
 
 
+@pytest.mark.slow
 def test_an_onnx_bot_without_onnxruntime_names_the_bots_extra():
     out = run_hidden(["onnxruntime"], "import agents\nagents.load('racko_2p')\n")
     last = out.stderr.strip().splitlines()[-1]

@@ -22,6 +22,7 @@ DOCUMENTED = {"random": 40, "heuristic": 75, "expert": 100}
 BROKEN = {"Illegal": 10, "Crash": 10, "Loop": 10, "Loud": 10}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bot", sorted(DOCUMENTED))
 def test_baselines_earn_the_documented_points(bot):
     report = grade(bot, load_rubric("quick"), seed=0)
@@ -45,6 +46,7 @@ def load_rubric_text() -> str:
     return resources.files("racko_apps.grade.rubrics").joinpath("quick.yaml").read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_broken_bots_earn_the_documented_points(tmp_path, quick_with_short_kill, name, can_isolate):
     write_broken(tmp_path)
@@ -198,6 +200,7 @@ def act(observation):
 """
 
 
+@pytest.mark.slow
 def test_a_submission_that_wraps_a_shipped_bot_is_flagged(tmp_path, can_isolate):
     (tmp_path / "wrapper.py").write_text(WRAPPER)
     data = yaml.safe_load(load_rubric_text())
@@ -248,6 +251,7 @@ def test_a_missing_staff_opponent_is_named_before_any_game(tmp_path):
         load_rubric(path)
 
 
+@pytest.mark.slow
 def test_a_staff_python_opponent_plays_sandboxed_from_the_rubrics_folder(
     tmp_path, monkeypatch, can_isolate
 ):
@@ -283,6 +287,7 @@ def test_a_submission_that_wraps_a_shipped_bot_does_not_load_by_default(tmp_path
     assert "racko_2p" in line and "\n" not in line
 
 
+@pytest.mark.slow
 def test_the_user_isolation_is_stated_or_refused_in_one_line(tmp_path, monkeypatch, capsys):
     from racko_apps.new_bot.starter import write_bot
     from racko_apps.sandbox.isolation import USER_WARNING, choose_isolation

@@ -65,6 +65,7 @@ def _submission(folder: Path, table: np.ndarray | None, values: np.ndarray | Non
     return "agent:Bot"
 
 
+@pytest.mark.slow
 def test_the_optimal_policy_and_values_get_full_marks(tmp_path: Path) -> None:
     solution = solve(3, 6)
     spec = _submission(tmp_path, solution.policy.astype(np.int64), solution.values)
@@ -72,6 +73,7 @@ def test_the_optimal_policy_and_values_get_full_marks(tmp_path: Path) -> None:
     assert report["total"] == 100, report["criteria"]
 
 
+@pytest.mark.slow
 def test_the_starter_and_a_random_policy_score_lower(tmp_path: Path) -> None:
     solution = solve(3, 6)
     rng = np.random.default_rng(0)
@@ -110,6 +112,7 @@ def test_bad_solitaire_rubrics_are_named_in_one_line() -> None:
     assert load_rubric("solitaire").max_points == 100
 
 
+@pytest.mark.slow
 def test_solitaire_full_scores_expert_at_full_marks_and_random_lower() -> None:
     import dataclasses
 

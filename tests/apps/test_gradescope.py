@@ -152,6 +152,7 @@ def run_autograder(root: Path, python: str = sys.executable) -> tuple[dict, str]
     return json.loads((root / "results" / "results.json").read_text()), run.stdout
 
 
+@pytest.mark.slow
 def test_a_good_submission_gets_its_points(tmp_path, rubric_file, can_isolate):
     root = gradescope_folder(tmp_path, rubric_file, can_isolate)
     write_bot("mine", root / "submission", kind="function")
@@ -175,6 +176,7 @@ def test_a_good_submission_gets_its_points(tmp_path, rubric_file, can_isolate):
     assert headline.startswith("graded: mine:act on rubric ") and headline.endswith("(2 players)")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("source", "reason"),
     [
@@ -197,6 +199,7 @@ def test_a_broken_submission_gets_zero_and_the_reason(
     assert any(reason in line for line in (model.output or "").splitlines()), model.output
 
 
+@pytest.mark.slow
 def test_a_hostile_submission_gets_zero_and_forges_nothing(tmp_path, rubric_file, isolation):
     root = gradescope_folder(tmp_path, rubric_file, isolate=True)
     (root / "submission" / "bot.py").write_text(HOSTILE)
@@ -419,6 +422,7 @@ def act(observation):
 """
 
 
+@pytest.mark.slow
 def test_a_graded_run_shows_no_seed_and_the_teachers_report_reproduces_it(
     tmp_path, rubric_file, can_isolate, monkeypatch, capsys
 ):
@@ -482,7 +486,7 @@ def no_index_env(tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_the_kit_built_here_installs_from_its_zip_alone(tmp_path, can_isolate):
+def test_the_kit_built_here_installs_from_its_zip_alone(tmp_path, can_isolate, fresh_venv):
     course = tmp_path / "course"
     (course / "staff").mkdir(parents=True)
     (course / "rubric.yaml").write_text(STAFF_RUBRIC)
@@ -505,8 +509,7 @@ def test_the_kit_built_here_installs_from_its_zip_alone(tmp_path, can_isolate):
     wheel = source / Path(target.removesuffix("[eval]")).name
     venv = tmp_path / "venv"
     env = no_index_env(tmp_path)
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
+    python = str(fresh_venv(venv))  # sees our packages, whether we run in a venv or not
     pip = [python, "-m", "pip", "install", "-q", "--no-index"]
     # racko from the zip's wheel; its third-party dependencies are already here (no index)
     subprocess.run([*pip, "--no-deps", "--force-reinstall", str(wheel)], env=env, check=True)
@@ -538,6 +541,7 @@ def test_the_kit_built_here_installs_from_its_zip_alone(tmp_path, can_isolate):
     assert all(c["rounds"] == 4 for c in report["criteria"][1:]), report
 
 
+@pytest.mark.slow
 def test_stdout_shown_to_students_holds_no_seed(tmp_path, rubric_file, can_isolate, capsys):
     root = tmp_path / "autograder"
     (root / "submission").mkdir(parents=True)
@@ -576,6 +580,7 @@ def act(observation):
 """
 
 
+@pytest.mark.slow
 def test_a_folder_submission_with_npz_weights_is_graded(tmp_path, rubric_file, can_isolate):
     import numpy as np
 

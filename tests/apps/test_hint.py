@@ -81,6 +81,7 @@ def test_the_js_twin_gives_the_same_probabilities_and_words(tmp_path, require):
         assert got["top"] == [[a, percent(q)] for a, q in ranked(want)]
 
 
+@pytest.mark.slow
 def test_a_trained_bots_odds_back_its_move():
     bot = agents.load("racko_2p", num_players=2)
     env = racko_v1.env(num_players=2)

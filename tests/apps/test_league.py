@@ -29,7 +29,7 @@ def rows(db: Path) -> dict[tuple[str, str], str]:
         }
 
 
-@pytest.mark.slow  # two leagues; quick: test_a_changed_bot_is_a_new_bot
+@pytest.mark.slow  # two leagues; quick: test_the_seed_is_secret_unless_given
 def test_adding_a_bot_plays_only_its_new_pairings(tmp_path, can_isolate):
     write_bot("alpha", tmp_path)
     write_bot("beta", tmp_path)
@@ -67,6 +67,7 @@ def test_adding_a_bot_plays_only_its_new_pairings(tmp_path, can_isolate):
     assert "| rank | bot |" in (tmp_path / "league.md").read_text()
 
 
+@pytest.mark.slow
 def test_a_changed_bot_is_a_new_bot(tmp_path, can_isolate):
     write_bot("alpha", tmp_path)
     write_bot("beta", tmp_path)
@@ -78,6 +79,7 @@ def test_a_changed_bot_is_a_new_bot(tmp_path, can_isolate):
     assert "0 pairing(s) on record, 1 to play" in log[0]
 
 
+@pytest.mark.slow
 def test_other_settings_need_another_db(tmp_path, capsys, can_isolate):
     write_bot("alpha", tmp_path)
     isolation = [] if can_isolate else ["--no-isolation"]
@@ -108,6 +110,7 @@ class Bot:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
     write_bot("a_fast", tmp_path)
@@ -164,6 +167,7 @@ def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
     assert len(after) == 3 and all(after[k] == v for k, v in before.items())
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_with_one_line_and_keeps_the_record(tmp_path):
     write_bot("a_fast", tmp_path)
     write_bot("b_fast", tmp_path)
@@ -242,6 +246,7 @@ def test_a_bad_budget_is_one_clear_line(tmp_path, capsys):
     assert "--budget must be a number of minutes >= 0" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_pool_waits_for_no_result_past_its_deadline():
     from racko_apps.league.pool import LocalPool
 

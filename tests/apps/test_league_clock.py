@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from racko_apps.league.clock import ClockedStrikes, PairingClock, on_clock, one_line_per_clock
 from racko_apps.league.run import run_league
 from racko_apps.referee.match import play_match, seat_bot
@@ -66,6 +68,7 @@ def test_a_thread_burner_ends_its_pairing_within_its_clock(tmp_path, can_isolate
     ], lines
 
 
+@pytest.mark.slow
 def test_a_league_forfeits_a_thread_burner_on_its_pairing_clock(tmp_path, can_isolate):
     (tmp_path / "burner.py").write_text(BURNER)
     report = run_league(

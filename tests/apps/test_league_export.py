@@ -81,6 +81,7 @@ def test_the_export_is_read_with_aliases(tmp_path):
         read_gradescope_export(export)
 
 
+@pytest.mark.slow
 def test_a_league_of_an_export_writes_grades(tmp_path, can_isolate, capsys):
     export = make_export(tmp_path)
     aliases = tmp_path / "aliases.csv"

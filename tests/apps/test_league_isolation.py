@@ -22,6 +22,7 @@ class Bot:
 """
 
 
+@pytest.mark.slow
 def test_a_bot_wrapping_expert_loads_only_where_allowed(tmp_path, can_isolate, capsys):
     (tmp_path / "wrapper.py").write_text(WRAPPER)
     args = [str(tmp_path), "--rounds", "1", "--schedule", "round-robin", "--workers", "1"]

@@ -12,6 +12,7 @@ from racko_apps.league.run import run_league
 from racko_apps.new_bot.starter import write_bot
 
 
+@pytest.mark.slow
 def test_a_three_player_league_ranks_the_strong_bot_first(tmp_path, can_isolate):
     write_bot("alpha", tmp_path)  # a sandboxed bot at the tables too
     report = run_league(

@@ -91,6 +91,7 @@ def table(report: dict) -> list[tuple]:
     return [(b["name"], b["mu"], b["sigma"], b["rounds"]) for b in report["bots"]]
 
 
+@pytest.mark.slow
 def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
     names = noisy_bots(monkeypatch, 8)
     settings = dict(
@@ -126,6 +127,7 @@ def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
     assert len(again["pairings"]) == len(whole["pairings"])
 
 
+@pytest.mark.slow
 def test_a_time_budget_cuts_the_rounds_and_a_rerun_goes_on(tmp_path, monkeypatch):
     # the budget's clock advances 30 s per pairing played (no test waits on a real clock): a
     # budget of 4 minutes holds 8 pairings
@@ -195,6 +197,7 @@ class Bot:
 """
 
 
+@pytest.mark.slow
 def test_a_thread_burning_bot_forfeits_on_its_clock(tmp_path, can_isolate):
     (tmp_path / "burner.py").write_text(BURNER)
     limits = Limits(move_seconds=30, round_seconds=2)
@@ -212,6 +215,7 @@ def test_a_thread_burning_bot_forfeits_on_its_clock(tmp_path, can_isolate):
     assert "burner forfeits 2 more round(s) unplayed" in lines[-1]
 
 
+@pytest.mark.slow
 def test_grade_puts_a_bot_on_the_same_clock(tmp_path, can_isolate):
     (tmp_path / "burner.py").write_text(BURNER)
     rubric = parse_rubric(
@@ -322,6 +326,7 @@ def write_exported(folder: Path, name: str, data: bytes) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_hostile_exported_bots_forfeit_in_a_league(tmp_path, capfd, can_isolate):
     pytest.importorskip("onnxruntime")
     write_exported(tmp_path, "spinner", hostile_graph("loop"))

@@ -133,6 +133,7 @@ def comparable(result) -> tuple:
     return result.played, result.wins, result.points, result.forfeits, result.rounds
 
 
+@pytest.mark.slow
 def test_side_by_side_plays_the_same_games_and_forfeits(tmp_path):
     a = write(tmp_path, "flaky_a", FLAKY.format(p=0.1))
     b = write(tmp_path, "flaky_b", FLAKY.format(p=0.6))
@@ -146,6 +147,7 @@ def test_side_by_side_plays_the_same_games_and_forfeits(tmp_path):
     assert len(crashes) < len(many.rounds)  # a crash loses its own table's round, not the others
 
 
+@pytest.mark.slow
 def test_a_slow_move_forfeits_its_round_only(tmp_path):
     slow = write(tmp_path, "slow", SLOW_SOMETIMES)
     limits = Limits(move_seconds=0.4, round_seconds=30)
@@ -158,6 +160,7 @@ def test_a_slow_move_forfeits_its_round_only(tmp_path):
     assert {row["forfeit"]["reason"] for row in lost} == {"did not answer within 0.4 s (killed)"}
 
 
+@pytest.mark.slow
 def test_the_round_clock_still_binds(tmp_path):
     slow_every = SLOW_SOMETIMES.replace("seed % 5 == 0", "True").replace("self.moves == 2", "True")
     slow = write(tmp_path, "slow_every", slow_every.replace("0.6", "0.05"))
@@ -169,6 +172,7 @@ def test_the_round_clock_still_binds(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_a_hang_loses_the_rounds_in_flight_and_is_killed(tmp_path):
     hangs = write(tmp_path, "hangs", HANGS)
     limits = Limits(move_seconds=0.5, round_seconds=30)

@@ -63,6 +63,7 @@ def test_bad_names_are_refused(tmp_path, capsys, name, why):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_new_bot_passes_grade_and_its_own_test(tmp_path, can_isolate):
     write_bot("starter", tmp_path)
     report = grade(
@@ -98,6 +99,7 @@ def test_agents_load_finds_the_new_bot_in_the_current_folder(tmp_path):
     assert run.stdout.split() == ["here_bot", "True", "False"]  # the folder left sys.path again
 
 
+@pytest.mark.slow
 def test_shipped_bots_load_by_name():
     for n in (2, 3, 4):
         bot = agents.load(f"racko_{n}p", num_players=n)

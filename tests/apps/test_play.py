@@ -195,6 +195,7 @@ def full_game() -> subprocess.CompletedProcess:
     return play("--seed", "3", "--bots", "heuristic", stdin=bad + DRAW_AND_DISCARD)
 
 
+@pytest.mark.slow
 @ON_ONE_WORKER
 def test_a_full_game_to_500_finishes_with_winner_and_totals(full_game):
     out = full_game.stdout
@@ -205,6 +206,7 @@ def test_a_full_game_to_500_finishes_with_winner_and_totals(full_game):
     assert out.count("went Rack-O!") >= 500 // 75
 
 
+@pytest.mark.slow
 @ON_ONE_WORKER
 def test_bad_input_is_explained_and_asked_again(full_game):
     out = full_game.stdout
@@ -223,6 +225,7 @@ def test_bad_input_is_explained_and_asked_again(full_game):
     assert re.search(r"You took the \d+ from the discard pile into slot 5, discarding", out)
 
 
+@pytest.mark.slow
 @ON_ONE_WORKER
 def test_the_screen_shows_what_the_human_may_know(full_game):
     out = full_game.stdout
@@ -246,6 +249,7 @@ def test_the_screen_shows_what_the_human_may_know(full_game):
     assert len(screens(out)) > 50
 
 
+@pytest.mark.slow
 @ON_ONE_WORKER
 def test_end_of_round_reveals_every_rack_and_explains_the_score(full_game):
     out = full_game.stdout
@@ -259,6 +263,7 @@ def test_end_of_round_reveals_every_rack_and_explains_the_score(full_game):
     assert totals[1] == "75"
 
 
+@pytest.mark.slow
 def test_rounds_limit_rules_flags_and_the_place_shortcut():
     out = play(
         "--seed", "7", "--bots", "heuristic", "--rounds", "1", "--bonus", "--empty-pile", "flip",
@@ -276,6 +281,7 @@ def test_rounds_limit_rules_flags_and_the_place_shortcut():
     assert "Round 2" not in text
 
 
+@pytest.mark.slow
 def test_a_trained_bots_hint_gives_its_odds_over_the_legal_moves():
     out = play("--seed", "1", "--bots", "random", "--hint", "racko_2p", stdin="d\n")
     line = re.search(r"Hint \(racko_2p\): type ([dt])\. Its odds: (.*)", out.stdout)
@@ -290,11 +296,13 @@ def test_a_trained_bots_hint_gives_its_odds_over_the_legal_moves():
     assert first == line.group(1)  # the likeliest move is the one it suggests
 
 
+@pytest.mark.slow
 def test_hint_shows_the_bot_move_and_reason():
     out = play("--seed", "1", "--bots", "random", "--hint", "heuristic", stdin="d\n")
     assert re.search(r"Hint \(heuristic\): type [dt]\. Why: (draw|take)", out.stdout)
 
 
+@pytest.mark.slow
 def test_three_players_other_seat_and_partners():
     out = play(
         "--players", "4", "--partners", "--seat", "2", "--bots", "random", "random", "heuristic",
@@ -310,6 +318,7 @@ def test_three_players_other_seat_and_partners():
 # ------------------------------------------------------------------------- leaving
 
 
+@pytest.mark.slow
 def test_end_of_input_leaves_with_a_one_line_summary():
     out = play("--seed", "1", "--bots", "heuristic", stdin="d\n")
     assert out.returncode == 0
@@ -321,6 +330,7 @@ def test_end_of_input_leaves_with_a_one_line_summary():
     )
 
 
+@pytest.mark.slow
 def test_q_leaves_cleanly():
     out = play("--seed", "1", "--bots", "heuristic", stdin="q\n")
     assert out.returncode == 0 and "Left the game in round 1" in out.stdout
@@ -351,6 +361,7 @@ def test_ctrl_c_leaves_with_a_summary_and_status_130():
 # ------------------------------------------------------------------------- watch
 
 
+@pytest.mark.slow
 def test_watch_plays_a_full_game_to_500_with_no_delay():
     out = play("--watch", "--delay", "0", "--seed", "2", "--bots", "heuristic", "random")
     assert out.returncode == 0, out.stderr
@@ -363,6 +374,7 @@ def test_watch_plays_a_full_game_to_500_with_no_delay():
     assert again.stdout == text  # --seed replays the deal and the bots
 
 
+@pytest.mark.slow
 def test_user_bots_play_and_a_bad_bot_stops_the_game_with_a_message(tmp_path):
     (tmp_path / "mybots.py").write_text(
         textwrap.dedent(
@@ -408,6 +420,7 @@ def onnx_bot(tmp_path_factory) -> Path:
     return onnx_path
 
 
+@pytest.mark.slow
 def test_an_exported_bot_file_takes_a_seat(onnx_bot):
     out = play(
         "--players", "3", "--bots", "expert", str(onnx_bot), "--rounds", "1", "--seed", "4",
@@ -419,6 +432,7 @@ def test_an_exported_bot_file_takes_a_seat(onnx_bot):
     assert wrong.returncode == 2 and "trained for other rules options" in wrong.stderr
 
 
+@pytest.mark.slow
 def test_the_search_bot_takes_a_seat_with_its_options():
     args = ("--watch", "--delay", "0", "--rounds", "1", "--seed", "3")
     out = play(*args, "--bots", "search:worlds=2,depth=1", "expert")
@@ -502,6 +516,7 @@ def test_racko_command_lists_subcommands_and_plays_by_default():
 # ------------------------------------------------------------------------- missing extras
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("missing", "args", "says"),
     [

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from test_records import play_recorded, record_every_kind
 
 from racko_apps.grade.report import format_report
@@ -70,6 +71,7 @@ def js_states(files: list[Path]) -> dict[str, Any]:
     return json.loads(run.stdout)
 
 
+@pytest.mark.slow
 def test_every_kind_of_record_replays_alike_in_python_and_javascript(
     tmp_path: Path, require
 ) -> None:
@@ -90,6 +92,7 @@ def test_every_kind_of_record_replays_alike_in_python_and_javascript(
     assert "\n" not in out[str(bad)]["error"]
 
 
+@pytest.mark.slow
 def test_play_records_its_game_and_replay_shows_its_end(tmp_path: Path, require) -> None:
     records = tmp_path / "records"
     played = subprocess.run(
@@ -136,6 +139,7 @@ def test_replay_steps_forward_and_back(tmp_path: Path) -> None:
     assert moves == [0, 1, 2, 1, len(states) - 1, 0, 7, 7]
 
 
+@pytest.mark.slow
 def test_replay_of_a_bad_file_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "racko-record/1", "moves": []}')
@@ -147,6 +151,7 @@ def test_replay_of_a_bad_file_is_one_line(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
+@pytest.mark.slow
 def test_evaluate_records_every_game(tmp_path: Path) -> None:
     run = racko(
         "evaluate", "--bots", "heuristic", "random", "--rounds", "2", "--workers", "2", "--no-progress",
@@ -168,6 +173,7 @@ def test_evaluate_records_every_game(tmp_path: Path) -> None:
     assert heuristic_wins == wins["heuristic"]
 
 
+@pytest.mark.slow
 def test_grade_links_each_forfeit_and_lost_round_to_its_record(tmp_path: Path, can_isolate) -> None:
     (tmp_path / "late.py").write_text(LATE_CRASH)
     records = tmp_path / "records"
@@ -198,6 +204,7 @@ def test_grade_links_each_forfeit_and_lost_round_to_its_record(tmp_path: Path, c
     assert lost[0] in format_report(good)
 
 
+@pytest.mark.slow
 def test_league_links_each_forfeit_and_lost_round_to_its_record(
     tmp_path: Path, can_isolate
 ) -> None:

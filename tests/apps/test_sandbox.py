@@ -90,6 +90,7 @@ def obs():
     return env.observe(env.agent_selection)
 
 
+@pytest.mark.slow
 def test_a_good_bot_plays_from_its_own_process(tmp_path, obs):
     write_broken(tmp_path)
     # a student's agents.py beside the bot must not replace the toolkit in the child
@@ -216,6 +217,7 @@ class Bot:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cache", ["league", "none"])
 def test_a_bot_on_the_planner_has_it_ready_before_its_first_move(
     tmp_path, obs, isolation, cache, monkeypatch

@@ -91,6 +91,7 @@ def test_the_same_wrapper_loads_and_plays_where_allowed(tmp_path, obs, require):
         assert obs["action_mask"][bot.act(obs)]
 
 
+@pytest.mark.slow
 def test_an_import_of_expert_names_the_rule(tmp_path, obs):
     (tmp_path / "uses_expert.py").write_text(EXPERT_IMPORT)
     with pytest.raises(BotFailureError, match=r"^uses_expert:Bot: imports agents\.expert, which"):

@@ -343,7 +343,14 @@ RUBRIC = {
 
 
 @pytest.mark.parametrize(
-    "name", ["plagiarist", "dbwriter", "parentkiller", "spawner", "forkbomb", "loud"]
+    "name",
+    [  # quick: the plagiarist; the full suite runs every kind
+        "plagiarist",
+        *(
+            pytest.param(n, marks=pytest.mark.slow)
+            for n in ("dbwriter", "parentkiller", "spawner", "forkbomb", "loud")
+        ),
+    ],
 )
 def test_hostile_bots_in_a_grade_forfeit_or_are_contained(arena, name, monkeypatch):
     course, token, received = arena
@@ -360,6 +367,7 @@ def test_hostile_bots_in_a_grade_forfeit_or_are_contained(arena, name, monkeypat
     assert_contained(course, token, received, before)
 
 
+@pytest.mark.slow
 def test_the_commands_refuse_without_bubblewrap_unless_told(tmp_path, monkeypatch, capsys):
     from racko_apps.grade.cli import main as grade_main
     from racko_apps.sandbox import bwrap

@@ -65,6 +65,7 @@ def test_files_and_folders_are_found(tmp_path):
     assert scan(tmp_path)[0][1].key != before  # new weights: a new bot
 
 
+@pytest.mark.slow
 def test_a_forged_name_adds_no_row_to_any_report(tmp_path, can_isolate):
     write_bot("alpha", tmp_path)
     (tmp_path / f"{FORGED}.onnx").write_bytes(b"not read")

@@ -10,6 +10,7 @@ from racko_eval.results import load_results
 pytest.importorskip("pyspiel")
 
 
+@pytest.mark.slow
 def test_small_run_writes_every_table(tmp_path, benchmark_script) -> None:
     module = benchmark_script("openspiel_small")
     args = ["--budget", "2", "--mccfr-seconds", "2", "--probes", "5", "--results-dir"]

@@ -9,6 +9,7 @@ from racko_eval.results import load_results
 pytest.importorskip("onnxruntime")
 
 
+@pytest.mark.slow
 def test_shipped_bots_writes_rates_with_intervals(tmp_path, benchmark_script):
     module = benchmark_script("shipped_bots")
     assert module.main(["--players", "2", "--rounds", "3", "--results-dir", str(tmp_path)]) == 0

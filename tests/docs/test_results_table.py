@@ -81,6 +81,7 @@ def test_a_page_renders_tables_and_their_provenance(tmp_path: Path) -> None:
     assert "2026-12-02" in html and "load average 1.50" in html
 
 
+@pytest.mark.slow
 def test_a_missing_results_file_fails_the_build(tmp_path: Path) -> None:
     page = "# R\n\n```{results-table} absent\n```\n"
     proc = _build(_project(tmp_path, page), tmp_path / "html")

@@ -162,9 +162,20 @@ def run_block(block: Block, root: Path, env: dict[str, str]) -> None:
     )
 
 
+# the quick subset (pytest -m "not slow") runs these pages, a second or two each; the full suite
+# runs every page
+QUICK_PAGES = {
+    "docs/environment/aec.md",
+    "docs/environment/gymnasium.md",
+    "docs/getting-started/first-game.md",
+}
+
+
 def _doc_param(doc: Path):
-    """A page with a block marked for more than the default limit (a short training) is slow."""
+    """A page with a block marked for more than the default limit (a short training) is slow,
+    and so is every page outside ``QUICK_PAGES``."""
     slow = any(b.timeout > DEFAULT_TIMEOUT for b in ALL[doc] if b.file is None)
+    slow = slow or str(doc.relative_to(REPO)) not in QUICK_PAGES
     return pytest.param(doc, marks=[pytest.mark.slow] if slow else [])
 
 
@@ -217,8 +228,13 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert command in ci
     assert ci.index("export RACKO_REQUIRE_ALL=1") < ci.index(command)
+    # in a fresh venv, as the README says: the one place a newcomer's pip install may go
+    assert ci.index("python -m venv --clear .venv") < ci.index("source .venv/bin/activate")
+    assert ci.index("source .venv/bin/activate") < ci.index(command)
+    assert "python -m venv .venv" in readme
     hidden = ci[-1]
     assert "env -u RACKO_REQUIRE_ALL" in hidden and "RACKO_HIDE_TOOLS=chromium" in hidden
+    assert 'python="$VIRTUAL_ENV/bin/python"' in ci and 'PATH="$VIRTUAL_ENV/bin:$bin"' in hidden
 
 
 def test_a_failing_block_fails_the_test(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ def _quick_env(out: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 def test_the_script_runs_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "solitaire"
     proc = subprocess.run(

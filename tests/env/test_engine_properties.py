@@ -135,6 +135,7 @@ def swap(values: list[int], i: int, other: list[int], j: int) -> None:
     values[i], other[j] = other[j], values[i]
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(options=rules_options(max_turns=120), seed=SEEDS, game_mode=st.booleans())
 def test_observations_hold_no_private_information_of_others(options, seed, game_mode) -> None:
@@ -231,6 +232,7 @@ def play_and_check_spaces(env, seed: int) -> int:
     return checked
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(options=rules_options(max_turns=150), seed=SEEDS)
 def test_round_observations_inside_the_box(options, seed) -> None:

@@ -40,6 +40,7 @@ def test_a_new_file_is_an_ordinary_file_and_a_replaced_one_keeps_its_mode(tmp_pa
     assert not list(tmp_path.rglob(TMP_PREFIX + "*"))
 
 
+@pytest.mark.slow
 def test_no_other_module_writes_files_by_rename() -> None:
     """One writer: no module of the packages calls ``os.replace`` / ``os.rename`` but this one,
     except to move a whole staged folder into place (checkpoint folders: the run-folder contract,

@@ -63,6 +63,7 @@ def test_masks_never_empty_and_seats_rotate(num_players: int) -> None:
     assert seats == [(offset + k) % num_players for k in range(len(seats))]
 
 
+@pytest.mark.slow
 def test_same_seed_same_episodes() -> None:
     def play(seed: int) -> list[tuple]:
         env = RackoGymEnv(num_players=3, opponents=["random", "heuristic"])
@@ -81,6 +82,7 @@ def test_same_seed_same_episodes() -> None:
     assert play(5) != play(6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("num_players", "reward", "episode", "rules"),
     [
@@ -312,11 +314,19 @@ def _play_both(kwargs: dict, seed: int, steps: int, illegal_every: int = 0) -> i
 @pytest.mark.parametrize(
     ("kwargs", "seed"),
     [
-        pytest.param(  # quick: the other 2-player cases
+        pytest.param(  # quick: the 2-player game below
             {"num_players": 2, "opponents": ["random", "heuristic"]}, 0, marks=pytest.mark.slow
         ),
-        ({"num_players": 3, "opponents": ["random", "heuristic"], "opponent_weights": [1, 3]}, 1),
-        ({"num_players": 4, "opponents": ["random"], "reward": "score", "partners": True}, 2),
+        pytest.param(  # quick: the 2-player game below
+            {"num_players": 3, "opponents": ["random", "heuristic"], "opponent_weights": [1, 3]},
+            1,
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            {"num_players": 4, "opponents": ["random"], "reward": "score", "partners": True},
+            2,
+            marks=pytest.mark.slow,
+        ),
         (
             {"num_players": 2, "opponents": ["random"], "reward": "score", "episode": "game"},
             3,
@@ -326,9 +336,21 @@ def _play_both(kwargs: dict, seed: int, steps: int, illegal_every: int = 0) -> i
             4,
             marks=pytest.mark.slow,
         ),
-        ({"num_players": 2, "opponents": ["random"], "seat": 1, "observation_version": 1}, 5),
-        ({"num_players": 2, "opponents": ["random"], "empty_pile": "flip", "turn_limit": 30}, 6),
-        ({"num_players": 2, "opponents": ["heuristic"], "min_run": 3, "bonus": True}, 7),
+        pytest.param(
+            {"num_players": 2, "opponents": ["random"], "seat": 1, "observation_version": 1},
+            5,
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            {"num_players": 2, "opponents": ["random"], "empty_pile": "flip", "turn_limit": 30},
+            6,
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            {"num_players": 2, "opponents": ["heuristic"], "min_run": 3, "bonus": True},
+            7,
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_view_equals_reference(kwargs: dict, seed: int) -> None:
@@ -336,6 +358,7 @@ def test_view_equals_reference(kwargs: dict, seed: int) -> None:
     assert _play_both(kwargs, seed, steps=1500, illegal_every=211) > 5
 
 
+@pytest.mark.slow
 def test_view_equals_reference_with_bot_objects() -> None:
     """Per-game bot objects (seeded each episode, reset each round) and batch policies as
     opponents, and a pool swapped mid-run: the same stream as the reference."""

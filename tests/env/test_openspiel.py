@@ -41,6 +41,7 @@ def test_openspiel_random_simulation_checks_pass_with_serialisation(params: dict
     pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
 
 
+@pytest.mark.slow
 def test_the_default_game_passes_the_checks_at_the_full_turn_limit() -> None:
     pyspiel.random_sim_test(pyspiel.load_game("racko"), num_sims=1, serialize=True, verbose=False)
 

@@ -163,7 +163,12 @@ OPTION_SETS = [
 
 
 @pytest.mark.parametrize(
-    "options", OPTION_SETS, ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items())
+    "options",
+    [  # the quick subset: three of them, 2 and 4 players, rounds and games, every option
+        pytest.param(o, marks=() if i in (1, 6, 7) else pytest.mark.slow)
+        for i, o in enumerate(OPTION_SETS)
+    ],
+    ids=lambda o: "-".join(f"{k}={v}" for k, v in o.items()),
 )
 def test_env_equals_the_reference_path(options: dict) -> None:
     counts = play_side_by_side(options, episodes=6, seed=11)

@@ -78,6 +78,7 @@ def test_an_illegal_action_ends_the_episode_at_the_turn_limits_cost() -> None:
         env.step(1.0)
 
 
+@pytest.mark.slow
 def test_the_tabular_observation_follows_the_solvers_tables() -> None:
     """Each engine step lands where the tables say (draws: on a card of the draw pile)."""
     env = RackoSolitaireEnv(rack_size=3, deck_size=6, tabular=True)
@@ -139,6 +140,7 @@ def test_the_vector_twin_plays_the_same_game() -> None:
         envs.step(np.full(64, TAKE_DISCARD if obs[0] >= sp.num_states else KEEP))
 
 
+@pytest.mark.slow
 def test_the_optimal_policys_monte_carlo_mean_lies_in_its_interval() -> None:
     """2,000 rounds of the engine under the optimal table: their mean turns lie within the 95%
     interval around the exact optimum (a 1-in-20 miss at a fixed seed would be chance, so the
@@ -170,6 +172,7 @@ class _TableBot:
         return int(self.table[observation_index(observation, self.k, self.n)])
 
 
+@pytest.mark.slow
 def test_a_bot_is_evaluated_as_the_table_it_plays() -> None:
     solution = solve(3, 6)
     bot = _TableBot(solution.policy, 3, 6)

@@ -87,6 +87,7 @@ def _gym_stream(seed: int, steps: int, features: bool) -> list[tuple]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("features", [False, True])
 def test_same_step_stream_equals_the_sb3_vec_env(features: bool) -> None:
     """Observations, masks, rewards, episode ends and last observations, step for step."""
@@ -118,6 +119,7 @@ def _next_step_stream(env: RackoVectorEnv, seed: int, steps: int) -> list[tuple]
     return out
 
 
+@pytest.mark.slow
 def test_next_step_autoreset_and_determinism() -> None:
     env = RackoVectorEnv(8, opponents=MIX, seed=0, turn_limit=30)
     stream = _next_step_stream(env, 5, 120)

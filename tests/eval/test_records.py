@@ -134,6 +134,7 @@ def record_every_kind(folder: Path) -> list[tuple[Path, list[dict[str, Any]]]]:
     return [play_recorded(folder, *kind) for kind in KINDS]
 
 
+@pytest.mark.slow
 def test_every_kind_of_game_replays_move_for_move(tmp_path: Path) -> None:
     played = record_every_kind(tmp_path)
     records = {}

@@ -184,6 +184,7 @@ def test_duplicate_games_deal_every_round_alike(user_modules):
     assert len(set(seat0_first)) == len(seat0_first)  # and each round is a new deal
 
 
+@pytest.mark.slow
 def test_same_seed_same_report_whatever_the_workers():
     args = (["expert", "heuristic", "random"], 3)
     one = run_tournament(*args, rounds=6, seed=4, workers=1)
@@ -192,6 +193,7 @@ def test_same_seed_same_report_whatever_the_workers():
     assert run_tournament(*args, rounds=6, seed=5, workers=1) != one
 
 
+@pytest.mark.slow
 def test_heuristic_beats_random_and_expert_beats_heuristic():
     report = run_tournament(["expert", "heuristic", "random"], 2, rounds=40, seed=0)
     rate = {t["lineup"][0] + "/" + t["lineup"][1]: t["win_rate"] for t in report["tables"]}
@@ -330,6 +332,7 @@ def test_docs_example_bot_runs(tmp_path, monkeypatch):
     assert decode  # the example uses agents.obs.decode
 
 
+@pytest.mark.slow
 def test_script_runs_as_documented(tmp_path):
     """`racko evaluate ...` from the repository root, two workers, JSON out."""
     import os

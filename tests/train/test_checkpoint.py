@@ -7,6 +7,7 @@ import pickle
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 import yaml
 
@@ -60,6 +61,7 @@ def test_a_crafted_init_from_is_refused_without_running_it(tmp_path, capsys):
     assert "pickled .zip models are not loaded" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_crafted_checkpoint_or_final_model_is_refused_without_running_it(
     short_run, tmp_path, capsys
 ):

@@ -142,6 +142,7 @@ def test_empty_duplicate_and_non_utf8_config_files_are_refused(
         load_config(bad)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("script", "text"),
     [  # a process each (the imports of a trainer): the quick subset runs one per script

@@ -39,6 +39,7 @@ def test_linear_q_phi_shares_slot_weights() -> None:
     assert set(linear_q_features.greedy(q, masks).tolist()) <= {10, 11}
 
 
+@pytest.mark.slow
 def test_linear_q_learns_in_a_tiny_run(tmp_path) -> None:
     args = linear_q_features.parse_args(
         ["--total-steps", "2000", "--num-envs", "16", "--opponent", "random", "--alpha", "0.01"]
@@ -106,6 +107,7 @@ def test_replay_buffer_wraps_around() -> None:
     assert torch.equal(b_obs[:, 0].long(), b_act)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("network", ["slots", "flat"])
 def test_dqn_tiny_run_plays_legally_and_slots_learn(network) -> None:
     """The slot network beats its untrained start after 3,000 decisions; the flat MLP, slower to

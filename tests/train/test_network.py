@@ -52,6 +52,7 @@ def test_one_seed_gives_the_sb3_policy_and_the_network_the_same_weights_and_rng(
     assert torch.equal(after_policy, after_network)
 
 
+@pytest.mark.slow
 def test_the_network_exports_the_sb3_policys_graph_byte_for_byte(tmp_path: Path) -> None:
     pytest.importorskip("onnxruntime")
     from train.common.onnx_export import export_module

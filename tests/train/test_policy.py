@@ -71,6 +71,7 @@ def test_cached_features_give_the_same_policy():
                 assert info["terminal_observation"].shape == cached.shape[1:]
 
 
+@pytest.mark.slow
 def test_snapshot_fed_kernel_features_plays_what_the_exported_onnx_bot_plays(tmp_path):
     """Training's snapshots read the kernel's features; the exported graph computes its own."""
     pytest.importorskip("onnxruntime")

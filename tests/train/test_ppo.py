@@ -68,6 +68,7 @@ def test_smoke_trains_checkpoints_resumes_and_exports(
     assert eval_rows(full) == eval_rows(split)
 
 
+@pytest.mark.slow
 def test_init_from_starts_from_a_saved_policy(tmp_path: Path) -> None:
     """A run warm-started from another run's model begins with exactly its weights."""
     from train.common.files import RunFolderError

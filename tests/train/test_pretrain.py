@@ -47,6 +47,7 @@ def test_batched_collection_refuses_a_teacher_without_a_vectorized_twin() -> Non
         collect_teacher_data("expert", 2, {}, 0, seed=0, batched=True)
 
 
+@pytest.mark.slow
 def test_behaviour_cloning_learns_the_teacher() -> None:
     import torch
     from sb3_contrib import MaskablePPO

@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 SMOKE = REPO / "configs" / "smoke_rllib.yaml"
 
 
+@pytest.mark.slow
 def test_module_masks_and_export_matches(tmp_path: Path) -> None:
     from train.common.onnx_export import onnx_actions, sample_observations
     from train.rllib.finish import export_bot
@@ -106,7 +107,7 @@ def test_structured_module_equals_the_sb3_structured_policy() -> None:
     assert sb3_state_dict(module).keys() == policy.state_dict().keys()
 
 
-# an export check and a process; quick: test_module_masks_and_export_matches, test_export
+# an export check and a process; quick: test_structured_module_equals_the_sb3_structured_policy
 @pytest.mark.slow
 def test_structured_export_plays_with_numpy_and_onnxruntime_only(tmp_path: Path) -> None:
     from train.rllib.finish import export_bot

@@ -250,6 +250,7 @@ def test_unknown_key_is_one_line(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_resume_without_checkpoint_is_one_line(tmp_path: Path) -> None:
     run = tmp_path / "run"
     env = _env(tmp_path / "h")
@@ -261,6 +262,7 @@ def test_resume_without_checkpoint_is_one_line(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_unreachable_address_is_one_line(tmp_path: Path) -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))

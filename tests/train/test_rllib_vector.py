@@ -65,6 +65,7 @@ def test_seeds_and_salt_fix_the_stream() -> None:
     )
 
 
+@pytest.mark.slow
 def test_rllib_env_runner_builds_it_through_the_vector_entry_point() -> None:
     from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 

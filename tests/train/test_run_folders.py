@@ -164,6 +164,7 @@ def test_ctrl_c_then_resume_is_bit_for_bit_the_uninterrupted_run(tmp_path):
 # ----------------------------------------------------------------- config.yaml of a run
 
 
+@pytest.mark.slow
 def test_resume_refuses_a_changed_or_empty_config(short_run, tmp_path, capsys):
     saved = short_run / "config.yaml"
     original = saved.read_text()

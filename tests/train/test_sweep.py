@@ -202,6 +202,7 @@ def test_two_trial_sweep_finishes_and_a_killed_sweep_resumes() -> None:
         shutil.rmtree(root, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_unreachable_address_is_one_line(tmp_path: Path) -> None:
     import socket
 

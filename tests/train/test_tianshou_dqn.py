@@ -33,6 +33,7 @@ def test_the_wrapper_takes_the_env_as_it_is_with_its_mask() -> None:
     assert obs["mask"] == [False] * 10 + [True, True, False, False]  # draw or take the discard
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", ["heuristic", "racko_2p"])  # racko_2p: the shipped bot file
 def test_a_racko_bot_is_a_masked_policy_that_learns_nothing(spec: str) -> None:
     from tianshou.data import Batch

@@ -76,6 +76,7 @@ class RefGame:
         return reward, done, env.truncations[me]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "cfg",
     [  # the quick subset (pytest -m "not slow"): a 2-player game and 4 players with partners
@@ -176,6 +177,7 @@ def test_vecenv_api_and_auto_reset() -> None:
     assert ended > 20
 
 
+@pytest.mark.slow
 def test_learner_seat_rotates_and_seed_fixes_the_run() -> None:
     def run(seed: int) -> tuple[np.ndarray, list[int]]:
         env = RackoVecEnv(

@@ -31,6 +31,7 @@ def _play(env: RackoVecEnv, rng: np.random.Generator, steps: int) -> list:
     return out
 
 
+@pytest.mark.slow
 def test_state_round_trips_through_json_and_npz_and_replays_exactly() -> None:
     rng = np.random.default_rng(0)
     snapshot = SnapshotPolicy(

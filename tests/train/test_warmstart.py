@@ -68,6 +68,7 @@ def test_cloning_moves_the_actor_only_and_imitates(setup):
     assert info["agreement"] > 0.7  # held out; a random policy agrees on about a third
 
 
+@pytest.mark.slow
 def test_critic_warm_up_lowers_the_held_out_value_loss_and_freezes_the_actor(setup):
     env, policy = setup
     inputs, returns = rollout_returns(policy, env, 4000, gamma=1.0, seed=0)
