@@ -142,14 +142,6 @@ def test_structured_features_refuse_other_sizes(options: dict, option: str) -> N
     check_rules(RulesConfig(num_players=3))  # the rule book's sizes pass
 
 
-@pytest.mark.parametrize(("options", "option"), REFUSALS)
-def test_search_refuses_other_sizes(options: dict, option: str) -> None:
-    options = dict(options)
-    n = options.pop("num_players", 2)
-    with pytest.raises(ValueError, match=rf"^{option}: search \(its world sampler\) supports"):
-        agents.load("search", n, **options)
-
-
 def test_structured_training_refuses_other_sizes() -> None:
     pytest.importorskip("torch")
     from train.common.config import parse_config
