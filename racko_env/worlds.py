@@ -23,7 +23,7 @@ from racko_env.actions import Phase
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
 from racko_env.observation import DEFAULT, Layout, layout_for
-from racko_env.rules import MAX_CARDS, MAX_PLAYERS, SOLITAIRE
+from racko_env.rules import MAX_CARDS
 from racko_env.vector.engine import IN_DISCARD as IN_DISCARD_CODE
 from racko_env.vector.engine import IN_DRAW, IN_HAND, OUT_OF_PLAY, VectorGame
 
@@ -88,8 +88,8 @@ def sample_worlds(
     observation gives worlds without slot histories), at every size the rules allow (racks of
     3-10 slots, any legal deck, 1-4 players: in solitaire only the piles' orders are unknown).
 
-    Without ``config`` the rules are ``rules_options`` (``rack_size=5, deck_size=20``, ...),
-    the player count read from the observation unless given. Returns B * k worlds, those of
+    Without ``config`` the rules are ``rules_options`` (``num_players=1, rack_size=5``, ...);
+    a rule-book-sized observation says its player count. Returns B * k worlds, those of
     observation i at rows i*k .. i*k + k - 1. ``rng`` (a Generator or a seed) makes the sample
     reproducible. ``discard_orders[i]`` (bottom..top, optional) fixes the discard pile's order;
     ``draw_orders[i]`` (bottom..top, optional) fixes a draw pile whose order is public. Raises
@@ -127,28 +127,12 @@ def sample_worlds(
 
 
 def _rules_of(obs: np.ndarray, rules_options: dict[str, object]) -> RulesConfig:
-    """The rules of observations given keyword options only: the player count, unless named,
-    is the first whose layout is as wide as ``obs`` (the rule book's layout, the same for 2-4
-    players, says it in ``opp_present``)."""
-    if "num_players" in rules_options:
-        return RulesConfig.from_dict(rules_options)
-    for players in range(SOLITAIRE, MAX_PLAYERS + 1):
-        try:
-            config = RulesConfig.from_dict({"num_players": players, **rules_options})
-        except ValueError:
-            continue  # a deck too small for this many racks: not this player count
-        lay = layout_for(config)
-        if obs.shape[1] not in lay.sizes.values():
-            continue
-        if lay is DEFAULT:
-            players = 1 + int(np.rint(obs[0, lay.OPP_PRESENT].sum()))
-            config = RulesConfig.from_dict({"num_players": players, **rules_options})
-        return config
-    RulesConfig.from_dict({"num_players": 2, **rules_options})  # names a bad option first
-    raise ValueError(
-        f"obs of {obs.shape[1]} entries fits no player count's layout under {rules_options or 'the rule book'}; "
-        "give the RulesConfig"
-    )
+    """The rules of observations given keyword options only; the player count, unless named, is
+    read from the rule book's layout (the same width for 2-4 players)."""
+    options = dict(rules_options)
+    if "num_players" not in options and obs.shape[1] in DEFAULT.sizes.values():
+        options["num_players"] = 1 + int(np.rint(obs[0, DEFAULT.OPP_PRESENT].sum()))
+    return RulesConfig.from_dict(options)
 
 
 @dataclass
@@ -204,22 +188,15 @@ class _Seen:
             return _cards(obs[:, field], scale).reshape(b, lay.opponents, size)[:, :o]
 
         history = np.zeros((4, b, o, size), dtype=np.int64)
-        if obs.shape[1] == lay.size:
-            for at, (field, scale) in enumerate(
-                (
-                    (lay.OPP_SLOT_DRAWN, 1),
-                    (lay.OPP_SLOT_CHANGED, config.turn_limit),
-                    (lay.OPP_SLOT_OUT, n),
-                )
-            ):
-                history[at] = blocks(field, scale)
+        if obs.shape[1] == lay.size:  # version 2: the slots' public history
+            history[0] = blocks(lay.OPP_SLOT_DRAWN, 1)
+            history[1] = blocks(lay.OPP_SLOT_CHANGED, config.turn_limit)
+            history[2] = blocks(lay.OPP_SLOT_OUT, n)
             history[3, :, :, 0] = _cards(obs[:, lay.OPP_DECLINED], n)[:, :o]
-        scores = np.rint(
-            np.concatenate([obs[:, [lay.OWN_SCORE]], obs[:, lay.OPP_SCORES][:, :o]], axis=1).astype(
-                np.float64
-            )
-            * config.target_score
-        ).astype(np.int64)  # [B, P] per seat (team totals with partners)
+        own = obs[:, [lay.OWN_SCORE]]  # scores / target, per seat (team totals with partners)
+        scores = _cards(
+            np.concatenate([own, obs[:, lay.OPP_SCORES][:, :o]], axis=1), config.target_score
+        )
         totals = np.zeros((b, config.num_teams), dtype=np.int64)
         for p in range(n_players):
             totals[:, config.team_of(p)] = scores[:, p]

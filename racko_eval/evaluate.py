@@ -170,16 +170,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     elapsed = time.perf_counter() - start
     cfg = report["config"]
+    deals = f"{cfg['players']} players, {cfg['deals']} {cfg['unit']} deals x "
+    deals += f"{cfg['seatings_per_deal']} seatings"
     if cfg["players"] == 1:
-        print(
-            f"solitaire, {cfg['deals']} deals, each played by every bot, seed {cfg['seed']} "
-            f"({elapsed:.0f} s)"
-        )
-    else:
-        print(
-            f"{cfg['players']} players, {cfg['deals']} {cfg['unit']} deals x "
-            f"{cfg['seatings_per_deal']} seatings, seed {cfg['seed']} ({elapsed:.0f} s)"
-        )
+        deals = f"solitaire, {cfg['deals']} deals, each played by every bot"
+    print(f"{deals}, seed {cfg['seed']} ({elapsed:.0f} s)")
     print(format_table(report))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -296,12 +296,6 @@ _RULES_FIELDS = {f.name: f for f in dataclass_fields(RulesConfig)}
 _RULES_OPTION = re.compile(r"^rules option '(\w+)'")
 
 
-def _rules_key(name: str) -> str:
-    """The config key of rules option ``name``: ``num_players`` at the top, the rest under
-    ``rules``."""
-    return name if name == "num_players" else f"rules.{name}"
-
-
 def _rules_message(err: Any) -> str | None:
     """RulesConfig's own words for a rules option pydantic refused by its range or choices
     ("rules option 'rack_size' must be between 3 and 10, got 2"), else None."""
@@ -327,7 +321,7 @@ def _format(exc: ValidationError, source: str) -> str:
             msg = "unknown key"
         named = _RULES_OPTION.match(msg)
         if named and key == "(top level)" and named.group(1) in _RULES_FIELDS:
-            key = _rules_key(named.group(1))
+            key = ("" if named.group(1) == "num_players" else "rules.") + named.group(1)
         problems.append(f"{key}: {' '.join(msg.split())}")
     return f"invalid config {source}: " + "; ".join(problems)
 
