@@ -62,8 +62,9 @@ NO_CLOCK = 1e6  # seconds: a clock per pairing no pairing reaches
 
 def one_league(folder: Path, args: argparse.Namespace, pairing_seconds: float | None) -> dict:
     """Run a league in ``folder``; its report and wall time."""
-    from racko_apps.league import run_league
-    from racko_apps.sandbox import ALLOW_ALL, Limits
+    from racko_apps.league.run import run_league
+    from racko_apps.sandbox.toolkit import ALLOW_ALL
+    from racko_apps.sandbox.wire import Limits
 
     began = time.perf_counter()
     report = run_league(

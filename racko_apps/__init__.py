@@ -1,5 +1,5 @@
 """Front ends that seat bots: the ``racko`` command and its subcommands (the apps layer).
 
-This package sits above ``agents``: it may import ``racko_env`` and ``agents`` (and, where a
-subcommand trains, ``train``), and nothing below it imports it. See ``racko_apps.cli``.
+It may import every layer below (``racko_env``, ``agents``, ``racko_eval``, ``train``), and nothing
+below imports it. ``cli`` dispatches; each concern is a subpackage whose docstring says its imports.
 """

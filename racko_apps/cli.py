@@ -18,23 +18,29 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "evaluate": ("racko_eval.evaluate:main", "duplicate tournament of bots, with 95% intervals"),
     "exploit": ("train.exploit:main", "train a best response to a fixed bot: its win rate"),
     "export": ("train.export:main", "export a train/ppo.py run folder as a bot file"),
-    "grade": ("racko_apps.grade:main", "grade a bot against a rubric (legal, fast, wins)"),
+    "grade": ("racko_apps.grade.cli:main", "grade a bot against a rubric (legal, fast, wins)"),
     "gradescope-kit": (
-        "racko_apps.gradescope_kit:kit_main",
+        "racko_apps.gradescope.kit:kit_main",
         "write a Gradescope autograder for a rubric (autograder.zip)",
     ),
-    "league": ("racko_apps.league:main", "round-robin league of the bots in a folder, rated"),
-    "new-bot": ("racko_apps.new_bot:main", "write a starter bot NAME.py and its test"),
-    "play": ("racko_apps.play:main", "play Rack-O in the terminal against bots, or watch them"),
+    "league": ("racko_apps.league.cli:main", "round-robin league of the bots in a folder, rated"),
+    "new-bot": ("racko_apps.new_bot.starter:main", "write a starter bot NAME.py and its test"),
+    "play": ("racko_apps.play.cli:main", "play Rack-O in the terminal against bots, or watch them"),
     "plot": ("train.plot_curve:main", "plot a training run's learning curve"),
-    "replay": ("racko_apps.replay:main", "step through a recorded game (--record), every rack"),
+    "replay": (
+        "racko_apps.play.replay:main",
+        "step through a recorded game (--record), every rack",
+    ),
     "sweep": ("train.sweep:main", "seeds and sweeps of the main job as Ray Tune trials"),
     "train": ("train.ppo:main", "train a bot with self-play PPO: the main job (train/ppo.py)"),
     "train-rllib": (
         "train.rllib_ppo:main",
         "train the same policy on Ray RLlib, one machine or many",
     ),
-    "web": ("racko_apps.web:main", "serve the browser game on 127.0.0.1 (--port; --fetch-ort)"),
+    "web": (
+        "racko_apps.play.web:main",
+        "serve the browser game on 127.0.0.1 (--port; --fetch-ort)",
+    ),
 }
 
 

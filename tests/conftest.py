@@ -91,7 +91,7 @@ def require():
 @pytest.fixture
 def isolation():
     """bubblewrap can isolate bots here (else skip naming its install, or fail in CI)."""
-    from racko_apps.sandbox import INSTALL_BWRAP, isolation_available
+    from racko_apps.sandbox.bwrap import INSTALL_BWRAP, isolation_available
 
     require_or_skip(
         isolation_available(), "bubblewrap (bwrap) able to create namespaces", INSTALL_BWRAP
@@ -103,7 +103,7 @@ def isolation():
 def can_isolate() -> bool:
     """Whether bots can run isolated here: tests of the grader's and the league's logic run
     isolated where bubblewrap works and unisolated elsewhere (isolation itself has its own tests)."""
-    from racko_apps.sandbox import isolation_available
+    from racko_apps.sandbox.bwrap import isolation_available
 
     return isolation_available() or os.environ.get("RACKO_REQUIRE_ALL") == "1"
 

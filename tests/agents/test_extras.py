@@ -44,7 +44,7 @@ def test_needs_extra_wraps_a_block_of_imports() -> None:
 
 
 def test_importing_the_terminal_table_without_rich_is_one_line() -> None:
-    code = "import sys; sys.modules['rich'] = None\nimport racko_apps.play_table\n"
+    code = "import sys; sys.modules['rich'] = None\nimport racko_apps.play.table\n"
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
     )

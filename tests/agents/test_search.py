@@ -123,7 +123,7 @@ def test_leaf_value_fit_says_a_lower_plan_cost_wins_more() -> None:
 
 def test_search_with_options_is_a_builtin_everywhere_not_a_students_class() -> None:
     """The league, the grader and the training configs read ``search:...`` as the search bot."""
-    from racko_apps.referee import is_python_spec
+    from racko_apps.referee.match import is_python_spec
     from train.common.config import check_bot_spec
 
     assert not is_python_spec("search:worlds=8,depth=1")

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from racko_apps.grade import grade, load_rubric
-from racko_apps.league import run_league
-from racko_apps.new_bot import main, write_bot
-from racko_apps.submissions import league_entries
+from racko_apps.grade.rubric import load_rubric
+from racko_apps.grade.run import grade
+from racko_apps.league.run import run_league
+from racko_apps.league.submissions import league_entries
+from racko_apps.new_bot.starter import main, write_bot
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -46,7 +46,7 @@ def test_the_free_subcommands_run_with_no_extra_at_all(tmp_path):
     code = (
         "from racko_apps.cli import main\n"
         f"assert main(['new-bot', 'my_bot', '--dir', {str(tmp_path)!r}]) == 0\n"
-        "from racko_apps import web\n"
+        "from racko_apps.play import web\n"
         "web.check_setup = lambda: None\n"
         "try:\n    main(['web', '--help'])\nexcept SystemExit as e:\n    assert e.code == 0\n"
         "print('ok')\n"

@@ -8,13 +8,13 @@ import pytest
 import yaml
 from test_sandbox import write_broken
 
-from racko_apps.grade import main
-from racko_apps.grade_positions import sample_positions
-from racko_apps.grade_report import format_report, student_view
-from racko_apps.grade_rubric import Criterion, RubricError, load_rubric, parse_rubric
-from racko_apps.grade_run import grade
-from racko_apps.grade_scoring import win_rate_points
-from racko_apps.sandbox import DEFAULT_ALLOW
+from racko_apps.grade.cli import main
+from racko_apps.grade.positions import sample_positions
+from racko_apps.grade.report import format_report, student_view
+from racko_apps.grade.rubric import Criterion, RubricError, load_rubric, parse_rubric
+from racko_apps.grade.run import grade
+from racko_apps.grade.scoring import win_rate_points
+from racko_apps.sandbox.toolkit import DEFAULT_ALLOW
 from racko_env.actions import Phase
 
 # docs/coursework.md, "Points on the quick rubric": total points at seed 0.
@@ -42,7 +42,7 @@ def quick_with_short_kill(tmp_path):
 def load_rubric_text() -> str:
     from importlib import resources
 
-    return resources.files("racko_apps.rubrics").joinpath("quick.yaml").read_text()
+    return resources.files("racko_apps.grade.rubrics").joinpath("quick.yaml").read_text()
 
 
 @pytest.mark.parametrize("name", sorted(BROKEN))
@@ -251,7 +251,7 @@ def test_a_missing_staff_opponent_is_named_before_any_game(tmp_path):
 def test_a_staff_python_opponent_plays_sandboxed_from_the_rubrics_folder(
     tmp_path, monkeypatch, can_isolate
 ):
-    from racko_apps.new_bot import write_bot
+    from racko_apps.new_bot.starter import write_bot
 
     course = tmp_path / "course"
     course.mkdir()
@@ -284,8 +284,9 @@ def test_a_submission_that_wraps_a_shipped_bot_does_not_load_by_default(tmp_path
 
 
 def test_the_user_isolation_is_stated_or_refused_in_one_line(tmp_path, monkeypatch, capsys):
-    from racko_apps.new_bot import write_bot
-    from racko_apps.sandbox import USER_WARNING, IsolationUnavailableError, choose_isolation
+    from racko_apps.new_bot.starter import write_bot
+    from racko_apps.sandbox.isolation import USER_WARNING, choose_isolation
+    from racko_apps.sandbox.wire import IsolationUnavailableError
 
     write_bot("mine", tmp_path)
     monkeypatch.chdir(tmp_path)

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from racko_apps.grade_rubric import RubricError, load_rubric, parse_rubric
-from racko_apps.grade_run import grade
-from racko_apps.solitaire_starter import write_solitaire_bot
+from racko_apps.grade.rubric import RubricError, load_rubric, parse_rubric
+from racko_apps.grade.run import grade
+from racko_apps.new_bot.solitaire import write_solitaire_bot
 from racko_env.solitaire import solve
 
 # the shipped rubric's criteria on a smaller size (3 slots, cards 1-6), so a test is seconds

@@ -1,7 +1,7 @@
 """Gradescope: the kit an instructor uploads, and its run_autograder on a folder laid out like
 Gradescope's (tmp_path/autograder/{source,submission,results}) for a good, a broken and a hostile
 submission. Every results.json is checked against Gradescope's format
-(racko_apps.gradescope_schema, which follows its specification)."""
+(racko_apps.gradescope.schema, which follows its specification)."""
 
 from __future__ import annotations
 
@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from racko_apps import gradescope
-from racko_apps.grade import main
-from racko_apps.grade_rubric import RubricError, load_rubric, parse_rubric
-from racko_apps.grade_run import grade
-from racko_apps.grade_secret import SECRET_FILE, read_secret
-from racko_apps.gradescope import autograde, find_submission
-from racko_apps.gradescope_kit import kit_main, write_kit
-from racko_apps.gradescope_schema import Results
-from racko_apps.new_bot import write_bot
-from racko_apps.sandbox import IsolationUnavailableError
+from racko_apps.grade.cli import main
+from racko_apps.grade.rubric import RubricError, load_rubric, parse_rubric
+from racko_apps.grade.run import grade
+from racko_apps.grade.secret import SECRET_FILE, read_secret
+from racko_apps.gradescope import autograder
+from racko_apps.gradescope.autograder import autograde, find_submission
+from racko_apps.gradescope.kit import kit_main, write_kit
+from racko_apps.gradescope.schema import Results
+from racko_apps.new_bot.starter import write_bot
+from racko_apps.sandbox.wire import IsolationUnavailableError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -327,7 +327,7 @@ def test_the_graders_own_failures_still_write_results(tmp_path, rubric_file, mon
     def no_bwrap(requested: str | None) -> None:
         raise IsolationUnavailableError("bubblewrap is not installed")
 
-    monkeypatch.setattr("racko_apps.grade_run.choose_isolation", no_bwrap)
+    monkeypatch.setattr("racko_apps.grade.run.choose_isolation", no_bwrap)
     results = autograde(root, rubric_file, isolation="bwrap")
     assert valid(results).score == 0
     assert results["output"].startswith("the autograder cannot isolate the bot: bubblewrap")
@@ -336,7 +336,7 @@ def test_the_graders_own_failures_still_write_results(tmp_path, rubric_file, mon
     def bug(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a bug in the grader")
 
-    monkeypatch.setattr(gradescope, "grade", bug)
+    monkeypatch.setattr(autograder, "grade", bug)
     results = autograde(root, rubric_file, isolation="none")
     assert valid(results).score == 0
     assert results["output"] == "the autograder failed: RuntimeError: a bug in the grader"
@@ -382,7 +382,7 @@ def test_the_schema_refuses_what_gradescope_would_misread(bad):
 def test_grade_without_pydantic_names_the_extra_before_playing(tmp_path):
     code = (
         "import sys; sys.modules['pydantic'] = None\n"
-        "from racko_apps.grade import main\n"
+        "from racko_apps.grade.cli import main\n"
         f"sys.exit(main(['heuristic', '--rubric', 'quick', '--gradescope', {str(tmp_path / 'r.json')!r}]))"
     )
     run = subprocess.run(
@@ -403,7 +403,7 @@ def test_the_output_shows_the_points_when_every_criterion_is_visible(tmp_path):
         RUBRIC.replace("visibility: hidden", "").replace(", visibility: after_due_date", "")
     )
     rubric = load_rubric(visible)
-    results = gradescope.results_from_report(grade("random", rubric), rubric)
+    results = autograder.results_from_report(grade("random", rubric), rubric)
     assert results["output"].startswith(f"{results['score']:g} / 100 points: random on rubric")
     assert {t["visibility"] for t in results["tests"]} == {"visible"}
 

@@ -1,5 +1,6 @@
 """The hint a person reads: the bot's move with its probability over the legal moves (softmax of
-the masked logits), the same in the terminal (racko_apps/hint.py) and the page (web/js/hint.js)."""
+the masked logits), the same in the terminal (racko_apps/play/hint.py) and the page
+(web/js/hint.js)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 import agents
-from racko_apps.hint import bot_probabilities, legal_probabilities, percent, ranked
+from racko_apps.play.hint import bot_probabilities, legal_probabilities, percent, ranked
 from racko_env import racko_v1
 
 ROOT = Path(__file__).resolve().parents[2]

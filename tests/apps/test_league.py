@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from racko_apps.league import main, run_league
-from racko_apps.new_bot import write_bot
-from racko_apps.submissions import league_entries
+from racko_apps.league.cli import main
+from racko_apps.league.run import run_league
+from racko_apps.league.submissions import league_entries
+from racko_apps.new_bot.starter import write_bot
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -116,7 +117,7 @@ def test_kill_9_mid_run_loses_no_finished_pairing(tmp_path, can_isolate):
     (tmp_path / "z_slow.py").write_text(SLOW.replace("TOKEN", token))
     (tmp_path / "pids").mkdir()
     db = tmp_path / "league.sqlite"
-    code = "import sys; from racko_apps.league import main; sys.exit(main())"
+    code = "import sys; from racko_apps.league.cli import main; sys.exit(main())"
     isolation = [] if can_isolate else ["--no-isolation"]
     proc = subprocess.Popen(
         [sys.executable, "-P", "-c", code, str(tmp_path), "--rounds", "2", *isolation]
@@ -169,7 +170,7 @@ def test_ctrl_c_stops_with_one_line_and_keeps_the_record(tmp_path):
     (tmp_path / "z_slow.py").write_text(SLOW.replace("TOKEN", "racko-sleeper"))
     (tmp_path / "pids").mkdir()
     db = tmp_path / "league.sqlite"
-    code = "import sys; from racko_apps.league import main; sys.exit(main())"
+    code = "import sys; from racko_apps.league.cli import main; sys.exit(main())"
     proc = subprocess.Popen(
         [sys.executable, "-P", "-c", code, str(tmp_path), "--rounds", "2", "--no-isolation"]
         + ["--schedule", "round-robin"],
@@ -242,7 +243,7 @@ def test_a_bad_budget_is_one_clear_line(tmp_path, capsys):
 
 
 def test_the_pool_waits_for_no_result_past_its_deadline():
-    from racko_apps.league_pool import LocalPool
+    from racko_apps.league.pool import LocalPool
 
     pool = LocalPool(2)
     began = time.monotonic()

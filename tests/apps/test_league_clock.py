@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import time
 
-from racko_apps.league import run_league
-from racko_apps.league_clock import ClockedStrikes, PairingClock, on_clock, one_line_per_clock
-from racko_apps.referee import play_match, seat_bot
-from racko_apps.sandbox import Limits
+from racko_apps.league.clock import ClockedStrikes, PairingClock, on_clock, one_line_per_clock
+from racko_apps.league.run import run_league
+from racko_apps.referee.match import play_match, seat_bot
+from racko_apps.sandbox.wire import Limits
 
 BURNER = """
 import threading

@@ -8,9 +8,9 @@ import csv
 import numpy as np
 import pytest
 
-from racko_apps.league import main
-from racko_apps.new_bot import write_bot
-from racko_apps.submissions import read_aliases, read_gradescope_export
+from racko_apps.league.cli import main
+from racko_apps.league.submissions import read_aliases, read_gradescope_export
+from racko_apps.new_bot.starter import write_bot
 
 METADATA = """\
 submission_101:

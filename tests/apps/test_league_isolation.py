@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from racko_apps.league import main
+from racko_apps.league.cli import main
 
 WRAPPER = """
 import agents

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from racko_apps.league import main, run_league
-from racko_apps.new_bot import write_bot
+from racko_apps.league.cli import main
+from racko_apps.league.run import run_league
+from racko_apps.new_bot.starter import write_bot
 
 
 def test_a_three_player_league_ranks_the_strong_bot_first(tmp_path, can_isolate):

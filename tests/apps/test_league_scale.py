@@ -18,11 +18,14 @@ import pytest
 import agents
 from agents.base import Bot
 from agents.obs import legal_actions
-from racko_apps import league_record, league_rounds
-from racko_apps.grade import grade, parse_rubric
-from racko_apps.league import run_league
-from racko_apps.referee import Strikes, play_match, seat_bot
-from racko_apps.sandbox import Limits
+from racko_apps.grade.rubric import parse_rubric
+from racko_apps.grade.run import grade
+from racko_apps.league import record as league_record
+from racko_apps.league import rounds as league_rounds
+from racko_apps.league.run import run_league
+from racko_apps.referee.book import Strikes
+from racko_apps.referee.match import play_match, seat_bot
+from racko_apps.sandbox.wire import Limits
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -374,7 +377,7 @@ def test_grade_sandboxes_an_exported_bot_that_never_returns(tmp_path, can_isolat
 @pytest.mark.xdist_group("ray")  # one Ray cluster at a time (pytest -n: --dist loadgroup)
 def test_a_league_on_a_ray_cluster(tmp_path, monkeypatch, can_isolate):
     ray = pytest.importorskip("ray")
-    from racko_apps.new_bot import write_bot
+    from racko_apps.new_bot.starter import write_bot
 
     monkeypatch.setenv("HOME", str(tmp_path))  # nothing of Ray's in the user's home
     monkeypatch.setenv("PYTHONPATH", str(REPO))  # Ray's workers import this checkout

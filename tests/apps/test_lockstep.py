@@ -1,5 +1,6 @@
-"""Rounds side by side (racko_apps.lockstep): the same games and results as one round at a time,
-with the limits still per move and per round, and a crash losing only its own table's round."""
+"""Rounds side by side (racko_apps.referee.lockstep): the same games and results as one round at a
+time, with the limits still per move and per round, and a crash losing only its own
+table's round."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from racko_apps.referee import Strikes, play_match, sandbox_for
-from racko_apps.sandbox import Limits, SandboxedBot
+from racko_apps.referee.book import Strikes
+from racko_apps.referee.match import play_match, sandbox_for
+from racko_apps.sandbox.bot import SandboxedBot
+from racko_apps.sandbox.wire import Limits
 
 # The expert, a random move now and then, and a crash in the rounds whose seed says so: with its
 # state in its own object, the games cannot tell how many rounds are played at once.
@@ -190,7 +193,7 @@ def test_tables_must_be_a_positive_integer(tables):
 
 
 def test_the_league_refuses_no_tables(tmp_path, capsys):
-    from racko_apps.league import main
+    from racko_apps.league.cli import main
 
     with pytest.raises(SystemExit) as stop:
         main([str(tmp_path), "--tables", "0"])

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 import agents
-from racko_apps.grade import grade, load_rubric
-from racko_apps.new_bot import main, write_bot
+from racko_apps.grade.rubric import load_rubric
+from racko_apps.grade.run import grade
+from racko_apps.new_bot.starter import main, write_bot
 
 REPO = Path(__file__).resolve().parents[2]
 

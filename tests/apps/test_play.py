@@ -17,7 +17,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from racko_apps.play_text import (
+from racko_apps.play.text import (
     SLOT_LABELS,
     describe_turn,
     explain_score,
@@ -514,7 +514,7 @@ def test_a_missing_extra_is_one_line_with_the_install_command(missing, args, say
     extra = {"rich": "play", "onnxruntime": "bots"}[missing]
     code = (
         f"import sys; sys.modules[{missing!r}] = None\n"
-        f"from racko_apps.play import main; sys.exit(main({args!r}))"
+        f"from racko_apps.play.cli import main; sys.exit(main({args!r}))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],

@@ -14,10 +14,12 @@ from typing import Any
 
 from test_records import play_recorded, record_every_kind
 
-from racko_apps.grade import format_report, grade, load_rubric
-from racko_apps.league import run_league
-from racko_apps.new_bot import write_bot
-from racko_apps.replay import format_state, interactive
+from racko_apps.grade.report import format_report
+from racko_apps.grade.rubric import load_rubric
+from racko_apps.grade.run import grade
+from racko_apps.league.run import run_league
+from racko_apps.new_bot.starter import write_bot
+from racko_apps.play.replay import format_state, interactive
 from racko_eval.record_schema import load_record
 from racko_eval.records import replay_states
 

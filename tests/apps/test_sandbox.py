@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from racko_apps.sandbox import BotFailureError, Limits, SandboxedBot
+from racko_apps.sandbox.bot import SandboxedBot
+from racko_apps.sandbox.wire import BotFailureError, Limits
 from racko_env import racko_v1
 
 # Deliberately broken bots, one per way a student's bot goes wrong (also used by test_grade).
@@ -222,13 +223,13 @@ def test_a_bot_on_the_planner_has_it_ready_before_its_first_move(
     # each sandbox's /tmp starts empty: without the league's shared, read-only cache every
     # sandbox compiled the planner inside its bot's first move (seconds of CPU: a forfeit on a
     # busy machine); a grade's one sandbox compiles it while the bot starts
-    from racko_apps import sandbox_jit
+    from racko_apps.sandbox import jit
 
     (tmp_path / "planner_user.py").write_text(PLANNER_USER)
     if cache == "league":
-        assert sandbox_jit.jit_cache() is not None
+        assert jit.jit_cache() is not None
     else:
-        monkeypatch.setattr(sandbox_jit, "_jit", {"dir": None})
+        monkeypatch.setattr(jit, "_jit", {"dir": None})
     limits = Limits(move_seconds=60)
     with SandboxedBot(
         "planner_user:Bot", tmp_path, limits=limits, isolate=True, allow=("*",)

@@ -1,11 +1,12 @@
-"""racko_apps.sandbox's ``allow``: a submission sees only the toolkit modules it may import."""
+"""racko_apps.sandbox.bot's ``allow``: a submission sees only the toolkit modules it may import."""
 
 from __future__ import annotations
 
 import pytest
 
-from racko_apps.sandbox import ALLOW_ALL, DEFAULT_ALLOW, BotFailureError, SandboxedBot
-from racko_apps.sandbox_toolkit import check_allow, stage, visible_modules
+from racko_apps.sandbox.bot import SandboxedBot
+from racko_apps.sandbox.toolkit import ALLOW_ALL, DEFAULT_ALLOW, check_allow, stage, visible_modules
+from racko_apps.sandbox.wire import BotFailureError
 from racko_env import racko_v1
 
 # A submission that plays the shipped bot instead of its own: the shortcut ``allow`` closes.
@@ -116,7 +117,7 @@ def test_visible_modules_follow_the_allow_list():
     folder = stage(DEFAULT_ALLOW)
     assert folder is not None and (folder / "agents" / "obs.py").is_file()
     assert not (folder / "agents" / "pretrained").exists()
-    assert not (folder / "racko_apps" / "rubrics").exists()
+    assert not (folder / "racko_apps" / "grade" / "rubrics").exists()
     assert stage(ALLOW_ALL) is None
 
 

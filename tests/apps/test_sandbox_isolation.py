@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from racko_apps.grade import grade, parse_rubric
-from racko_apps.league import main as league_main
+from racko_apps.grade.rubric import parse_rubric
+from racko_apps.grade.run import grade
+from racko_apps.league.cli import main as league_main
 
 DECENT = """
 import agents
@@ -360,12 +361,12 @@ def test_hostile_bots_in_a_grade_forfeit_or_are_contained(arena, name, monkeypat
 
 
 def test_the_commands_refuse_without_bubblewrap_unless_told(tmp_path, monkeypatch, capsys):
-    from racko_apps import sandbox_bwrap
-    from racko_apps.grade import main as grade_main
+    from racko_apps.grade.cli import main as grade_main
+    from racko_apps.sandbox import bwrap
 
     (tmp_path / "decent.py").write_text(DECENT)
-    monkeypatch.setattr(sandbox_bwrap, "_isolation_checked", None)
-    monkeypatch.setattr(sandbox_bwrap.shutil, "which", lambda name: None)
+    monkeypatch.setattr(bwrap, "_isolation_checked", None)
+    monkeypatch.setattr(bwrap.shutil, "which", lambda name: None)
     monkeypatch.chdir(tmp_path)
     assert grade_main(["decent:Bot", "--rubric", "quick"]) == 2
     err = capsys.readouterr().err
@@ -394,7 +395,7 @@ def test_the_commands_refuse_without_bubblewrap_unless_told(tmp_path, monkeypatc
 
 
 def test_a_bots_processes_end_with_its_game_and_the_bot_plays_on(arena):
-    from racko_apps.sandbox import SandboxedBot
+    from racko_apps.sandbox.bot import SandboxedBot
     from racko_env import racko_v1
 
     course, token, _ = arena
@@ -450,7 +451,7 @@ def cpu_ticks(pid: str) -> int:
 def test_a_bot_runs_only_during_its_own_turn(arena):
     """What a bot leaves running is stopped between its requests: it cannot slow the bot whose
     turn it is (and so make it time out), nor compute on the other's time."""
-    from racko_apps.sandbox import SandboxedBot
+    from racko_apps.sandbox.bot import SandboxedBot
     from racko_env import racko_v1
 
     course, token, _ = arena

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from racko_apps.new_bot import main as new_bot_main
-from racko_apps.new_bot import write_bot
-from racko_apps.sandbox import MAX_SUBMISSION_MB, BotFailureError, SandboxedBot
-from racko_apps.sandbox_submission import oversize
+from racko_apps.new_bot.starter import main as new_bot_main
+from racko_apps.new_bot.starter import write_bot
+from racko_apps.sandbox.bot import SandboxedBot
+from racko_apps.sandbox.submission import MAX_SUBMISSION_MB, oversize
+from racko_apps.sandbox.wire import BotFailureError
 from racko_env import racko_v1
 
 # Tries to change its own files and to leave a file beside them; plays only where it cannot.

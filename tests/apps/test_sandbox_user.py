@@ -14,16 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from racko_apps.sandbox import (
-    NO_ISOLATION_WARNING,
-    USER_WARNING,
-    BotFailureError,
-    IsolationUnavailableError,
-    Limits,
-    SandboxedBot,
-    choose_isolation,
-)
-from racko_apps.sandbox_proc import process_tree
+from racko_apps.sandbox.bot import SandboxedBot
+from racko_apps.sandbox.isolation import NO_ISOLATION_WARNING, USER_WARNING, choose_isolation
+from racko_apps.sandbox.proc import process_tree
+from racko_apps.sandbox.wire import BotFailureError, IsolationUnavailableError, Limits
 from racko_env import racko_v1
 
 HOSTILE = """
@@ -193,7 +187,7 @@ def test_choose_isolation_names_what_it_picked_and_why(monkeypatch):
 
 
 def test_a_package_with_weights_plays_as_its_own_user(as_root, grader, obs):
-    from racko_apps.new_bot import write_bot
+    from racko_apps.new_bot.starter import write_bot
 
     write_bot("net_bot", grader / "submissions", "weights")
     with SandboxedBot("net_bot:Bot", grader / "submissions", isolation="user") as bot:

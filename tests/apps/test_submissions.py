@@ -8,9 +8,9 @@ import re
 import numpy as np
 import pytest
 
-from racko_apps.league import run_league
-from racko_apps.new_bot import write_bot
-from racko_apps.submissions import find_bots, safe_label, scan, shown
+from racko_apps.league.run import run_league
+from racko_apps.league.submissions import find_bots, safe_label, scan, shown
+from racko_apps.new_bot.starter import write_bot
 
 FORGED = "forged\n| 1 | forged_onnx | 99.9 (99.0-99.9) | 100.0% | 1 | 0 |\n# Winner"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from racko_apps import web
+from racko_apps.play import web
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -128,7 +128,7 @@ def check_bot_moves_match_python(page: object, players: int) -> int:
     hint_masks = np.array([h["mask"] for h in hints], dtype=np.int8)
     assert (bot.act_batch(hint_obs, hint_masks) == [h["action"] for h in hints]).all()
     # the hint a person reads: the bot's odds over the legal moves, as Python computes them
-    from racko_apps.hint import legal_probabilities, percent, ranked
+    from racko_apps.play.hint import legal_probabilities, percent, ranked
 
     hint_logits = bot.session.run(
         ["masked_logits"],

@@ -1,7 +1,8 @@
 """The browser game's JS twins against Python, and the ``racko web`` server.
 
-``node --test`` replays Python traces (racko_apps/web_traces.py) through the JS engine, observation
-encoder, env rewards and built-in bots, and checks the JS manifest check against agents/onnx_bot.py.
+``node --test`` replays Python traces (racko_apps/play/web_traces.py) through the JS engine,
+observation encoder, env rewards and built-in bots, and checks the JS manifest check against
+agents/onnx_bot.py.
 """
 
 from __future__ import annotations
@@ -18,8 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from racko_apps import web
-from racko_apps.web_traces import LAYOUT_JS, RULES_JS, layout_js, rules_options_js, write_traces
+from racko_apps.play import web
+from racko_apps.play.web_traces import (
+    LAYOUT_JS,
+    RULES_JS,
+    layout_js,
+    rules_options_js,
+    write_traces,
+)
 from racko_env.config import SMALL_GAME_BOTS, RulesConfig, require_rule_book_sizes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,13 +35,13 @@ NODE = shutil.which("node")
 
 def test_layout_js_is_generated_from_the_python_layout() -> None:
     assert LAYOUT_JS.read_text() == layout_js(), (
-        "web/js/layout.js is stale: run python -m racko_apps.web_traces --layout"
+        "web/js/layout.js is stale: run python -m racko_apps.play.web_traces --layout"
     )
 
 
 def test_rules_options_js_is_generated_from_rules_config() -> None:
     assert RULES_JS.read_text() == rules_options_js(), (
-        "web/js/rules_options.js is stale: run python -m racko_apps.web_traces --layout"
+        "web/js/rules_options.js is stale: run python -m racko_apps.play.web_traces --layout"
     )
 
 
@@ -147,7 +154,7 @@ def test_js_twins_replay_python_traces_and_manifest_checks(tmp_path: Path, requi
     steps = write_traces(traces, episodes=2000, seed=0)
     assert steps > 50_000
     cases = tmp_path / "manifests.json"
-    from racko_apps.web_traces import main
+    from racko_apps.play.web_traces import main
 
     assert main(["--manifest-cases", str(cases)]) == 0
     env = {**os.environ, "RACKO_WEB_TRACES": str(traces), "RACKO_MANIFEST_CASES": str(cases)}

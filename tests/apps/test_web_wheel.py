@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from racko_apps import web
+from racko_apps.play import web
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,7 +98,7 @@ def test_the_wheel_installed_in_a_fresh_venv_serves_the_page(tmp_path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
     where = subprocess.run(
-        [str(bindir / "python"), "-c", "import racko_apps.web as w; print(w.WEB_DIR)"],
+        [str(bindir / "python"), "-c", "import racko_apps.play.web as w; print(w.WEB_DIR)"],
         cwd=empty,
         env=env,
         capture_output=True,

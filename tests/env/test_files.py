@@ -43,8 +43,8 @@ def test_a_new_file_is_an_ordinary_file_and_a_replaced_one_keeps_its_mode(tmp_pa
 def test_no_other_module_writes_files_by_rename() -> None:
     """One writer: no module of the packages calls ``os.replace`` / ``os.rename`` but this one,
     except to move a whole staged folder into place (checkpoint folders: the run-folder contract,
-    ``train/common/runs.py``; the web game's onnxruntime-web cache, ``racko_apps/web.py``)."""
-    allowed = {"racko_env/files.py", "train/common/runs.py", "racko_apps/web.py"}
+    ``train/common/runs.py``; the web game's onnxruntime-web cache, ``racko_apps/play/web.py``)."""
+    allowed = {"racko_env/files.py", "train/common/runs.py", "racko_apps/play/web.py"}
     hits = []
     for package in ("racko_env", "agents", "racko_eval", "train", "racko_apps"):
         for path in sorted((ROOT / package).rglob("*.py")):

@@ -10,7 +10,7 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
 import agents  # noqa: E402
-from racko_apps.referee import sandbox_for  # noqa: E402
+from racko_apps.referee.match import sandbox_for  # noqa: E402
 from racko_env.actions import NUM_ACTIONS  # noqa: E402
 from racko_env.observation import OBS_SIZE  # noqa: E402
 from train.common.onnx_export import export_torch_bot, sample_observations  # noqa: E402

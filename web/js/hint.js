@@ -1,5 +1,5 @@
 /**
- * The hint's confidence: JS twin of racko_apps/hint.py (legal_probabilities, ranked, percent).
+ * The hint's confidence: JS twin of racko_apps/play/hint.py (legal_probabilities, ranked, percent).
  *
  * The softmax of the policy's masked logits over the legal moves, in doubles, summed in action
  * order like the reference; tests/apps/test_hint.py runs both on the same cases.

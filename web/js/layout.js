@@ -1,5 +1,5 @@
 /**
- * Generated from racko_env/observation.py by `python -m racko_apps.web_traces --layout`; do not edit.
+ * Generated from racko_env/observation.py by `python -m racko_apps.play.web_traces --layout`; do not edit.
  */
 
 export const LAYOUT = Object.freeze({

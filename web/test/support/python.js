@@ -1,5 +1,5 @@
 /**
- * Files the Python side writes for the JS tests (racko_apps/web_traces.py): taken from an
+ * Files the Python side writes for the JS tests (racko_apps/play/web_traces.py): taken from an
  * environment variable when pytest made them, else written now by running Python.
  */
 
@@ -16,7 +16,7 @@ function fromPython(envVar, name, args) {
   if (!path) {
     path = join(mkdtempSync(join(tmpdir(), "racko-web-")), name);
     const python = process.env.PYTHON ?? "python3";
-    execFileSync(python, ["-m", "racko_apps.web_traces", ...args(path)], { cwd: ROOT, stdio: "inherit" });
+    execFileSync(python, ["-m", "racko_apps.play.web_traces", ...args(path)], { cwd: ROOT, stdio: "inherit" });
   }
   return readFileSync(path, "utf8");
 }
