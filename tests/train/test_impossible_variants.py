@@ -122,15 +122,14 @@ def test_evaluate_names_the_flag_in_one_line(capsys, keys, key, words, flags, fl
 def test_play_and_league_name_the_flag(tmp_path, capsys, keys, key, words, flags, flag) -> None:
     """Their errors name the flag in their last line (a usage error, argparse's, comes after
     the usage lines); no game starts and nothing is written in the league's folder."""
-    from racko_apps.league import main as league
-    from racko_apps.play import main as play
+    from racko_apps.cli import main as racko
 
     for command, argv in (
-        ("racko", [*flags, "--watch", "--bots", "expert", "expert"]),
-        ("racko league", [str(tmp_path), *flags]),
+        ("racko", ["play", *flags, "--watch", "--bots", "expert", "expert"]),
+        ("racko league", ["league", str(tmp_path), *flags]),
     ):
         try:
-            status = (play if command == "racko" else league)(argv)
+            status = racko(argv)
         except SystemExit as stop:
             status = stop.code
         assert status == 2
@@ -145,17 +144,17 @@ def test_play_and_league_name_the_flag(tmp_path, capsys, keys, key, words, flags
 
 @pytest.mark.parametrize(("keys", "key", "words", "flags", "flag"), VARIANTS, ids=IDS)
 def test_grade_names_the_rubrics_rules_in_one_line(tmp_path, capsys, keys, key, words, flags, flag):
-    from racko_apps.grade import main
-
-    rubric = (REPO / "racko_apps" / "rubrics" / "quick.yaml").read_text()
     import yaml
 
-    data = yaml.safe_load(rubric)
+    from racko_apps.cli import main as racko
+
+    (rubric,) = (REPO / "racko_apps").rglob("rubrics/quick.yaml")  # the shipped quick rubric
+    data = yaml.safe_load(rubric.read_text())
     data["players"] = keys.get("num_players", 2)
     data["rules"] = {**data.get("rules", {}), **keys.get("rules", {})}
     path = tmp_path / "bad_rubric.yaml"
     path.write_text(yaml.safe_dump(data))
-    assert main(["expert", "--rubric", str(path), "--no-isolation"]) == 2
+    assert racko(["grade", "expert", "--rubric", str(path), "--no-isolation"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("racko grade: error: rubric ")
     option = key.removeprefix("rules.")
