@@ -414,18 +414,8 @@ def _game_from_world(config: RulesConfig, worlds: Worlds, w: int) -> RackoGame:
     """World ``w`` as an engine mid-round (no turn log, the dealer draw forgotten)."""
     game = RackoGame(config)
     game.new_game(seed=0, first_dealer=int(worlds.dealer[w]))
-    for name in (
-        "racks",
-        "public_slots",
-        "current",
-        "turn",
-        "reshuffles",
-        "totals",
-        "slot_drawn",
-        "slot_changed",
-        "slot_out",
-        "declined",
-    ):
+    names = "racks public_slots current turn reshuffles totals slot_drawn slot_changed slot_out"
+    for name in [*names.split(), "declined"]:
         setattr(game, name, getattr(worlds, name)[w].astype(int).tolist())
     game.draw = worlds.draw[w, : worlds.draw_len[w]].astype(int).tolist()
     game.discard = worlds.discard[w, : worlds.discard_len[w]].astype(int).tolist()
