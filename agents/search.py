@@ -5,8 +5,11 @@ observation (``racko_env.worlds``), plays the action in each and plays every wor
 blueprint bot in every seat, on the batched engine; every candidate is played in the same worlds
 with the same refill shuffles (common random numbers). The blueprint's own choice stands unless
 another candidate beats it clearly (options ``z`` and ``margin``). ``act_batch`` decides many games
-in one batch of the engine. The options (``agents.load("search:worlds=32,depth=1")`` or keyword
-arguments) and the leaf value: docs/bots/search.md.
+in one batch of the engine. It plays every size the rules allow (racks of 3-10 slots, any legal
+deck, 1-4 players): in solitaire, which has no win to share, a candidate's value is minus the turns
+still to play to Rack-O, the objective ``racko_env.solitaire`` measures. The options
+(``agents.load("search:worlds=32,depth=1")`` or keyword arguments) and the leaf value:
+docs/bots/search.md.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ import numpy as np
 
 from agents.base import Bot, describe_action
 from agents.batched import check_batch, load_batch
+from agents.obs import rules_config
 from racko_env.actions import NUM_ACTIONS
-from racko_env.config import SMALL_GAME_BOTS, RulesConfig, require_rule_book_sizes
-from racko_env.observation import HELD, PHASE
-from racko_env.rules import deck_size
+from racko_env.config import RulesConfig
+from racko_env.observation import layout_for
+from racko_env.rules import SOLITAIRE
 from racko_env.vector.encode import Encoder
 from racko_env.vector.engine import VectorGame
 from racko_env.worlds import Worlds, load_worlds, sample_worlds
@@ -144,7 +148,10 @@ class SearchBot(Bot):
         if blueprint in ("search",) or str(blueprint).startswith("search:"):
             raise ValueError("search option blueprint cannot be the search bot itself")
         self.config = RulesConfig.from_dict({"num_players": num_players, **rules_options})
-        require_rule_book_sizes(self.config, "search (its world sampler)", SMALL_GAME_BOTS)
+        self.layout = layout_for(self.config)
+        # What the expert's planner reads the game by: None for the rule book's sizes.
+        self.plan_config = rules_config(num_players, rules_options)
+        self.solitaire = num_players == SOLITAIRE
         self.num_players = num_players
         self.blueprint_spec = blueprint
         self.blueprint = load_batch(blueprint, num_players, seed=seed, **rules_options)
@@ -189,26 +196,40 @@ class SearchBot(Bot):
         obs = np.asarray(observation["observation"], dtype=np.float32)[None, :]
         mask = np.asarray(observation["action_mask"]).astype(bool)[None, :]
         actions, cand, value = self.search(obs, mask)
-        n = self.config.num_players
-        held = int(round(float(obs[0, HELD]) * deck_size(n))) or None
+        held = int(round(float(obs[0, self.layout.HELD]) * self.config.num_cards)) or None
+        shown = (lambda v: f"{-v:.2f}") if self.solitaire else (lambda v: f"{v:.0%}")
         parts = [
-            f"{describe_action(int(a), held)}: {v:.0%}"
+            f"{describe_action(int(a), held)}: {shown(v)}"
             for a, v in sorted(
                 zip(cand[0], value[0], strict=True), key=lambda av: -av[1] if av[0] >= 0 else 9
             )
             if a >= 0
         ]
         best = describe_action(int(actions[0]), held)
-        return f"{best} (search, {self.last_worlds} worlds; estimated win rate: {'; '.join(parts)})"
+        what = "estimated turns to Rack-O" if self.solitaire else "estimated win rate"
+        return f"{best} (search, {self.last_worlds} worlds; {what}: {'; '.join(parts)})"
+
+    def plan_costs(self, obs: np.ndarray) -> np.ndarray:
+        """``expert``'s plan cost of each row's rack (observations of this game), float64 [B]:
+        its estimate of the draws the seat still needs to go Rack-O."""
+        from agents.batched import ExpertPlan
+        from agents.expert_params import ExpertParams
+
+        vec = np.asarray(obs, dtype=np.float64)
+        ones = np.ones((len(vec), NUM_ACTIONS), dtype=bool)
+        n = self.config.num_cards
+        return ExpertPlan(vec, ones, n, ExpertParams(), config=self.plan_config).base
 
     # ----------------------------------------------------------------- the search
 
     def search(
         self, obs: np.ndarray, masks: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(actions [B], candidates [B, A] (-1 padded), estimated win shares [B, A])."""
-        obs, masks = check_batch(obs, masks)
-        if (obs[:, PHASE].max(axis=1) < 0.5).any():
+        """(actions [B], candidates [B, A] (-1 padded), estimated values [B, A]: seat 0's win
+        shares, in solitaire minus the turns still to play)."""
+        obs, masks = check_batch(obs, masks, self.config)
+        phases = obs[:, self.layout.PHASE]
+        if (phases.max(axis=1) < 0.5).any():
             raise ValueError("search: every row must be the observation of the seat on turn")
         start = time.perf_counter()
         default = self.blueprint.act_batch(obs, masks)
@@ -222,11 +243,9 @@ class SearchBot(Bot):
         alive = cand >= 0
         done = 0
         budget = self.ms / 1000.0 * len(obs)
-        need = ~single & self.phases[obs[:, PHASE].argmax(axis=1)]
+        need = ~single & self.phases[phases.argmax(axis=1)]
         if self.endgame and need.any():  # only where the seat's own rack is near Rack-O
-            from agents.batched import expert_plan_costs
-
-            cost = expert_plan_costs(obs[need], deck_size(self.num_players))
+            cost = self.plan_costs(obs[need])
             need[np.flatnonzero(need)[cost > self.endgame]] = False
         while need.any() and done < self.worlds:
             k = min(self.chunk, self.worlds - done)
@@ -254,14 +273,15 @@ class SearchBot(Bot):
         gain = diff1 / m
         se = np.sqrt(np.maximum(diff2 / m - gain * gain, 0.0) / m)
         actions = _pick(cand, np.where(alive, gain - self.z * se, -np.inf), default, self.margin)
-        phase = obs[:, PHASE].argmax(axis=1)
+        phase = phases.argmax(axis=1)
         np.add.at(self.stats["decisions"], phase, 1)
         np.add.at(self.stats["changed"], phase, actions != default)
         self.stats["seconds"] += time.perf_counter() - start
         return actions, cand, value
 
     def _play(self, worlds: Worlds, cand: np.ndarray, k: int) -> np.ndarray:
-        """Win share of seat 0 per (row, candidate, world) [rows, A, k], k worlds per row.
+        """Seat 0's value per (row, candidate, world) [rows, A, k], k worlds per row: its win
+        share, in solitaire minus the turns it still plays (to Rack-O or the turn limit).
 
         ``worlds.source`` holds the row (of ``cand``) of each world, k worlds per row."""
         b, a = cand.shape
@@ -281,6 +301,7 @@ class SearchBot(Bot):
         # Depth: the root's turn ends, then every seat plays `depth` more turns, so that every
         # candidate's leaf comes at the same point (seat 0 about to draw), whether or not the
         # candidate itself ends the turn.
+        root_turn = eng.turn.copy()
         stop_turn = eng.turn + 1 + self.depth * n if self.depth else None
         eng.step(cand[rows, slots][pair])
         enc = Encoder(eng)
@@ -292,22 +313,25 @@ class SearchBot(Bot):
             live = live[~eng.round_over[live]]
             if stop_turn is not None:
                 live = live[eng.turn[live] < stop_turn[live]]
-        share = _win_share(eng)
         cut = np.flatnonzero(~eng.round_over)
-        if cut.size:
-            share[cut] = self._leaf_value(eng, enc, cut)
+        if self.solitaire:
+            share = -(eng.turn - root_turn).astype(np.float64)
+            if cut.size:  # and the expert's estimate of the turns still to come
+                share[cut] -= self.plan_costs(enc.observe(cut, np.zeros(len(cut), np.intp)))
+        else:
+            share = _win_share(eng)
+            if cut.size:
+                share[cut] = self._leaf_value(eng, enc, cut)
         out = np.zeros((b, a, k))
         out[rows, slots] = share.reshape(len(rows), k)
         return out
 
     def _leaf_value(self, eng: VectorGame, enc: Encoder, rows: np.ndarray) -> np.ndarray:
         """Seat 0's (team's) estimated win share in unfinished worlds, from every seat's plan cost."""
-        from agents.batched import expert_plan_costs
-
         n = self.config.num_players
         logits = np.empty((len(rows), n))
         for p in range(n):
-            cost = expert_plan_costs(enc.observe(rows, np.full(len(rows), p)), eng.num_cards)
+            cost = self.plan_costs(enc.observe(rows, np.full(len(rows), p)))
             on_turn = eng.current[rows] == p
             logits[:, p] = -LEAF_SCALE * (np.log1p(cost) - LEAF_TURN * on_turn)
         logits -= logits.max(axis=1, keepdims=True)

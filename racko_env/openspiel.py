@@ -49,7 +49,7 @@ except ModuleNotFoundError as _err:  # only pyspiel itself missing is this extra
     ) from None
 
 from racko_env.actions import ACTION_NAMES, DRAW_PILE, NUM_ACTIONS, Phase
-from racko_env.config import RulesConfig, require_rule_book_sizes
+from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
 from racko_env.observation import encode, layout_for
 from racko_env.openspiel_views import RackoObserver, observation_text, state_tensor, state_text
@@ -387,7 +387,6 @@ class RackoState(pyspiel.State):
         """
         t = self._t
         game = t.engine
-        _check_worlds(game.config)
         if t.stage != _PLAY or player_id != game.current:
             raise ValueError(
                 f"resample_from_infostate is for the player on turn at a decision (player "
@@ -411,31 +410,12 @@ class RackoState(pyspiel.State):
         return other
 
 
-def _check_worlds(config: RulesConfig) -> None:
-    """Refuse, in one line, the games ``racko_env.worlds`` cannot sample."""
-    require_rule_book_sizes(
-        config,
-        "resampling (racko_env.worlds)",
-        "the game, its chance nodes and its observations",
-    )
-
-
 def _game_from_world(config: RulesConfig, worlds: Worlds, w: int) -> RackoGame:
     """World ``w`` as an engine mid-round (no turn log, the dealer draw forgotten)."""
     game = RackoGame(config)
     game.new_game(seed=0, first_dealer=int(worlds.dealer[w]))
-    for name in (
-        "racks",
-        "public_slots",
-        "current",
-        "turn",
-        "reshuffles",
-        "totals",
-        "slot_drawn",
-        "slot_changed",
-        "slot_out",
-        "declined",
-    ):
+    names = "racks public_slots current turn reshuffles totals slot_drawn slot_changed slot_out"
+    for name in [*names.split(), "declined"]:
         setattr(game, name, getattr(worlds, name)[w].astype(int).tolist())
     game.draw = worlds.draw[w, : worlds.draw_len[w]].astype(int).tolist()
     game.discard = worlds.discard[w, : worlds.discard_len[w]].astype(int).tolist()
@@ -453,7 +433,6 @@ def state_from_observation(
     unseen cards dealt at random (``racko_env.worlds``): for playing an OpenSpiel bot through the
     env, where a bot sees only its observation. Its history is empty: a state to search from, not
     to replay."""
-    _check_worlds(game.rules)
     worlds = sample_worlds(observation, 1, seed, config=game.rules)
     state = game.new_initial_state()
     t = state._t

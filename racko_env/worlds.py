@@ -20,32 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from racko_env.actions import Phase
-from racko_env.config import RulesConfig, require_rule_book_sizes
+from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import (
-    DISCARD_TOP,
-    DRAW_SIZE,
-    DRAW_TOP_KNOWN,
-    HELD,
-    HELD_FROM_DISCARD,
-    IN_DISCARD,
-    MAX_CARDS,
-    OBS_SIZE,
-    OBS_SIZES,
-    OPP_DECLINED,
-    OPP_PRESENT,
-    OPP_SCORES,
-    OPP_SLOT_CHANGED,
-    OPP_SLOT_DRAWN,
-    OPP_SLOT_OUT,
-    OPP_SLOTS,
-    OWN_SCORE,
-    PHASE,
-    RACK,
-    TURN,
-    UNSEEN,
-)
-from racko_env.rules import RACK_SIZE, deck_size
+from racko_env.observation import DEFAULT, Layout, layout_for
+from racko_env.rules import MAX_CARDS
 from racko_env.vector.engine import IN_DISCARD as IN_DISCARD_CODE
 from racko_env.vector.engine import IN_DRAW, IN_HAND, OUT_OF_PLAY, VectorGame
 
@@ -59,11 +37,11 @@ class Worlds:
     """
 
     config: RulesConfig
-    racks: np.ndarray  # [W, P, 10]
-    public_slots: np.ndarray  # [W, P, 10]
-    slot_drawn: np.ndarray  # [W, P, 10] bool
-    slot_changed: np.ndarray  # [W, P, 10]
-    slot_out: np.ndarray  # [W, P, 10]
+    racks: np.ndarray  # [W, P, K], K the rules' rack_size
+    public_slots: np.ndarray  # [W, P, K]
+    slot_drawn: np.ndarray  # [W, P, K] bool
+    slot_changed: np.ndarray  # [W, P, K]
+    slot_out: np.ndarray  # [W, P, K]
     declined: np.ndarray  # [W, P]
     draw: np.ndarray  # [W, N]
     draw_len: np.ndarray
@@ -106,26 +84,35 @@ def sample_worlds(
     **rules_options: object,
 ) -> Worlds:
     """``k`` worlds per observation: ``obs`` float32 [B, width] (or one [width]) of seats on
-    turn, of any layout version (a version-1 observation gives worlds without slot histories).
+    turn, of any layout version of the game's layout (``layout_for(config)``; a version-1
+    observation gives worlds without slot histories), at every size the rules allow (racks of
+    3-10 slots, any legal deck, 1-4 players: in solitaire only the piles' orders are unknown).
 
-    Returns B * k worlds, those of observation i at rows i*k .. i*k + k - 1. ``rng`` (a Generator
-    or a seed) makes the sample reproducible. ``discard_orders[i]`` (bottom..top, optional) fixes
-    the discard pile's order; ``draw_orders[i]`` (bottom..top, optional) fixes a draw pile whose
-    order is public. Raises ValueError naming the row for an observation no world fits (off turn,
-    another player count, cards counted twice).
+    Without ``config`` the rules are ``rules_options`` (``num_players=1, rack_size=5``, ...);
+    a rule-book-sized observation says its player count. Returns B * k worlds, those of
+    observation i at rows i*k .. i*k + k - 1. ``rng`` (a Generator or a seed) makes the sample
+    reproducible. ``discard_orders[i]`` (bottom..top, optional) fixes the discard pile's order;
+    ``draw_orders[i]`` (bottom..top, optional) fixes a draw pile whose order is public. Raises
+    ValueError naming the row for an observation no world fits (off turn, another player
+    count, cards counted twice).
     """
     if config is not None and rules_options:
         raise ValueError("give either a RulesConfig or keyword rules options, not both")
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim == 1:
         obs = obs[None, :]
-    if obs.ndim != 2 or obs.shape[1] not in OBS_SIZES.values():
-        widths = " or ".join(f"(B, {w})" for w in OBS_SIZES.values())
-        raise ValueError(f"obs must have shape {widths}, got {obs.shape}")
+    if obs.ndim != 2 or not len(obs):
+        raise ValueError(f"obs must have shape (B, width) with B >= 1, got {obs.shape}")
+    if config is None:
+        config = _rules_of(obs, rules_options)
+    lay = layout_for(config)
+    if obs.shape[1] not in lay.sizes.values():
+        widths = " or ".join(f"(B, {w})" for w in lay.sizes.values())
+        raise ValueError(f"obs must have shape {widths} for {lay}, got {obs.shape}")
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
         raise ValueError(f"k (worlds per observation) must be a positive int, got {k!r}")
     rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    seen = _Seen.read(obs, config, rules_options)
+    seen = _Seen.read(obs, config, lay)
     for name, given in (("discard_orders", discard_orders), ("draw_orders", draw_orders)):
         if given is not None and len(given) != len(obs):
             raise ValueError(
@@ -139,14 +126,23 @@ def sample_worlds(
     return worlds
 
 
+def _rules_of(obs: np.ndarray, rules_options: dict[str, object]) -> RulesConfig:
+    """The rules of observations given keyword options only; the player count, unless named, is
+    read from the rule book's layout (the same width for 2-4 players)."""
+    options = dict(rules_options)
+    if "num_players" not in options and obs.shape[1] in DEFAULT.sizes.values():
+        options["num_players"] = 1 + int(np.rint(obs[0, DEFAULT.OPP_PRESENT].sum()))
+    return RulesConfig.from_dict(options)
+
+
 @dataclass
 class _Seen:
     """What B observations of seats on turn say, decoded (cards as ids, seat 0 the observer's)."""
 
     config: RulesConfig
-    rack: np.ndarray  # [B, 10]
-    opp_pub: np.ndarray  # [B, o, 10], 0 where the seat has not seen the card
-    history: np.ndarray  # [4, B, o, 10]: drawn, changed, out, declined (at slot 0)
+    rack: np.ndarray  # [B, K]
+    opp_pub: np.ndarray  # [B, o, K], 0 where the seat has not seen the card
+    history: np.ndarray  # [4, B, o, K]: drawn, changed, out, declined (at slot 0)
     held: np.ndarray
     from_discard: np.ndarray
     top: np.ndarray
@@ -160,7 +156,7 @@ class _Seen:
 
     @property
     def hidden(self) -> np.ndarray:
-        """[B, o, 10] the opponents' slots whose card the seat has not seen."""
+        """[B, o, K] the opponents' slots whose card the seat has not seen."""
         return self.opp_pub == 0
 
     @property
@@ -168,59 +164,56 @@ class _Seen:
         return self.draw_top > 0
 
     @classmethod
-    def read(
-        cls, obs: np.ndarray, config: RulesConfig | None, rules_options: dict[str, object]
-    ) -> _Seen:
-        """Decode and check ``obs`` (ValueError naming the row no world fits)."""
+    def read(cls, obs: np.ndarray, config: RulesConfig, lay: Layout) -> _Seen:
+        """Decode and check ``obs``, observations of layout ``lay`` (``layout_for(config)``):
+        ValueError naming the row no world fits."""
         b = len(obs)
-        players = 1 + np.rint(obs[:, OPP_PRESENT].sum(axis=1)).astype(np.intp)
-        if config is None:
-            config = RulesConfig.from_dict({"num_players": int(players[0]), **rules_options})
-        require_rule_book_sizes(config, "racko_env.worlds", "the game and its observations")
-        n_players, n = config.num_players, deck_size(config.num_players)
+        players = 1 + np.rint(obs[:, lay.OPP_PRESENT].sum(axis=1)).astype(np.intp)
+        n_players, n, size = config.num_players, config.num_cards, config.rack_size
         bad = np.flatnonzero(players != n_players)
         if bad.size:
             raise ValueError(
                 f"observation row {int(bad[0])} is of a {int(players[bad[0]])}-player game, "
                 f"the rules say {n_players}"
             )
-        off = np.flatnonzero(obs[:, PHASE].max(axis=1) < 0.5)
+        off = np.flatnonzero(obs[:, lay.PHASE].max(axis=1) < 0.5)
         if off.size:
             raise ValueError(
                 f"observation row {int(off[0])} is not the seat on turn (no decision is asked); "
                 "worlds are sampled for the seat on turn"
             )
         o = n_players - 1
-        history = np.zeros((4, b, o, RACK_SIZE), dtype=np.int64)
-        if obs.shape[1] == OBS_SIZE:
-            for at, (field, scale) in enumerate(
-                ((OPP_SLOT_DRAWN, 1), (OPP_SLOT_CHANGED, config.turn_limit), (OPP_SLOT_OUT, n))
-            ):
-                history[at] = _cards(obs[:, field], scale).reshape(b, -1, RACK_SIZE)[:, :o]
-            history[3, :, :, 0] = _cards(obs[:, OPP_DECLINED], n)[:, :o]
-        scores = np.rint(
-            np.concatenate([obs[:, [OWN_SCORE]], obs[:, OPP_SCORES][:, :o]], axis=1).astype(
-                np.float64
-            )
-            * config.target_score
-        ).astype(np.int64)  # [B, P] per seat (team totals with partners)
+
+        def blocks(field: slice, scale: int) -> np.ndarray:  # [B, o, K] of the opponents
+            return _cards(obs[:, field], scale).reshape(b, lay.opponents, size)[:, :o]
+
+        history = np.zeros((4, b, o, size), dtype=np.int64)
+        if obs.shape[1] == lay.size:  # version 2: the slots' public history
+            history[0] = blocks(lay.OPP_SLOT_DRAWN, 1)
+            history[1] = blocks(lay.OPP_SLOT_CHANGED, config.turn_limit)
+            history[2] = blocks(lay.OPP_SLOT_OUT, n)
+            history[3, :, :, 0] = _cards(obs[:, lay.OPP_DECLINED], n)[:, :o]
+        own = obs[:, [lay.OWN_SCORE]]  # scores / target, per seat (team totals with partners)
+        scores = _cards(
+            np.concatenate([own, obs[:, lay.OPP_SCORES][:, :o]], axis=1), config.target_score
+        )
         totals = np.zeros((b, config.num_teams), dtype=np.int64)
         for p in range(n_players):
             totals[:, config.team_of(p)] = scores[:, p]
         seen = cls(
             config=config,
-            rack=_cards(obs[:, RACK], n),
-            opp_pub=_cards(obs[:, OPP_SLOTS], n).reshape(b, -1, RACK_SIZE)[:, :o],
+            rack=_cards(obs[:, lay.RACK], n),
+            opp_pub=blocks(lay.OPP_SLOTS, n),
             history=history,
-            held=_cards(obs[:, HELD], n),
-            from_discard=obs[:, HELD_FROM_DISCARD] > 0.5,
-            top=_cards(obs[:, DISCARD_TOP], n),
-            draw_top=_cards(obs[:, DRAW_TOP_KNOWN], n),
-            draw_len=_cards(obs[:, DRAW_SIZE], n),
-            phase=obs[:, PHASE].argmax(axis=1),
-            turn=np.rint(obs[:, TURN].astype(np.float64) * config.turn_limit).astype(np.intp),
-            in_discard=obs[:, IN_DISCARD][:, :n] > 0.5,
-            unseen=obs[:, UNSEEN][:, :n] > 0.5,
+            held=_cards(obs[:, lay.HELD], n),
+            from_discard=obs[:, lay.HELD_FROM_DISCARD] > 0.5,
+            top=_cards(obs[:, lay.DISCARD_TOP], n),
+            draw_top=_cards(obs[:, lay.DRAW_TOP_KNOWN], n),
+            draw_len=_cards(obs[:, lay.DRAW_SIZE], n),
+            phase=obs[:, lay.PHASE].argmax(axis=1),
+            turn=np.rint(obs[:, lay.TURN].astype(np.float64) * config.turn_limit).astype(np.intp),
+            in_discard=obs[:, lay.IN_DISCARD][:, :n] > 0.5,
+            unseen=obs[:, lay.UNSEEN][:, :n] > 0.5,
             totals=totals,
         )
         seen.check()
@@ -242,7 +235,7 @@ class _Seen:
 def _deal(seen: _Seen, k: int, rng: np.random.Generator) -> Worlds:
     """Repeat each observation ``k`` times, then deal its unseen cards at random per world."""
     config = seen.config
-    n_players, n = config.num_players, deck_size(config.num_players)
+    n_players, n, size = config.num_players, config.num_cards, config.rack_size
     o = n_players - 1
     b = len(seen.rack)
     w = b * k
@@ -257,7 +250,7 @@ def _deal(seen: _Seen, k: int, rng: np.random.Generator) -> Worlds:
     keys[~pool] = 2.0
     perm = ids[np.argsort(keys, axis=1, kind="stable")]  # the pool's cards first, in random order
 
-    shape = (w, n_players, RACK_SIZE)
+    shape = (w, n_players, size)
     racks = np.zeros(shape, dtype=np.int16)
     public_slots = np.zeros_like(racks)
     racks[:, 0] = seen.rack[src]
@@ -273,7 +266,7 @@ def _deal(seen: _Seen, k: int, rng: np.random.Generator) -> Worlds:
     hid = seen.hidden[src].reshape(w, -1)
     rank = np.cumsum(hid, axis=1) - 1  # the j-th unknown slot takes the j-th shuffled card
     opp = np.where(hid, np.take_along_axis(perm, np.maximum(rank, 0), axis=1), 0)
-    racks[:, 1:] = (opp.reshape(w, o, RACK_SIZE) + opp_pub).astype(np.int16)
+    racks[:, 1:] = (opp.reshape(w, o, size) + opp_pub).astype(np.int16)
 
     # The draw pile: the shuffled cards after those of the unknown slots, the known top on top.
     nh = hid.sum(axis=1)

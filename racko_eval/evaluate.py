@@ -1,10 +1,13 @@
 """Evaluate bots against each other in a duplicate tournament (``racko evaluate``).
 
     racko evaluate --players 2 --rounds 2000 --bots expert heuristic --seed 0 --json out.json
+    racko evaluate --players 1 --rack-size 4 --deck-size 10 --bots expert heuristic  # solitaire
 
 Bots are ``agents.load`` specs: ``random``, ``heuristic``, ``expert``, ``module:Class`` or a bot
 file (``.onnx``). The format (tables, seatings, duplicate deals) is in ``racko_eval.tournament``;
-from Python call ``racko_eval.run_tournament(...)``.
+from Python call ``racko_eval.run_tournament(...)``. Solitaire (``--players 1``) has no win rate:
+every bot plays the same deals and the report gives its mean turns to Rack-O with a 95% interval
+(``racko_eval.solitaire_turns``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from racko_env.cli import add_rules_arguments, flag_names, positive_int, rules_options
+from racko_eval.solitaire_turns import format_solitaire, plot_solitaire
 from racko_eval.tournament import BotError, IllegalActionError, run_tournament
 
 __all__ = ["format_table", "main", "plot_report", "run_tournament"]
@@ -27,9 +31,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="racko evaluate",
         description="Duplicate tournament between Rack-O bots: every bot in every seat equally "
-        "often on the same deals; win rates with 95% intervals, scores and ratings.",
+        "often on the same deals; win rates with 95% intervals, scores and ratings. With "
+        "--players 1 (solitaire) every bot plays the same deals alone: mean turns to Rack-O "
+        "with 95% intervals.",
     )
-    parser.add_argument("--players", type=int, default=2, help="players per table, 2-4 (default 2)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        help="players per table, 1-4 (1: solitaire, scored by the turns to Rack-O; default 2)",
+    )
     parser.add_argument(
         "--bots",
         nargs="+",
@@ -72,6 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
 def format_table(report: dict[str, Any]) -> str:
     """The report as a Markdown table (readable in a terminal, pastes into docs)."""
     cfg = report["config"]
+    if cfg["players"] == 1:
+        return format_solitaire(report)
     unit = cfg["unit"]
     lines = [
         f"| bot | {unit}s | wins | win rate (95% CI) | mean round score | Rack-Os | "
@@ -96,7 +109,11 @@ def format_table(report: dict[str, Any]) -> str:
 
 
 def plot_report(report: dict[str, Any], path: Path) -> None:
-    """A horizontal bar chart of win rates with their 95% intervals and the chance level."""
+    """A horizontal bar chart of win rates with their 95% intervals and the chance level (in
+    solitaire: of mean turns with their 95% intervals)."""
+    if report["config"]["players"] == 1:
+        plot_solitaire(report, path)
+        return
     import matplotlib
 
     matplotlib.use("Agg")
@@ -153,10 +170,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     elapsed = time.perf_counter() - start
     cfg = report["config"]
-    print(
-        f"{cfg['players']} players, {cfg['deals']} {cfg['unit']} deals x "
-        f"{cfg['seatings_per_deal']} seatings, seed {cfg['seed']} ({elapsed:.0f} s)"
-    )
+    deals = f"{cfg['players']} players, {cfg['deals']} {cfg['unit']} deals x "
+    deals += f"{cfg['seatings_per_deal']} seatings"
+    if cfg["players"] == 1:
+        deals = f"solitaire, {cfg['deals']} deals, each played by every bot"
+    print(f"{deals}, seed {cfg['seed']} ({elapsed:.0f} s)")
     print(format_table(report))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,8 @@ Each deal (one seed, ``env.reset(seed=deal_seed)``) is played at every table in 
 seating, not just the rotations, so every bot holds every seat and sits after every other bot
 equally often (a player's discards go to the next player first). With ``games`` every later round
 of a game is dealt from the game's seed too. A win is worth 1, shared among the winning teams.
+Solitaire (one player) has no win: every bot plays every deal alone, scored by its turns to
+Rack-O (``racko_eval.solitaire_turns``).
 Everything is seeded from ``seed`` and computed per deal, so the report does not depend on the
 number of worker processes. The format and the report: docs/evaluation/evaluate.md.
 """
@@ -29,7 +31,9 @@ from agents import load
 from agents.base import Bot
 from racko_env.actions import DISCARD, NUM_ACTIONS, action_name
 from racko_env.config import RulesConfig
+from racko_env.rules import SOLITAIRE
 from racko_eval.records import Explainer, GameRecorder, write_record
+from racko_eval.solitaire_turns import solitaire_report
 
 REPORT_SCHEMA = "racko-evaluation/1"
 WIN_POINTS = 1000.0  # ranks for ratings: a win outranks any number of card points
@@ -388,7 +392,9 @@ def run_tournament(
 
     ``bots``: ``agents.load`` specs or bot objects (picklable ones for ``workers`` > 1);
     ``rounds`` (default 1000) or ``games``: the deals each table plays in every seating;
-    ``record_dir`` gets a record of every game. Raises ValueError for bad input,
+    ``record_dir`` gets a record of every game. With ``num_players=1`` (solitaire, rounds only)
+    the report gives each bot's mean turns on the same deals instead of win rates. Raises
+    ValueError for bad input,
     FileNotFoundError for a missing bot file, IllegalActionError / BotError when a bot misbehaves.
     """
     if rounds is not None and games is not None:
@@ -402,10 +408,11 @@ def run_tournament(
     if not bots:
         raise ValueError("a tournament needs at least one bot")
     rules = RulesConfig.from_dict({"num_players": num_players, **rules_options}).to_dict()
-    if num_players == 1:
+    solitaire = num_players == SOLITAIRE
+    if solitaire and episode == "game":
         raise ValueError(
-            "num_players=1: a tournament needs opponents, 2-4 players; solitaire is scored by "
-            "the turns to Rack-O (racko_env.solitaire)"
+            "num_players=1: solitaire is scored per round, by the turns to Rack-O: give rounds, "
+            "not games"
         )
     rules.pop("num_players")
     for spec in bots:  # fail early and clearly: unknown names, missing files, bad player counts
@@ -417,7 +424,12 @@ def run_tournament(
     setup = TableSetup(list(bots), labels, num_players, episode, rules, record)
     jobs = [(d, s, plan) for d, s in enumerate(deal_seeds(seed, deals))]
     outcomes = list(_run_jobs(setup, jobs, workers, progress))
-    report = _report(setup, lineups, plan, outcomes, seed, deals)
+    if solitaire:  # one one-seat table per bot, in the bots' order
+        specs = [str(s) if isinstance(s, str | Path) else labels[b] for b, s in enumerate(bots)]
+        report = solitaire_report(labels, specs, outcomes, dict(setup.rules), seed)
+        report = {"schema": REPORT_SCHEMA, **report}
+    else:
+        report = _report(setup, lineups, plan, outcomes, seed, deals)
     if record is not None:
         report["config"]["records"] = record
     return report

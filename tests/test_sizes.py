@@ -103,6 +103,7 @@ NEW_FEATURES: dict[str, str] = {
     "racko_apps/league/clock.py": "course integrity: league pairing clock",
     "benchmarks/league_pairing_budget.py": "course integrity: pairing clock benchmark",
     "benchmarks/feature_kernel.py": "every size: the feature kernel's benchmark",
+    "racko_eval/solitaire_turns.py": "every size: solitaire evaluation by mean turns",
 }
 
 

@@ -152,3 +152,98 @@ def test_endgame_searches_only_racks_near_racko() -> None:
     assert bot.last_worlds == 2
     with pytest.raises(ValueError, match="endgame"):
         SearchBot(2, endgame=-1.0)
+
+
+# ----------------------------------------------------------------- every size the rules allow
+
+SMALL = [
+    (1, {"rack_size": 3, "deck_size": 8}),
+    (1, {"rack_size": 5, "deck_size": 14, "empty_pile": "flip"}),
+    (1, {}),
+    (2, {"rack_size": 4, "deck_size": 12}),
+    (2, {"deck_size": 30}),
+    (3, {"rack_size": 5, "deck_size": 20, "empty_pile": "flip"}),
+    (4, {"rack_size": 4, "deck_size": 18, "partners": True}),
+]
+
+
+@pytest.mark.parametrize(("num_players", "rules"), SMALL)
+def test_plays_only_legal_moves_at_every_size(num_players: int, rules: dict) -> None:
+    """Racks of 3-10, small decks and solitaire, with a leaf value (depth=1) and without."""
+    for spec in (FAST, "search:worlds=2,chunk=2"):
+        bot = agents.load(spec, num_players, seed=0, **rules)
+        other = BatchExpert(num_players, **rules)
+        vec = VectorRacko(2, num_players, seed=1, turn_limit=24, **rules)
+        live = np.ones(2, dtype=bool)
+        while live.any():
+            g = np.flatnonzero(live)
+            seat = vec.game.current[g]
+            obs, masks = vec.observe(g, seat), vec.action_masks(g, seat)
+            mine = seat == 0
+            actions = other.act_batch(obs, masks)
+            if mine.any():
+                actions[mine] = bot.act_batch(obs[mine], masks[mine])
+                assert masks[np.flatnonzero(mine), actions[mine]].all()
+            live[g[vec.step(actions, g).done]] = False  # an illegal move raises here
+        assert bot.stats["decisions"].sum() > 0
+
+
+def _expert_turns(game: RackoGame, action: int) -> int:
+    """The turns a solitaire round still takes after ``action`` with ``expert`` playing on (the
+    per-game bot, on the reference engine): what the search's value of ``action`` must be."""
+    expert = agents.load("expert", 1, rack_size=game.rack_size, deck_size=game.num_cards)
+    game = game.clone()
+    start = game.turn
+    game.apply(action)
+    while not game.round_over:
+        seat = {"observation": encode(game, 0), "action_mask": action_mask(game, 0)}
+        game.apply(expert.act(seat))
+    assert game.reshuffles == 0  # the search refills with its own shuffles: none here
+    return game.turn - start
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_solitaire_values_are_minus_the_turns_still_to_play(seed: int) -> None:
+    """In solitaire a candidate's value in a world is minus the turns the round still takes when
+    the blueprint plays on: checked against the reference engine in the one true world."""
+    game = RackoGame(num_players=1, rack_size=4, deck_size=30)
+    game.new_game(seed=seed)
+    bot = SearchBot(1, seed=0, worlds=1, rack_size=4, deck_size=30)
+    for _ in range(3):  # a draw decision, then keep-or-discard or place
+        mask = action_mask(game, 0)
+        cand, _ = _candidates(mask[None, :].astype(bool))
+        value = bot._play(from_game(game), cand, 1)[0, :, 0]
+        for a, v in zip(cand[0].tolist(), value.tolist(), strict=True):
+            if a >= 0:
+                assert v == -_expert_turns(game, a)
+        game.apply(int(np.flatnonzero(mask)[0]))
+        if game.round_over:
+            break
+
+
+def test_solitaire_explains_in_turns_and_ranks_by_them() -> None:
+    game = RackoGame(num_players=1, rack_size=5, deck_size=14)
+    game.new_game(seed=3)
+    seat = {"observation": encode(game, 0), "action_mask": action_mask(game, 0)}
+    bot = SearchBot(1, seed=0, worlds=8, rack_size=5, deck_size=14)
+    text = bot.explain(seat)
+    assert "estimated turns to Rack-O: " in text and "%" not in text
+    actions, cand, value = bot.search(seat["observation"][None], seat["action_mask"][None] > 0)
+    assert (value[cand >= 0] < 0).all()  # minus the turns: every round takes at least one more
+
+
+def test_plan_costs_are_the_experts_at_the_rule_books_sizes_and_zero_when_ascending() -> None:
+    """The search's leaf reads ``expert``'s plan cost: the batched expert's own at the rule
+    book's sizes, and 0 for an ascending rack at small ones."""
+    from agents.batched import expert_plan_costs
+
+    vec = VectorRacko(6, 3, seed=2)
+    obs = vec.observe(np.arange(6), vec.game.current)
+    assert (SearchBot(3).plan_costs(obs) == expert_plan_costs(obs, 50)).all()
+    small = VectorRacko(4, 2, seed=2, rack_size=4, deck_size=12)
+    obs = small.observe(np.arange(4), small.game.current)
+    bot = SearchBot(2, rack_size=4, deck_size=12)
+    lay = bot.layout
+    assert np.isfinite(bot.plan_costs(obs)).all()
+    obs[:, lay.RACK] = np.array([2, 5, 8, 11]) / 12.0
+    assert (bot.plan_costs(obs) == 0).all()

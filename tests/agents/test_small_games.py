@@ -125,23 +125,6 @@ def test_decode_reads_the_game_sizes() -> None:
         decode(env.observe("player_1"))
 
 
-# ----------------------------------------------------------------- one-line refusals
-
-REFUSALS = [
-    ({"rack_size": 5, "deck_size": 20}, "rack_size=5"),
-    ({"deck_size": 30}, "deck_size=30"),
-    ({"num_players": 1}, "num_players=1"),
-]
-
-
-@pytest.mark.parametrize(("options", "option"), REFUSALS)
-def test_search_refuses_other_sizes(options: dict, option: str) -> None:
-    options = dict(options)
-    n = options.pop("num_players", 2)
-    with pytest.raises(ValueError, match=rf"^{option}: search \(its world sampler\) supports"):
-        agents.load("search", n, **options)
-
-
 def test_structured_policy_is_sized_to_the_game() -> None:
     """The structured policy trains at every size: its features read the game's own layout."""
     pytest.importorskip("torch")

@@ -92,11 +92,73 @@ def test_parameters_come_from_the_options() -> None:
         pyspiel.load_game("racko", {"players": 2, "rack_size": 5, "deck_size": 11})
 
 
-def test_resampling_refuses_other_sizes_in_one_line() -> None:
-    game = pyspiel.load_game("racko", {"players": 2, "rack_size": 4, "deck_size": 12})
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state.apply_action(state.chance_outcomes()[0][0])
-    with pytest.raises(ValueError, match=r"^rack_size=4: resampling .* supports") as err:
-        state.resample_from_infostate(state.current_player(), lambda: 0.5)
-    assert "\n" not in str(err.value)
+SMALL_GAMES = [
+    {"players": 1, "rack_size": 3, "deck_size": 5, "turn_limit": 30},
+    {"players": 1, "rack_size": 4, "deck_size": 10, "turn_limit": 30, "empty_pile": "flip"},
+    {"players": 1, "turn_limit": 30},
+    {"players": 2, "rack_size": 3, "deck_size": 8, "turn_limit": 30},
+    {"players": 2, "rack_size": 5, "deck_size": 20, "turn_limit": 30, "min_run": 3},
+    {"players": 2, "deck_size": 30, "turn_limit": 30},
+    {"players": 3, "rack_size": 4, "deck_size": 14, "turn_limit": 30, "empty_pile": "flip"},
+    {"players": 4, "rack_size": 3, "deck_size": 14, "turn_limit": 30, "partners": True},
+    {"players": 2, "rack_size": 4, "deck_size": 12, "turn_limit": 20, "episode": "game",
+     "target_score": 60},
+]  # fmt: skip
+
+
+def _ids(params: dict) -> str:
+    return "-".join(f"{k}={v}" for k, v in params.items())
+
+
+@pytest.mark.parametrize("params", SMALL_GAMES, ids=_ids)
+def test_openspiel_random_simulation_checks_pass_at_small_sizes(params: dict) -> None:
+    """OpenSpiel's own checks (legal actions, chance outcomes, returns, serialisation through
+    the observer's tensors) at every kind of size: solitaire, small racks, small decks."""
+    game = pyspiel.load_game("racko", params)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def _decision_states(params: dict, seed: int, every: int = 3):
+    """States at decisions of a seeded random playthrough (every ``every``-th one)."""
+    state = pyspiel.load_game("racko", params).new_initial_state()
+    rng = random.Random(seed)
+    k = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+            continue
+        if k % every == 0:
+            yield state
+        state.apply_action(rng.choice(state.legal_actions()))
+        k += 1
+
+
+@pytest.mark.parametrize("params", SMALL_GAMES, ids=_ids)
+def test_a_resampled_state_of_a_small_game_looks_the_same_and_keeps_every_card(params) -> None:
+    sampler = pyspiel.UniformProbabilitySampler(5, 0.0, 1.0)
+    checked = 0
+    for state in _decision_states(params, seed=2):
+        p = state.current_player()
+        other = state.resample_from_infostate(p, sampler)
+        assert other.information_state_string(p) == state.information_state_string(p)
+        assert other.information_state_tensor(p) == state.information_state_tensor(p)
+        assert other.legal_actions() == state.legal_actions()
+        mine, theirs = state.racko_game(), other.racko_game()
+        assert theirs.racks[p] == mine.racks[p] and theirs.public_slots == mine.public_slots
+        held = [] if theirs.held is None else [theirs.held]
+        every = [c for r in theirs.racks for c in r] + theirs.draw + theirs.discard + held
+        assert sorted(every) == list(range(1, mine.num_cards + 1))  # every card, once
+        other.apply_action(state.legal_actions()[0])  # the resample plays on
+        checked += 1
+    assert checked > 0
+
+
+def test_a_state_from_a_small_games_observation_is_that_observation() -> None:
+    params = {"players": 3, "rack_size": 4, "deck_size": 16, "turn_limit": 40}
+    game = pyspiel.load_game("racko", params)
+    for state in _decision_states(params, seed=3, every=4):
+        p = state.current_player()
+        obs = np.array(state.observation_tensor(p), dtype=np.float32)
+        again = ro.state_from_observation(game, obs, seed=1)
+        assert again.current_player() == 0
+        assert np.array_equal(np.array(again.observation_tensor(0), dtype=np.float32), obs)

@@ -302,11 +302,3 @@ def test_batched_engine_matches_on_random_sizes(k: int, players: int) -> None:
     }
     stats = _lockstep(cfg, num_games=4, steps=80, seed=k * 10 + players)
     assert stats["episodes"] > 0
-
-
-def test_world_sampler_refuses_other_sizes_in_one_line() -> None:
-    from racko_env.worlds import sample_worlds
-
-    obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    with pytest.raises(ValueError, match=r"^deck_size=30: racko_env.worlds supports the rule book"):
-        sample_worlds(obs, 1, 0, config=RulesConfig(deck_size=30))

@@ -8,7 +8,7 @@ import pytest
 from agents.batched import BatchRandom
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
-from racko_env.observation import UNSEEN, encode
+from racko_env.observation import UNSEEN, encode, layout_for
 from racko_env.vector import Encoder, VectorGame, VectorRacko
 from racko_env.worlds import from_game, load_worlds, sample_worlds
 
@@ -27,7 +27,7 @@ def _decisions(num_players: int, rules: dict, games: int, seed: int, episode: st
     """Observations (and the true discard piles) of the seats on turn, from random play."""
     rules = {"turn_limit": 150, **rules}  # random play rarely ends a round: cut it off sooner
     vec = VectorRacko(games, num_players, episode=episode, seed=seed, **rules)
-    bot = BatchRandom(num_players, seed=seed)
+    bot = BatchRandom(num_players, seed=seed, **rules)
     g_all = np.arange(games)
     live = np.ones(games, dtype=bool)
     while live.any():
@@ -149,3 +149,110 @@ def test_bad_observations_are_named() -> None:
         sample_worlds(encode(game, game.current), 2, 0, num_players=2)
     with pytest.raises(ValueError, match="positive int"):
         sample_worlds(encode(game, game.current), 0, 0, game.config)
+
+
+# ----------------------------------------------------------------- every size the rules allow
+
+
+def _sizes() -> list[tuple[int, dict]]:
+    """A game of each rack size 3..10 for 1-4 players, with a seeded legal deck (the smallest
+    deck of some) and either empty-pile rule."""
+    import random
+
+    rng = random.Random(41)
+    cases = []
+    for k in range(3, 11):
+        for players in (1, 2, 3, 4):
+            smallest = players * k + 2
+            if smallest > 60:
+                continue
+            deck = (
+                smallest
+                if (k + players) % 3 == 0
+                else rng.randint(smallest, min(60, smallest + 12))
+            )
+            rules = {
+                "rack_size": k,
+                "deck_size": deck,
+                "empty_pile": rng.choice(["shuffle", "flip"]),
+            }
+            if players == 4 and k % 2:
+                rules["partners"] = True
+            cases.append((players, rules))
+    return cases
+
+
+SIZES = _sizes()
+
+
+def _size_id(case: tuple[int, dict]) -> str:
+    players, rules = case
+    return f"{players}p-k{rules['rack_size']}-n{rules['deck_size']}-{rules['empty_pile']}"
+
+
+@pytest.mark.parametrize("case", SIZES, ids=[_size_id(c) for c in SIZES])
+def test_worlds_of_every_size_agree_with_every_public_fact(case: tuple[int, dict]) -> None:
+    """At every size: each world re-encodes to exactly the observation (so it agrees with every
+    public fact the seat has), holds every card of the deck once, keeps the seat's own rack and
+    every slot it saw, and deals the unknown slots and the draw pile only unseen cards; the
+    rules read from keyword options alone are the same."""
+    num_players, rules = case
+    cfg = RulesConfig.from_dict({"num_players": num_players, "turn_limit": 60, **rules})
+    lay = layout_for(cfg)
+    rng = np.random.default_rng(3)
+    decisions = 0
+    for obs, piles, draws in _decisions(num_players, {**rules, "turn_limit": 60}, games=2, seed=5):
+        worlds = sample_worlds(obs, 2, rng, cfg, discard_orders=piles, draw_orders=draws)
+        np.testing.assert_array_equal(_reencode(worlds, include_scores=False), obs[worlds.source])
+        n, k = cfg.num_cards, cfg.rack_size
+        for w in range(len(worlds)):
+            seen = obs[worlds.source[w]]
+            cards = worlds.racks[w].ravel().tolist() + [int(worlds.held[w])]
+            cards += worlds.draw[w, : worlds.draw_len[w]].tolist()
+            cards += worlds.discard[w, : worlds.discard_len[w]].tolist()
+            assert sorted(c for c in cards if c) == list(range(1, n + 1))
+            assert worlds.racks[w, 0].tolist() == np.rint(seen[lay.RACK] * n).astype(int).tolist()
+            unseen = set((np.flatnonzero(seen[lay.UNSEEN][:n] > 0.5) + 1).tolist())
+            hidden = worlds.public_slots[w, 1:] == 0
+            dealt = (
+                worlds.racks[w, 1:][hidden].tolist() + worlds.draw[w, : worlds.draw_len[w]].tolist()
+            )
+            assert sorted(dealt) == sorted(unseen)
+            assert worlds.discard[w, : worlds.discard_len[w]].tolist() == piles[worlds.source[w]]
+            assert worlds.racks.shape[1:] == (num_players, k)
+        decisions += len(obs)
+        if decisions > 120:
+            break
+    again = sample_worlds(obs, 1, 0, num_players=num_players, **{**rules, "turn_limit": 60})
+    assert again.config == cfg
+
+
+def test_solitaire_worlds_differ_only_in_the_piles_orders() -> None:
+    """Solitaire has no hidden rack: every world holds the seat's rack; the draw pile's order
+    is all that is dealt, uniformly (chi-square on its top card)."""
+    game = RackoGame(num_players=1, rack_size=4, deck_size=12)
+    game.new_game(seed=2)
+    obs = encode(game, 0)
+    worlds = sample_worlds(obs, 6000, 0, game.config)
+    assert (worlds.racks[:, 0] == game.racks[0]).all() and worlds.racks.shape[1] == 1
+    pile = sorted(game.draw)
+    tops = worlds.draw[np.arange(len(worlds)), worlds.draw_len - 1]
+    counts = np.array([(tops == c).sum() for c in pile])
+    assert (
+        counts.sum() == len(worlds) and (np.sort(worlds.draw[:, : len(pile)], axis=1) == pile).all()
+    )
+    expected = len(worlds) / len(pile)
+    chi2 = ((counts - expected) ** 2 / expected).sum()
+    assert chi2 < len(pile) - 1 + 5 * np.sqrt(2 * (len(pile) - 1))  # ~5 sigma
+
+
+def test_an_observation_of_another_size_is_named() -> None:
+    game = RackoGame(num_players=2, rack_size=4, deck_size=12)
+    game.new_game(seed=1)
+    obs = encode(game, game.current)
+    with pytest.raises(ValueError, match=r"obs must have shape .* for Layout\(rack_size=5"):
+        sample_worlds(obs, 1, 0, RulesConfig(num_players=2, rack_size=5, deck_size=14))
+    with pytest.raises(ValueError, match=r"obs must have shape .* for Layout\(rack_size=5"):
+        sample_worlds(obs, 1, 0, num_players=2, rack_size=5, deck_size=14)
+    with pytest.raises(ValueError, match="rules option 'rack_size' must be between 3 and 10"):
+        sample_worlds(obs, 1, 0, rack_size=2)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from dataclasses import fields as dataclass_fields
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -27,7 +28,7 @@ from pydantic import (
     model_validator,
 )
 
-from racko_env.config import RulesConfig
+from racko_env.config import RulesConfig, check_option
 
 MAX_SEED = 2**32 - 1
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
@@ -209,10 +210,12 @@ class GameConfig(Strict):
 
     @model_validator(mode="after")
     def _rules_valid(self) -> GameConfig:
+        """The checks that read more than one option (a deck too small for the players'
+        racks, ...): RulesConfig's message, which ``_format`` files under the option it names."""
         try:
             self.rules_config()
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"rules: {exc}") from exc
+            raise ValueError(str(exc)) from exc
         return self
 
     def rules_config(self) -> RulesConfig:
@@ -289,14 +292,37 @@ class ConfigError(ValueError):
     """A config file that does not match the schema; the one-line message names every bad key."""
 
 
+_RULES_FIELDS = {f.name: f for f in dataclass_fields(RulesConfig)}
+_RULES_OPTION = re.compile(r"^rules option '(\w+)'")
+
+
+def _rules_message(err: Any) -> str | None:
+    """RulesConfig's own words for a rules option pydantic refused by its range or choices
+    ("rules option 'rack_size' must be between 3 and 10, got 2"), else None."""
+    loc = tuple(err["loc"])
+    name = loc[-1] if loc and loc in (("num_players",), ("rules", loc[-1])) else None
+    if name not in _RULES_FIELDS or err["type"] not in ("greater_than_equal", "less_than_equal"):
+        return None
+    try:
+        check_option(_RULES_FIELDS[name], err["input"], None)
+    except (TypeError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
 def _format(exc: ValidationError, source: str) -> str:
+    """Every problem of a config in one line, each under its key; a rules option's in
+    RulesConfig's words (the wording of every other command)."""
     problems = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"].removeprefix("Value error, ")
+        msg = _rules_message(err) or err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
-        problems.append(f"{key}: {msg}")
+        named = _RULES_OPTION.match(msg)
+        if named and key == "(top level)" and named.group(1) in _RULES_FIELDS:
+            key = ("" if named.group(1) == "num_players" else "rules.") + named.group(1)
+        problems.append(f"{key}: {' '.join(msg.split())}")
     return f"invalid config {source}: " + "; ".join(problems)
 
 
