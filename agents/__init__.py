@@ -8,11 +8,10 @@ action = bot.act(env.observe(agent))      # {"observation", "action_mask"} of th
 from __future__ import annotations
 
 from agents.base import Bot
-from agents.batched import GroupFeatures, load_batch
-from agents.loader import BUILTIN_BOTS, load
+from agents.loader import BUILTIN_BOTS, StructuredFeatures, load, load_batched
 from racko_env.opponents import register_resolver
 
-load.batch, load.features = load_batch, GroupFeatures()  # racko_env.opponents.provided
+load.batch, load.features = load_batched, StructuredFeatures()  # racko_env.opponents.provided
 
 # The entry point in pyproject.toml does this for an installed racko; registering here too keeps a
 # checkout with older installed metadata working once agents is imported.

@@ -314,19 +314,6 @@ def group_features(obs: np.ndarray, num_cards: int, lay: Layout = DEFAULT) -> np
     return flat_features(*rack_features(obs, num_cards, lay))
 
 
-class GroupFeatures:
-    """The structured policy's features for ``racko_env.vector_env``, which may not import them:
-    the bot resolver carries them (``agents.load.features``, ``racko_env.opponents.provided``)."""
-
-    def width(self, config: RulesConfig) -> int:
-        """Their width in the game's own layout (``agents.features.feature_shape``)."""
-        from agents.features import feature_shape
-
-        return feature_shape(layout_for(config)).size
-
-    features = staticmethod(group_features)  # (obs, num_cards, layout) -> one row each
-
-
 _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}
 
 

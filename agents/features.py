@@ -70,7 +70,7 @@ AGE_SCALE = 10.0  # the age of a slot's card in turn-limit units, times this, ca
 _SLOT_NO_PLAN = SLOT_STATS.index("no_plan")
 _GLOBAL_MAY_COME = GLOBAL_EXTRAS.index("may_come")
 _G_K, _G_RACK, _G_UNSEEN, _G_DISCARD, _G_PHASE, _G_HELD, _G_TOP, _G_KNOWN = range(8)
-_G_TURN, _G_OPP, _G_DRAWN, _G_CHANGED, _G_OUT, _G_OPPONENTS = range(8, 14)
+_G_TURN, _G_OPP, _G_DRAWN, _G_CHANGED, _G_OUT, _G_OPPONENTS = range(_G_KNOWN + 1, _G_KNOWN + 7)
 
 
 class FeatureShape:

@@ -225,10 +225,19 @@ def test_features_without_a_resolver_are_one_clear_error(monkeypatch) -> None:
 def test_the_resolver_hands_over_the_batched_bots_and_features() -> None:
     import agents
     import racko_env.opponents
-    from agents.batched import BatchHeuristic, GroupFeatures, load_batch
+    from agents.batched import BatchHeuristic, group_features
+    from agents.loader import StructuredFeatures, load_batched
+    from racko_env.config import RulesConfig
+    from racko_env.observation import layout_for
 
-    assert racko_env.opponents.provided("batch") is load_batch is agents.load.batch
-    assert isinstance(racko_env.opponents.provided("features"), GroupFeatures)
+    assert racko_env.opponents.provided("batch") is load_batched is agents.load.batch
+    provider = racko_env.opponents.provided("features")
+    assert isinstance(provider, StructuredFeatures)
+    lay = layout_for(RulesConfig(num_players=1, rack_size=4, deck_size=10))
+    obs = np.zeros((2, lay.size), np.float32)
+    want = group_features(obs, 10, lay)
+    assert provider.width(RulesConfig(num_players=1, rack_size=4, deck_size=10)) == want.shape[1]
+    np.testing.assert_array_equal(provider.features(obs, 10, lay), want)
     env = RackoVectorEnv(2, opponents="heuristic", seed=0)
     env.reset(seed=0)
     assert {type(p) for p in env._policies.values()} == {BatchHeuristic}
