@@ -1,8 +1,13 @@
-"""A league's execution: pairing rounds played on the pool, each pairing recorded as it finishes.
+"""A league's execution: a work queue of pairings on the pool, each recorded as it finishes.
 
-``round_robin`` plays every pair not on record; ``adaptive`` plays pairing rounds between bots of
-similar rating (racko_apps.league.schedule) until every 95% interval is narrow enough, no pairing
-is left to ask for, or the time budget is spent, and says which stopped it.
+The schedule plans pairing rounds; the queue plays their pairings on every free worker at once,
+so that no pairing, however slow (a bot that takes its whole clock), holds up the others: when
+the queue is empty and a worker is free, the next round is planned from the ratings so far,
+among the bots not playing now. ``round_robin`` queues every pair not on record; ``adaptive``
+plans rounds between bots of similar rating (racko_apps.league.schedule) until every 95%
+interval is narrow enough, no pairing is left to ask for, or the time budget is spent, and says
+which stopped it. With one worker, a round is planned when the last one has finished, and the
+same seed gives the same league.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +77,8 @@ def _score(labels: tuple[str, ...], result: Any) -> str:
 
 
 class Pairer:
-    """Plays pairing rounds on the pool and records each pairing as it finishes."""
+    """The work queue: plays the pairings planned on the pool, as many at once as it has
+    workers, and records each as it finishes."""
 
     def __init__(
         self,
@@ -90,9 +97,16 @@ class Pairer:
         self.seconds: dict[tuple[str, str], float] = {}  # wall time of this run's pairings
         self.by_key = {e.key: e for e in playing}
         self.log, self.progress = log, progress
-        self.busy_seconds = 0.0  # wall time of this run's pairing rounds, and their pairings
+        self.capacity = pool.capacity
+        self.queue: deque[tuple[Keys, int]] = deque()  # planned, waiting for a free worker
+        self.flying: dict[int, tuple[Keys, int, float]] = {}  # job: keys, round, when submitted
+        self.jobs = 0  # jobs submitted so far (each one's index)
+        self.in_round: dict[int, list[int]] = {}  # per pairing round: [finished, queued] this run
         self.finished = 0
-        self.out_of_time = False  # the budget ran out while a round was played
+        self.worker_seconds = 0.0  # on the budget's clock: the pairings' time, workers together
+        self.cut = False  # the last plan asked for was cut to nothing by the budget
+        self.out_of_time = False  # the budget ran out with pairings in flight, or cut the plan
+        self.bar: Any = None
         self.played = {frozenset(p) for p in record.done() if all(k in self.by_key for k in p)}
 
     def _dir(self, keys: Keys) -> Path | None:
@@ -101,88 +115,125 @@ class Pairer:
             return None
         return self.record_dir / safe_name("-vs-".join(self.by_key[k].label for k in keys))
 
+    def waiting(self) -> list[Keys]:
+        """The pairings in flight or queued."""
+        return [k for k, *_ in self.flying.values()] + [k for k, _ in self.queue]
+
+    def taken(self) -> set[frozenset[str]]:
+        """The tables on record, in flight or queued: none is planned again."""
+        return self.played | {frozenset(k) for k in self.waiting()}
+
+    def busy(self) -> set[str]:
+        """The bots with a pairing in flight or queued."""
+        return {key for keys in self.waiting() for key in keys}
+
     def counts(self) -> dict[str, int]:
-        """Pairings on record per current bot."""
+        """Pairings on record, in flight or queued, per current bot."""
         counts = dict.fromkeys(self.by_key, 0)
-        for pair in self.played:
+        for pair in self.taken():
             for key in pair:
                 counts[key] += 1
         return counts
 
-    def planned_not_played(self) -> tuple[int, list[Keys]] | None:
-        """The last pairing round's pairings not on record (a league killed mid-round), or None."""
-        planned = self.record.schedule()
-        if not planned:
-            return None
-        last = max(planned.values())
-        todo = [
-            p
-            for p, number in planned.items()
-            if number == last
-            and all(k in self.by_key for k in p)
-            and frozenset(p) not in self.played
-        ]
-        return (last, sorted(todo)) if todo else None
+    def planned_not_played(self) -> list[tuple[int, list[Keys]]]:
+        """Each pairing round's pairings not on record (a league stopped mid-round), by round."""
+        left: dict[int, list[Keys]] = {}
+        for p, number in self.record.schedule().items():
+            if all(k in self.by_key for k in p) and frozenset(p) not in self.played:
+                left.setdefault(number, []).append(p)
+        return [(number, sorted(todo)) for number, todo in sorted(left.items())]
 
     def fit(self, deadline: float) -> int | None:
-        """How many pairings fit before ``deadline`` at this run's pace so far; None before the
-        first has finished."""
-        if deadline == float("inf") or not self.finished or self.busy_seconds <= 0:
+        """How many more pairings fit before ``deadline`` at this run's pace so far, besides those
+        in flight or queued; None before the first has finished."""
+        if deadline == float("inf") or not self.finished or self.worker_seconds <= 0:
             return None
-        return max(0, int((deadline - clock()) * self.finished / self.busy_seconds))
+        pace = self.capacity * self.finished / self.worker_seconds
+        return max(0, int((deadline - clock()) * pace) - len(self.waiting()))
 
-    def play_round(
-        self, todo: list[Keys], number: int, deadline: float = float("inf")
-    ) -> list[tuple[Keys, list[tuple[float, ...]]]]:
-        """Play ``todo`` in parallel, recording each as it finishes; each pairing's rounds' ranks,
-        in key order. Past ``deadline`` no result is waited for (``out_of_time``): the rest of
-        the round stays planned for the next run."""
-        plan = self.plan
-        jobs = [
-            PairingJob(
-                i,
+    def enqueue(self, todo: list[Keys], number: int) -> None:
+        """Queue a pairing round's pairings, in key order (one worker records them in the order
+        they are rated)."""
+        self.in_round.setdefault(number, [0, 0])[1] += len(todo)
+        self.queue.extend((keys, number) for keys in sorted(todo))
+        if self.bar is None:
+            self.bar = _bar(len(todo), f"round {number}", self.progress)
+        else:
+            self.bar.total += len(todo)
+            self.bar.set_description(f"round {number}")
+
+    def _launch(self) -> None:
+        """Give each free worker the next queued pairing."""
+        while self.queue and len(self.flying) < self.capacity:
+            keys, number = self.queue.popleft()
+            job = PairingJob(
+                self.jobs,
                 tuple(self.contestants[k] for k in keys),
-                plan.rounds,
-                plan.seed,
+                self.plan.rounds,
+                self.plan.seed,
                 self.play,
                 self._dir(keys),
             )
-            for i, keys in enumerate(todo)
-        ]
-        bar = _bar(len(jobs), f"round {number}", self.progress)
-        say = bar.write if bar is not None else self.log
-        done: dict[int, list[tuple[float, ...]]] = {}
-        began = clock()
-        results = self.pool.run(play_pairing, jobs, deadline, _clock)
+            self.flying[self.jobs] = (keys, number, clock())
+            self.jobs += 1
+            self.pool.submit(play_pairing, job)
+
+    def _finish(self, index: int, result: Any, seconds: float) -> tuple[Keys, list[Any]]:
+        """Record a finished pairing; its keys and its rounds' ranks."""
+        keys, number, submitted = self.flying.pop(index)
+        self.worker_seconds += clock() - submitted
+        bots = [self.by_key[k] for k in keys]
+        self.record.add(bots, result)
+        self.finished += 1
+        labels = tuple(e.label for e in bots)
+        self.seconds[labels] = seconds
+        self.played.add(frozenset(keys))
+        if self.record_dir is not None:
+            self.records.append(_links(labels, result))
+        counts = self.in_round[number]
+        counts[0] += 1
+        if self.bar is not None:
+            self.bar.update()
+        if sum(result.forfeits) or self.bar is None:
+            say = self.bar.write if self.bar is not None else self.log
+            say(f"[{counts[0]}/{counts[1]}] {_score(labels, result)}")
+        return keys, round_ranks(result)
+
+    def run(
+        self,
+        more: Callable[[], bool],
+        deadline: Callable[[], float],
+        on_result: Callable[[Keys, list[Any]], Any],
+    ) -> None:
+        """Play the queue until it is empty and ``more`` (asked whenever the queue is empty and a
+        worker is free) plans nothing. Past ``deadline()`` no result is waited for
+        (``out_of_time``): the pairings in flight end with their workers, and they and the queued
+        ones stay planned for the next run."""
         try:
-            for i, result, seconds in results:
-                bots = [self.by_key[k] for k in todo[i]]
-                self.record.add(bots, result)
-                labels = tuple(e.label for e in bots)
-                self.seconds[labels] = seconds
-                self.played.add(frozenset(todo[i]))
-                if self.record_dir is not None:
-                    self.records.append(_links(labels, result))
-                done[i] = round_ranks(result)
-                if bar is not None:
-                    bar.update()
-                if sum(result.forfeits) or bar is None:
-                    say(f"[{len(done)}/{len(jobs)}] {_score(labels, result)}")
+            while True:
+                self._launch()
+                if not self.queue and len(self.flying) < self.capacity and more():
+                    continue
+                if not self.flying:
+                    self.out_of_time = self.cut
+                    break
+                got = self.pool.next(deadline(), _clock)
+                if got is None:
+                    self.out_of_time = True
+                    break
+                on_result(*self._finish(*got))
         finally:
-            results.close()
-            if len(done) < len(jobs):  # out of time: the pairings in flight end with their workers
-                self.out_of_time = True
+            if self.flying:  # out of time (or stopped): the pairings in flight end with them
                 self.pool.close()
-            self.busy_seconds += clock() - began
-            self.finished += len(done)
-            if bar is not None:
-                bar.close()
-        if len(done) < len(jobs):
-            say(
-                f"round {number}: the time budget is spent; {len(jobs) - len(done)} "
-                "pairing(s) left for the next run"
+            if self.bar is not None:
+                self.bar.close()
+        left: dict[int, int] = {}
+        for _, number in [(k, n) for k, n, _ in self.flying.values()] + list(self.queue):
+            left[number] = left.get(number, 0) + 1
+        for number, n in sorted(left.items()):
+            self.log(
+                f"round {number}: the time budget is spent; {n} pairing(s) left for the next run"
             )
-        return [(todo[i], done[i]) for i in sorted(done, key=lambda i: todo[i])]
 
 
 def round_robin(
@@ -192,7 +243,9 @@ def round_robin(
     todo = all_pairs([e.key for e in playing], pairs.played, players)
     kept = len(pairs.played)
     log(f"league: {len(playing)} bots, {kept} pairing(s) on record, {len(todo)} to play")
-    pairs.play_round(todo, pairs.record.plan(todo) if todo else -1)
+    if todo:
+        pairs.enqueue(todo, pairs.record.plan(todo))
+    pairs.run(lambda: False, lambda: math.inf, lambda keys, ranks: None)
 
 
 class _Reserve:
@@ -203,12 +256,13 @@ class _Reserve:
         self.rounds = plan.rounds * math.factorial(plan.players)  # a pairing's: every seating
         self.seconds, self.rated = seconds, self.rounds * len(pairs.played)
 
-    def results_until(self, more: int) -> float:
-        """The budget's end, less what the report will take after ``more`` pairings (four times
-        this run's time per rated round, for every round on record: it rates them all again)."""
+    def results_until(self, more: int = 0) -> float:
+        """The budget's end, less what the report will take after the pairings on record, in
+        flight or queued, and ``more`` (four times this run's time per rated round, for every
+        round on record: it rates them all again)."""
         if self.deadline == float("inf") or not self.rated:
             return self.deadline
-        rounds_after = self.rounds * (len(self.pairs.played) + more)
+        rounds_after = self.rounds * (len(self.pairs.taken()) + more)
         return self.deadline - 4 * self.seconds / self.rated * rounds_after
 
 
@@ -219,56 +273,66 @@ def adaptive(
     deadline: float,
     log: Callable[[str], Any],
 ) -> dict[str, Any]:
-    """Pairing rounds between bots of similar rating; how sure the ratings are, and why it
-    stopped."""
+    """Pairing rounds between bots of similar rating, each planned when the queue runs dry;
+    how sure the ratings are, and why it stopped."""
     log(
         f"league: {len(playing)} bots, {len(pairs.played)} pairing(s) on record; adaptive "
         f"schedule: pairing rounds until every 95% interval is within ±{plan.target:g} "
         f"(each bot asking for at most {plan.max_pairings} pairings)"
     )
-    left = pairs.planned_not_played()
-    if left:
-        number, todo = left
-        log(f"round {number}: {len(todo)} pairing(s) planned and not played yet")
-        pairs.play_round(todo, number, deadline)
     began = clock()
     ratings, _ = rate(pairs.record, playing)
     reserve = _Reserve(pairs, plan, deadline, clock() - began)
-    while not pairs.out_of_time:
-        counts = pairs.counts()
-        bots = ratings.rated()
+    for number, todo in pairs.planned_not_played():
+        log(f"round {number}: {len(todo)} pairing(s) planned and not played yet")
+        pairs.enqueue(todo, number)
+
+    def more() -> bool:
+        """Plan the next round among the bots not playing now; False when none is planned."""
+        counts, busy, bots = pairs.counts(), pairs.busy(), ratings.rated()
         wide = unsettled(bots, plan.target)
-        seekers = [b for b in wide if counts[b.key] < plan.max_pairings]
+        seekers = [b for b in wide if counts[b.key] < plan.max_pairings and b.key not in busy]
         fit = pairs.fit(reserve.results_until(len(seekers)))
         cut = fit is not None and fit < len(seekers)
+        pairs.cut = cut and not fit
         if cut:  # as many as fit in what is left of the budget, the widest first
             seekers = seekers[:fit]
-            if not seekers:
-                pairs.out_of_time = True
-                break
-        todo = plan_round(bots, seekers, pairs.played, plan.seed, plan.players)
+        todo = plan_round(bots, seekers, pairs.taken(), plan.seed, plan.players, busy)
         if not todo:
-            break
+            return False
         number = pairs.record.plan(todo)
         log(
             f"round {number}: {len(todo)} pairing(s)"
             + (" (as many as fit the time budget)" if cut else "")
             + f"; {len(wide)} bot(s) wider than ±{plan.target:g}"
         )
-        for keys, ranks in pairs.play_round(todo, number, reserve.results_until(len(todo))):
-            began = clock()
-            ratings.add(keys, ranks)
-            reserve.seconds += clock() - began
-            reserve.rated += len(ranks)
+        pairs.enqueue(todo, number)
+        return True
+
+    def on_result(keys: Keys, ranks: list[Any]) -> None:
+        began = clock()
+        ratings.add(keys, ranks)
+        reserve.seconds += clock() - began
+        reserve.rated += len(ranks)
+
+    pairs.run(more, reserve.results_until, on_result)
     return _sure(ratings.rated(), pairs.out_of_time, plan)
 
 
-def _sure(bots: list[Any], out_of_time: bool, plan: Plan) -> dict[str, Any]:
-    """How sure the ratings are (schedule.how_sure) and why the schedule stopped."""
+def _sure(
+    bots: list[Any], out_of_time: bool, plan: Plan, stopped: str | None = None
+) -> dict[str, Any]:
+    """How sure the ratings are (schedule.how_sure) and why the schedule stopped (``stopped``:
+    what stopped the league before it was done, such as Ctrl-C)."""
     sure: dict[str, Any] = dict(how_sure(bots, plan.target))
     wide = unsettled(bots, plan.target)
     if not wide:
         sure["stopped"] = f"every 95% interval is within ±{plan.target:g}"
+    elif stopped is not None:
+        sure["stopped"] = (
+            f"{stopped} with {len(wide)} interval(s) wider than ±{plan.target:g}; run the "
+            "league again to go on (from its record)"
+        )
     elif out_of_time:
         sure["stopped"] = (
             f"the time budget of {plan.budget_minutes:g} min was spent with {len(wide)} "
@@ -281,3 +345,9 @@ def _sure(bots: list[Any], out_of_time: bool, plan: Plan) -> dict[str, Any]:
             f"for (each bot asks for at most {plan.max_pairings}, and meets each other bot once)"
         )
     return sure
+
+
+def stopped_sure(record: Record, playing: list[Entry], plan: Plan, stopped: str) -> dict[str, Any]:
+    """How sure the ratings on record are, for a league ``stopped`` (Ctrl-C) midway."""
+    ratings, _ = rate(record, playing)
+    return _sure(ratings.rated(), False, plan, stopped)

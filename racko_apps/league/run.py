@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 import secrets
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from racko_apps.league.clock import DEFAULT_SECONDS_PER_ROUND
 from racko_apps.league.pool import Contestant, LoadJob, LocalPool, Play, RayPool, try_load
 from racko_apps.league.record import Record, recorded_settings, standings
 from racko_apps.league.report import write_grades, write_reports
-from racko_apps.league.rounds import Pairer, Plan, adaptive, clock, round_robin
+from racko_apps.league.rounds import Pairer, Plan, adaptive, clock, round_robin, stopped_sure
 from racko_apps.league.submissions import Entry, Exported, league_entries
 from racko_apps.sandbox.bwrap import check_isolation
 from racko_apps.sandbox.isolation import ISOLATIONS, NOT_ISOLATED, choose_isolation
@@ -40,6 +40,20 @@ DEFAULT_BUDGET_MINUTES = 60.0
 # Rounds of a pairing played side by side (referee.lockstep): a sandboxed bot's cost is per
 # exchange with its sandbox, and 16 bot objects fit its memory limit easily.
 DEFAULT_TABLES = 16
+
+
+class Stopped(KeyboardInterrupt):
+    """A league stopped by SIGTERM (``timeout``, a batch system's time limit): handled as Ctrl-C
+    is, with the ranking so far written as provisional (``racko league`` raises it)."""
+
+
+@dataclass
+class _Got:
+    """How far a run has got, for the report of one stopped midway."""
+
+    playing: list[Entry] | None = None
+    failed: list[str] = field(default_factory=list)
+    pairs: Pairer | None = None
 
 
 def _files(e: Entry) -> list[str]:
@@ -199,23 +213,63 @@ def _play(
     play: Play,
     say: tuple[Any, bool],
     times: tuple[float, float],
-) -> tuple[list[Entry], list[str], Pairer, dict[str, Any] | None]:
-    """Load the bots, then play what the schedule asks for: the bots that play, the lines of
-    those that do not load, the pairer and (adaptive) how sure the ratings are."""
+    got: _Got,
+) -> dict[str, Any] | None:
+    """Load the bots, then play what the schedule asks for, keeping in ``got`` the bots that
+    play, the lines of those that do not load and the pairer; (adaptive) how sure the ratings
+    are."""
     log, progress = say
     contestants = {
         e.key: pool.contestant(e.label, e.spec, e.kind, _home(e, folder), _files(e))
         for e in entries
     }
-    playing, failed = _load(record, pool, entries, contestants, play, plan.players)
-    pairs = Pairer(record, playing, pool, contestants, plan, play, log, progress)
+    playing, got.failed = _load(record, pool, entries, contestants, play, plan.players)
+    got.playing = playing
+    pairs = got.pairs = Pairer(record, playing, pool, contestants, plan, play, log, progress)
     sure = None
     if plan.schedule == "round-robin":
         round_robin(pairs, playing, log, plan.players)
     else:
         sure = adaptive(pairs, playing, plan, times[1], log)
         log(f"league: {sure['stopped']} ({(clock() - times[0]) / 60:.1f} min)")
-    return playing, failed, pairs, sure
+    return sure
+
+
+def _stopped(err: KeyboardInterrupt) -> str:
+    """What stopped a league midway, in words."""
+    return f"the league was stopped ({err if isinstance(err, Stopped) else 'Ctrl-C'})"
+
+
+def _playing(got: _Got, entries: list[Entry], record: Record) -> list[Entry]:
+    """The bots that play; for a league stopped while loading them, those known to load."""
+    if got.playing is not None:
+        return got.playing
+    return [e for e in entries if e.key in record.loaded()]
+
+
+def _report(
+    record: Record,
+    entries: list[Entry],
+    got: _Got,
+    sure: dict[str, Any] | None,
+    provisional: str | None,
+    head: dict[str, Any],
+    skipped: list[str],
+) -> dict[str, Any]:
+    """The report: ``head`` (warning, schema, config), then whether it is provisional and why
+    (``provisional``: the schedule was not done), the standings from the record and, for the
+    adaptive schedule, how sure they are (``sure``)."""
+    playing = _playing(got, entries, record)
+    pairs = got.pairs
+    return {
+        **head,
+        "provisional": provisional is not None,
+        **({} if provisional is None else {"provisional_reason": provisional}),
+        "skipped": skipped + got.failed,
+        **standings(record, playing, {} if pairs is None else pairs.seconds),
+        **({"sure": sure} if sure else {}),
+        **({} if pairs is None or pairs.record_dir is None else {"records": pairs.records}),
+    }
 
 
 def run_league(
@@ -272,24 +326,33 @@ def run_league(
     play = Play(limits, rules, pairing_seconds, max_forfeits, chosen, tables, record_dir, allowed)
     settings = {"players": players, "rounds": rounds, "seed": seed}
     record = Record(db, {**settings, **({"rules": rules} if rules else {})})
+    head = {
+        **({} if warning is None else {"isolated": chosen != "none", "warning": warning}),
+        "schema": SCHEMA,
+        "config": {**_config(plan, play, folder, record, schedule != "round-robin")},
+    }
+    head["config"]["seed_secret"] = secret
     pool: LocalPool | RayPool | None = None
+    got, stop = _Got(), None
     try:
-        pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
-        playing, failed, pairs, sure = _play(
-            pool, record, entries, folder, plan, play, (log, progress), (started, deadline)
-        )
-        report = {
-            **({} if warning is None else {"isolated": chosen != "none", "warning": warning}),
-            "schema": SCHEMA,
-            "config": {
-                **_config(plan, play, folder, record, sure is not None),
-                "seed_secret": secret,
-            },
-            "skipped": skipped + failed,
-            **standings(record, playing, pairs.seconds),
-            **({"sure": sure} if sure else {}),
-            **({} if record_dir is None else {"records": pairs.records}),
-        }
+        try:
+            pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
+            times = (started, deadline)
+            sure = _play(pool, record, entries, folder, plan, play, (log, progress), times, got)
+            provisional = None
+            if got.pairs is not None and got.pairs.out_of_time:
+                provisional = f"the time budget of {budget_minutes:g} min was spent"
+        except KeyboardInterrupt as err:  # the ranking so far, marked provisional
+            stop, provisional = err, _stopped(err)
+            if pool is not None:
+                pool.close()  # the pairings in flight end with their workers
+            playing = _playing(got, entries, record)
+            sure = (
+                None
+                if schedule == "round-robin"
+                else stopped_sure(record, playing, plan, provisional)
+            )
+        report = _report(record, entries, got, sure, provisional, head, skipped)
     finally:
         if pool is not None:
             pool.close()
@@ -297,4 +360,7 @@ def run_league(
     write_reports(out or folder, report)
     if export is not None:
         write_grades(out or folder, report, export)
+    if stop is not None:
+        stop.provisional = (out or folder) / "league.md"  # type: ignore[attr-defined]
+        raise stop
     return report

@@ -117,13 +117,22 @@ def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
     db = tmp_path / "cut.sqlite"
     with pytest.raises(KeyboardInterrupt):
         run_league(tmp_path, db=db, out=tmp_path / "cut", **settings)
-    monkeypatch.setattr(league_record.Record, "add", add)
+    cut = json.loads((tmp_path / "cut" / "league.json").read_text())
+    assert cut["provisional"] is True and len(cut["pairings"]) == 5  # the ranking so far
+    assert "the league was stopped (Ctrl-C) with 8 interval(s)" in cut["sure"]["stopped"]
+    played: list[tuple[str, ...]] = []
+
+    def counted(self, bots, result):
+        played.append(tuple(e.label for e in bots))
+        add(self, bots, result)
+
+    monkeypatch.setattr(league_record.Record, "add", counted)
     log: list[str] = []
     again = run_league(tmp_path, db=db, out=tmp_path / "cut", **{**settings, "log": log.append})
     assert "5 pairing(s) on record" in log[0]
     assert any("planned and not played yet" in line for line in log), log
-    assert table(again) == table(whole)
-    assert len(again["pairings"]) == len(whole["pairings"])
+    assert table(again) == table(whole) and again["provisional"] is False
+    assert len(again["pairings"]) == len(whole["pairings"]) == 5 + len(played)  # none replayed
 
 
 def test_a_time_budget_cuts_the_rounds_and_a_rerun_goes_on(tmp_path, monkeypatch):
