@@ -97,6 +97,9 @@ NEW_FEATURES: dict[str, str] = {
     "racko_apps/grade/agreement.py": "course integrity: agreement with shipped bots",
     "racko_apps/league/clock.py": "course integrity: league pairing clock",
     "benchmarks/league_pairing_budget.py": "course integrity: pairing clock benchmark",
+    "racko_apps/league/workqueue.py": "class scale: the league's work queue",
+    "racko_apps/league/stopped.py": "class scale: a stopped league's provisional ranking",
+    "benchmarks/league_class.py": "class scale: the league benchmark",
 }
 
 

@@ -14,10 +14,8 @@ folder to report are racko_apps.league.run's.
 from __future__ import annotations
 
 import argparse
-import signal
 import sqlite3
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +28,9 @@ from racko_apps.league.run import (
     DEFAULT_TARGET,
     PLAYER_COUNTS,
     SCHEDULES,
-    Stopped,
     run_league,
 )
+from racko_apps.league.stopped import Stopped, sigterm_stops, stopped_line
 from racko_apps.league.submissions import read_aliases, read_gradescope_export
 from racko_apps.sandbox.isolation import ISOLATIONS, NOT_ISOLATED
 from racko_apps.sandbox.toolkit import DEFAULT_ALLOW
@@ -245,22 +243,6 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
     )
 
 
-def _terminated(signum: int, frame: Any) -> None:
-    """SIGTERM (``timeout``, a batch system's limit): stop as Ctrl-C does."""
-    raise Stopped("SIGTERM")
-
-
-def _stopped_line(args: argparse.Namespace, err: KeyboardInterrupt) -> str:
-    """The one line of a league stopped midway: where its record and its ranking so far are."""
-    db = args.db or args.folder / "league.sqlite"
-    line = (
-        f"racko league: stopped; the pairings finished so far are kept in {db}: "
-        "run the same command again to go on"
-    )
-    ranking = getattr(err, "provisional", None)
-    return line + (f" (the ranking so far, provisional: {ranking})" if ranking else "")
-
-
 def main(argv: list[str] | None = None) -> int:
     """``racko league``: run the league, print its table; 2 on a one-line error, 130 on Ctrl-C,
     143 on SIGTERM (each writing the ranking so far, marked provisional)."""
@@ -269,10 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     _check_arguments(parser, args)
     if args.no_isolation:
         print(f"**{NOT_ISOLATED}**", flush=True)
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminated) if main_thread else None
     try:
-        report = _run(args)
+        with sigterm_stops():
+            report = _run(args)
     except (
         ValueError,
         ImportError,
@@ -283,11 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"racko league: error: {flag_names(str(err))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as err:  # the record is safe: every finished pairing was committed
-        print(_stopped_line(args, err), file=sys.stderr)
+        print(stopped_line(args.db or args.folder / "league.sqlite", err), file=sys.stderr)
         return 143 if isinstance(err, Stopped) else 130
-    finally:
-        if main_thread:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
     print(format_markdown({**report}), end="")
     out = args.out or args.folder
     grades = f", {out / 'grades.csv'}" if args.gradescope_export is not None else ""

@@ -10,17 +10,20 @@ from __future__ import annotations
 import math
 import os
 import secrets
-from dataclasses import dataclass, field, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from agents.extras import require
 from racko_apps.league.clock import DEFAULT_SECONDS_PER_ROUND
 from racko_apps.league.pool import Contestant, LoadJob, LocalPool, Play, RayPool, try_load
-from racko_apps.league.record import Record, recorded_settings, standings
+from racko_apps.league.record import Record, recorded_settings
 from racko_apps.league.report import write_grades, write_reports
-from racko_apps.league.rounds import Pairer, Plan, adaptive, clock, round_robin, stopped_sure
+from racko_apps.league.rounds import Plan, adaptive, round_robin
+from racko_apps.league.stopped import Progress, stopped_sure, stopped_text
+from racko_apps.league.stopped import report as make_report
 from racko_apps.league.submissions import Entry, Exported, league_entries
+from racko_apps.league.workqueue import Pairer, clock
 from racko_apps.sandbox.bwrap import check_isolation
 from racko_apps.sandbox.isolation import ISOLATIONS, NOT_ISOLATED, choose_isolation
 from racko_apps.sandbox.jit import jit_cache
@@ -40,20 +43,6 @@ DEFAULT_BUDGET_MINUTES = 60.0
 # Rounds of a pairing played side by side (referee.lockstep): a sandboxed bot's cost is per
 # exchange with its sandbox, and 16 bot objects fit its memory limit easily.
 DEFAULT_TABLES = 16
-
-
-class Stopped(KeyboardInterrupt):
-    """A league stopped by SIGTERM (``timeout``, a batch system's time limit): handled as Ctrl-C
-    is, with the ranking so far written as provisional (``racko league`` raises it)."""
-
-
-@dataclass
-class _Got:
-    """How far a run has got, for the report of one stopped midway."""
-
-    playing: list[Entry] | None = None
-    failed: list[str] = field(default_factory=list)
-    pairs: Pairer | None = None
 
 
 def _files(e: Entry) -> list[str]:
@@ -213,7 +202,7 @@ def _play(
     play: Play,
     say: tuple[Any, bool],
     times: tuple[float, float],
-    got: _Got,
+    got: Progress,
 ) -> dict[str, Any] | None:
     """Load the bots, then play what the schedule asks for, keeping in ``got`` the bots that
     play, the lines of those that do not load and the pairer; (adaptive) how sure the ratings
@@ -233,43 +222,6 @@ def _play(
         sure = adaptive(pairs, playing, plan, times[1], log)
         log(f"league: {sure['stopped']} ({(clock() - times[0]) / 60:.1f} min)")
     return sure
-
-
-def _stopped(err: KeyboardInterrupt) -> str:
-    """What stopped a league midway, in words."""
-    return f"the league was stopped ({err if isinstance(err, Stopped) else 'Ctrl-C'})"
-
-
-def _playing(got: _Got, entries: list[Entry], record: Record) -> list[Entry]:
-    """The bots that play; for a league stopped while loading them, those known to load."""
-    if got.playing is not None:
-        return got.playing
-    return [e for e in entries if e.key in record.loaded()]
-
-
-def _report(
-    record: Record,
-    entries: list[Entry],
-    got: _Got,
-    sure: dict[str, Any] | None,
-    provisional: str | None,
-    head: dict[str, Any],
-    skipped: list[str],
-) -> dict[str, Any]:
-    """The report: ``head`` (warning, schema, config), then whether it is provisional and why
-    (``provisional``: the schedule was not done), the standings from the record and, for the
-    adaptive schedule, how sure they are (``sure``)."""
-    playing = _playing(got, entries, record)
-    pairs = got.pairs
-    return {
-        **head,
-        "provisional": provisional is not None,
-        **({} if provisional is None else {"provisional_reason": provisional}),
-        "skipped": skipped + got.failed,
-        **standings(record, playing, {} if pairs is None else pairs.seconds),
-        **({"sure": sure} if sure else {}),
-        **({} if pairs is None or pairs.record_dir is None else {"records": pairs.records}),
-    }
 
 
 def run_league(
@@ -329,11 +281,14 @@ def run_league(
     head = {
         **({} if warning is None else {"isolated": chosen != "none", "warning": warning}),
         "schema": SCHEMA,
-        "config": {**_config(plan, play, folder, record, schedule != "round-robin")},
+        "config": {
+            **_config(plan, play, folder, record, schedule != "round-robin"),
+            "seed_secret": secret,
+        },
+        "skipped": skipped,
     }
-    head["config"]["seed_secret"] = secret
     pool: LocalPool | RayPool | None = None
-    got, stop = _Got(), None
+    got, stop = Progress(), None
     try:
         try:
             pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
@@ -343,16 +298,16 @@ def run_league(
             if got.pairs is not None and got.pairs.out_of_time:
                 provisional = f"the time budget of {budget_minutes:g} min was spent"
         except KeyboardInterrupt as err:  # the ranking so far, marked provisional
-            stop, provisional = err, _stopped(err)
+            stop, provisional = err, stopped_text(err)
             if pool is not None:
                 pool.close()  # the pairings in flight end with their workers
-            playing = _playing(got, entries, record)
+            playing = got.bots(entries, record)
             sure = (
                 None
                 if schedule == "round-robin"
                 else stopped_sure(record, playing, plan, provisional)
             )
-        report = _report(record, entries, got, sure, provisional, head, skipped)
+        report = make_report(record, entries, got, sure, provisional, head)
     finally:
         if pool is not None:
             pool.close()

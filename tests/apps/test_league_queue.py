@@ -18,6 +18,7 @@ from typing import Any
 
 import agents
 from racko_apps.league import run as league_run
+from racko_apps.league import workqueue as league_queue
 from racko_apps.league.pool import Contestant, LocalPool
 from racko_apps.league.run import run_league
 from racko_apps.new_bot.starter import write_bot
@@ -185,21 +186,19 @@ def test_sigterm_writes_a_provisional_ranking_and_a_rerun_goes_on(tmp_path):
 
 
 def test_a_spent_budget_marks_the_ranking_provisional(tmp_path, monkeypatch):
-    from racko_apps.league import rounds as league_rounds
-
     for i in range(4):
         monkeypatch.setitem(
             agents.BUILTIN_BOTS, f"noisy_{i}", functools.partial(NoisyExpert, i / 4)
         )
     now = {"t": 0.0}
-    play = league_rounds.play_pairing
+    play = league_queue.play_pairing
 
     def timed(job):  # the budget's clock: 60 s a pairing
         now["t"] += 60.0
         return play(job)
 
-    monkeypatch.setattr(league_rounds, "play_pairing", timed)
-    monkeypatch.setattr(league_rounds, "_clock", lambda: now["t"])
+    monkeypatch.setattr(league_queue, "play_pairing", timed)
+    monkeypatch.setattr(league_queue, "_clock", lambda: now["t"])
     settings = dict(rounds=1, seed=0, baselines=[f"noisy_{i}" for i in range(4)], workers=1)
     report = run_league(tmp_path, budget_minutes=1, target=0.5, log=lambda _: None, **settings)
     assert report["provisional"] is True and len(report["pairings"]) == 1
