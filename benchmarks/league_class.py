@@ -83,12 +83,14 @@ def play(folder: Path, args: argparse.Namespace) -> dict[str, Any]:
     and wall time."""
     from racko_apps.league.run import run_league
     from racko_apps.sandbox.toolkit import ALLOW_ALL
+    from racko_apps.sandbox.wire import Limits
 
     began = time.perf_counter()
     report = run_league(
         folder,
         rounds=args.rounds,
         seed=args.seed,
+        limits=Limits(move_seconds=5.0),  # racko league's own default
         allow=ALLOW_ALL,  # the bots wrap the heuristic bot
         max_pairings=args.max_pairings,
         workers=args.workers,
