@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import agents
 from racko_apps.league import run as league_run
 from racko_apps.league import workqueue as league_queue
@@ -143,6 +145,7 @@ def wait_for_a_pairing(proc: subprocess.Popen, db: Path) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow  # quick: test_league.py's Ctrl-C, which checks the provisional ranking
 def test_sigterm_writes_a_provisional_ranking_and_a_rerun_goes_on(tmp_path):
     write_bot("a_fast", tmp_path)
     write_bot("b_fast", tmp_path)
