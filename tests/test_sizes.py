@@ -104,6 +104,9 @@ NEW_FEATURES: dict[str, str] = {
     "benchmarks/league_pairing_budget.py": "course integrity: pairing clock benchmark",
     "benchmarks/feature_kernel.py": "every size: the feature kernel's benchmark",
     "racko_eval/solitaire_turns.py": "every size: solitaire evaluation by mean turns",
+    "racko_apps/league/workqueue.py": "class scale: the league's work queue",
+    "racko_apps/league/stopped.py": "class scale: a stopped league's provisional ranking",
+    "benchmarks/league_class.py": "class scale: the league benchmark",
 }
 
 

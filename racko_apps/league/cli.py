@@ -30,6 +30,7 @@ from racko_apps.league.run import (
     SCHEDULES,
     run_league,
 )
+from racko_apps.league.stopped import Stopped, sigterm_stops, stopped_line
 from racko_apps.league.submissions import read_aliases, read_gradescope_export
 from racko_apps.sandbox.isolation import ISOLATIONS, NOT_ISOLATED
 from racko_apps.sandbox.toolkit import DEFAULT_ALLOW
@@ -243,14 +244,16 @@ def _run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``racko league``: run the league, print its table; 2 on a one-line error, 130 on Ctrl-C."""
+    """``racko league``: run the league, print its table; 2 on a one-line error, 130 on Ctrl-C,
+    143 on SIGTERM (each writing the ranking so far, marked provisional)."""
     parser = _parser()
     args = parser.parse_args(argv)
     _check_arguments(parser, args)
     if args.no_isolation:
         print(f"**{NOT_ISOLATED}**", flush=True)
     try:
-        report = _run(args)
+        with sigterm_stops():
+            report = _run(args)
     except (
         ValueError,
         ImportError,
@@ -260,14 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     ) as err:
         print(f"racko league: error: {flag_names(str(err))}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # the record is safe: every finished pairing was committed
-        db = args.db or args.folder / "league.sqlite"
-        print(
-            f"racko league: stopped; the pairings finished so far are kept in {db}: "
-            "run the same command again to go on",
-            file=sys.stderr,
-        )
-        return 130
+    except KeyboardInterrupt as err:  # the record is safe: every finished pairing was committed
+        print(stopped_line(args.db or args.folder / "league.sqlite", err), file=sys.stderr)
+        return 143 if isinstance(err, Stopped) else 130
     print(format_markdown({**report}), end="")
     out = args.out or args.folder
     grades = f", {out / 'grades.csv'}" if args.gradescope_export is not None else ""

@@ -9,6 +9,11 @@ pairings in flight.
   is inherited), that die with the league.
 * ``RayPool``: one Ray task per pairing on the cluster at ``address``; the bots' files travel
   through Ray's object store, so a node needs racko and bubblewrap, not the league's folder.
+
+Both take a batch of jobs (``run``) or one job at a time (``submit``, then ``next`` for the next
+result to finish): the league's work queue (racko_apps.league.rounds) keeps at most ``capacity``
+pairings submitted, so that it chooses each next pairing when a worker frees up, from the results
+so far.
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from __future__ import annotations
 import math
 import multiprocessing
 import os
+import queue
 import signal
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -175,12 +182,33 @@ def _worker_init() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+@dataclass(frozen=True)
+class _Failed:
+    """A submitted job that raised in its worker (re-raised by ``next``)."""
+
+    error: BaseException
+
+
 class LocalPool:
     """``workers`` processes of this machine playing pairings (module docstring)."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._pool: Any = None
+        self._here: deque[tuple[Callable[[Any], Any], Any]] = deque()  # one worker: played here
+        self._done: queue.SimpleQueue[Any] = queue.SimpleQueue()  # finished, not yet taken
+        self._pending = 0  # submitted, not yet taken
+
+    @property
+    def capacity(self) -> int:
+        """Jobs played at once."""
+        return self.workers
+
+    def _processes(self) -> Any:
+        if self._pool is None:
+            ctx = multiprocessing.get_context("spawn")
+            self._pool = ctx.Pool(self.workers, initializer=_worker_init)
+        return self._pool
 
     def contestant(
         self, label: str, spec: str, kind: str, folder: Path, files: list[str]
@@ -203,10 +231,7 @@ class LocalPool:
                     return
                 yield fn(job)
             return
-        if self._pool is None:
-            ctx = multiprocessing.get_context("spawn")
-            self._pool = ctx.Pool(self.workers, initializer=_worker_init)
-        results = self._pool.imap_unordered(fn, jobs)
+        results = self._processes().imap_unordered(fn, jobs)
         for _ in jobs:
             left = deadline - clock()
             if left <= 0:
@@ -216,12 +241,44 @@ class LocalPool:
             except multiprocessing.TimeoutError:
                 return
 
+    def submit(self, fn: Callable[[Any], T], job: Any) -> None:
+        """Play ``fn(job)`` on the next free worker (one worker: here, when ``next`` asks)."""
+        self._pending += 1
+        if self.workers == 1:
+            self._here.append((fn, job))
+            return
+        self._processes().apply_async(
+            fn, (job,), callback=self._done.put, error_callback=lambda e: self._done.put(_Failed(e))
+        )
+
+    def next(self, deadline: float = math.inf, clock: Callable[[], float] = time.monotonic) -> Any:
+        """The result of a submitted job, the first to finish; None when none is pending, or
+        past ``deadline`` (the jobs in flight play on until ``close``)."""
+        left = deadline - clock()
+        if not self._pending or left <= 0:
+            return None
+        if self.workers == 1:
+            fn, job = self._here.popleft()
+            self._pending -= 1
+            return fn(job)
+        try:
+            got = self._done.get(timeout=None if left == math.inf else left)
+        except queue.Empty:
+            return None
+        self._pending -= 1
+        if isinstance(got, _Failed):
+            raise got.error
+        return got
+
     def close(self) -> None:
         """End the workers now (a pairing in flight is lost, as with a kill)."""
         if self._pool is not None:
             self._pool.terminate()
             self._pool.join()
             self._pool = None
+        self._here.clear()
+        self._done = queue.SimpleQueue()
+        self._pending = 0
 
 
 class RayPool:
@@ -239,6 +296,17 @@ class RayPool:
                 raise ValueError(f"cannot join the Ray cluster at {address}: {err}") from None
         self._ray = ray
         self._tasks: dict[Callable[[Any], Any], Any] = {}
+        self._pending: list[Any] = []  # submitted, not yet taken
+
+    @property
+    def capacity(self) -> int:
+        """Jobs played at once: the cluster's CPUs (a pairing is a task of one)."""
+        return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
+
+    def _task(self, fn: Callable[[Any], Any]) -> Any:
+        if fn not in self._tasks:
+            self._tasks[fn] = self._ray.remote(num_cpus=1)(fn)
+        return self._tasks[fn]
 
     def contestant(
         self, label: str, spec: str, kind: str, folder: Path, files: list[str]
@@ -254,9 +322,7 @@ class RayPool:
         clock: Callable[[], float] = time.monotonic,
     ) -> Iterator[T]:
         """``fn(job)`` as a Ray task per job, results as they finish, none past ``deadline``."""
-        if fn not in self._tasks:
-            self._tasks[fn] = self._ray.remote(num_cpus=1)(fn)
-        pending = [self._tasks[fn].remote(job) for job in jobs]
+        pending = [self._task(fn).remote(job) for job in jobs]
         try:
             while pending:
                 left = deadline - clock()
@@ -271,7 +337,24 @@ class RayPool:
             for ref in pending:
                 self._ray.cancel(ref, force=True)
 
+    def submit(self, fn: Callable[[Any], T], job: Any) -> None:
+        """``fn(job)`` as a Ray task."""
+        self._pending.append(self._task(fn).remote(job))
+
+    def next(self, deadline: float = math.inf, clock: Callable[[], float] = time.monotonic) -> Any:
+        """The result of a submitted task, the first to finish; None when none is pending, or
+        past ``deadline``."""
+        left = deadline - clock()
+        if not self._pending or left <= 0:
+            return None
+        timeout = None if left == math.inf else left
+        done, self._pending = self._ray.wait(self._pending, num_returns=1, timeout=timeout)
+        return self._ray.get(done[0]) if done else None
+
     def close(self) -> None:
         """Leave the cluster (it runs on; only this league's tasks end with it)."""
+        for ref in self._pending:
+            self._ray.cancel(ref, force=True)
+        self._pending = []
         if self._owned:
             self._ray.shutdown()

@@ -45,9 +45,22 @@ def _notes(report: dict[str, Any]) -> list[str]:
     return skipped + [line for p in report["pairings"] for line in p["forfeits"]]
 
 
+def provisional_text(report: dict[str, Any]) -> str | None:
+    """The line a provisional report opens with (its schedule was not done), else None."""
+    if not report.get("provisional"):
+        return None
+    why = report.get("provisional_reason") or "the league was stopped before its schedule was done"
+    return (
+        f"Provisional ranking: {why} before the schedule was done; run the same command again "
+        "to go on from the record."
+    )
+
+
 def format_markdown(report: dict[str, Any]) -> str:
     cfg = report["config"]
-    lines = [f"**{report['warning']}**", ""] if "warning" in report else []
+    provisional = provisional_text(report)
+    lines = [f"**{provisional}**", ""] if provisional else []
+    lines += [f"**{report['warning']}**", ""] if "warning" in report else []
     lines += [
         f"# League of {len(report['bots'])} bots",
         "",
@@ -109,11 +122,13 @@ def format_html(report: dict[str, Any]) -> str:
     )
     items = "".join(f"<li>{html.escape(n)}</li>" for n in _notes(report))
     cfg = report["config"]
+    provisional = provisional_text(report)
     return (
         "<!doctype html><html><head><meta charset='utf-8'><title>Rack-O league</title>"
         "<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
         "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
         "td:nth-child(2){text-align:left}</style></head><body>"
+        + (f"<p style='font-weight:bold'>{html.escape(provisional)}</p>" if provisional else "")
         + (
             f"<p style='color:#b00;font-weight:bold'>{html.escape(report['warning'])}</p>"
             if "warning" in report
@@ -153,6 +168,7 @@ GRADE_COLUMNS = [
     "rounds",
     "forfeits",
     "note",
+    "provisional",
 ]
 
 
@@ -165,9 +181,11 @@ def _cell(value: Any) -> str:
 
 def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
     """One row per student of every submission: the bot's rank, rating and totals, or in
-    ``note`` why it did not play."""
+    ``note`` why it did not play; ``provisional``: true where the league was stopped before its
+    schedule was done (the ranking so far)."""
     ranked = {b["name"]: (i, b) for i, b in enumerate(report["bots"], 1)}
     skipped = {line.partition(":")[0]: line for line in report["skipped"]}
+    provisional = "true" if report.get("provisional") else "false"
     rows = []
     for sub in export:
         if sub.alias in ranked:
@@ -177,6 +195,7 @@ def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
         else:
             note = skipped.get(sub.alias, f"{sub.alias}: did not play")
             values = ["", len(report["bots"]), "", "", "", "", "", "", note]
+        values.append(provisional)
         for person in sub.submitters or [None]:
             who = [person.name, person.sid, person.email] if person else ["", "", ""]
             rows.append([_cell(v) for v in [*who, sub.folder.name, sub.alias, *values]])

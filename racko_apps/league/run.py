@@ -17,10 +17,13 @@ from typing import Any
 from agents.extras import require
 from racko_apps.league.clock import DEFAULT_SECONDS_PER_ROUND
 from racko_apps.league.pool import Contestant, LoadJob, LocalPool, Play, RayPool, try_load
-from racko_apps.league.record import Record, recorded_settings, standings
+from racko_apps.league.record import Record, recorded_settings
 from racko_apps.league.report import write_grades, write_reports
-from racko_apps.league.rounds import Pairer, Plan, adaptive, clock, round_robin
+from racko_apps.league.rounds import Plan, adaptive, round_robin
+from racko_apps.league.stopped import Progress, stopped_sure, stopped_text
+from racko_apps.league.stopped import report as make_report
 from racko_apps.league.submissions import Entry, Exported, league_entries
+from racko_apps.league.workqueue import Pairer, clock
 from racko_apps.sandbox.bwrap import check_isolation
 from racko_apps.sandbox.isolation import ISOLATIONS, NOT_ISOLATED, choose_isolation
 from racko_apps.sandbox.jit import jit_cache
@@ -199,23 +202,26 @@ def _play(
     play: Play,
     say: tuple[Any, bool],
     times: tuple[float, float],
-) -> tuple[list[Entry], list[str], Pairer, dict[str, Any] | None]:
-    """Load the bots, then play what the schedule asks for: the bots that play, the lines of
-    those that do not load, the pairer and (adaptive) how sure the ratings are."""
+    got: Progress,
+) -> dict[str, Any] | None:
+    """Load the bots, then play what the schedule asks for, keeping in ``got`` the bots that
+    play, the lines of those that do not load and the pairer; (adaptive) how sure the ratings
+    are."""
     log, progress = say
     contestants = {
         e.key: pool.contestant(e.label, e.spec, e.kind, _home(e, folder), _files(e))
         for e in entries
     }
-    playing, failed = _load(record, pool, entries, contestants, play, plan.players)
-    pairs = Pairer(record, playing, pool, contestants, plan, play, log, progress)
+    playing, got.failed = _load(record, pool, entries, contestants, play, plan.players)
+    got.playing = playing
+    pairs = got.pairs = Pairer(record, playing, pool, contestants, plan, play, log, progress)
     sure = None
     if plan.schedule == "round-robin":
         round_robin(pairs, playing, log, plan.players)
     else:
         sure = adaptive(pairs, playing, plan, times[1], log)
         log(f"league: {sure['stopped']} ({(clock() - times[0]) / 60:.1f} min)")
-    return playing, failed, pairs, sure
+    return sure
 
 
 def run_league(
@@ -272,24 +278,36 @@ def run_league(
     play = Play(limits, rules, pairing_seconds, max_forfeits, chosen, tables, record_dir, allowed)
     settings = {"players": players, "rounds": rounds, "seed": seed}
     record = Record(db, {**settings, **({"rules": rules} if rules else {})})
+    head = {
+        **({} if warning is None else {"isolated": chosen != "none", "warning": warning}),
+        "schema": SCHEMA,
+        "config": {
+            **_config(plan, play, folder, record, schedule != "round-robin"),
+            "seed_secret": secret,
+        },
+        "skipped": skipped,
+    }
     pool: LocalPool | RayPool | None = None
+    got, stop = Progress(), None
     try:
-        pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
-        playing, failed, pairs, sure = _play(
-            pool, record, entries, folder, plan, play, (log, progress), (started, deadline)
-        )
-        report = {
-            **({} if warning is None else {"isolated": chosen != "none", "warning": warning}),
-            "schema": SCHEMA,
-            "config": {
-                **_config(plan, play, folder, record, sure is not None),
-                "seed_secret": secret,
-            },
-            "skipped": skipped + failed,
-            **standings(record, playing, pairs.seconds),
-            **({"sure": sure} if sure else {}),
-            **({} if record_dir is None else {"records": pairs.records}),
-        }
+        try:
+            pool = RayPool(address) if address else LocalPool(workers or os.cpu_count() or 1)
+            times = (started, deadline)
+            sure = _play(pool, record, entries, folder, plan, play, (log, progress), times, got)
+            provisional = None
+            if got.pairs is not None and got.pairs.out_of_time:
+                provisional = f"the time budget of {budget_minutes:g} min was spent"
+        except KeyboardInterrupt as err:  # the ranking so far, marked provisional
+            stop, provisional = err, stopped_text(err)
+            if pool is not None:
+                pool.close()  # the pairings in flight end with their workers
+            playing = got.bots(entries, record)
+            sure = (
+                None
+                if schedule == "round-robin"
+                else stopped_sure(record, playing, plan, provisional)
+            )
+        report = make_report(record, entries, got, sure, provisional, head)
     finally:
         if pool is not None:
             pool.close()
@@ -297,4 +315,7 @@ def run_league(
     write_reports(out or folder, report)
     if export is not None:
         write_grades(out or folder, report, export)
+    if stop is not None:
+        stop.provisional = (out or folder) / "league.md"  # type: ignore[attr-defined]
+        raise stop
     return report

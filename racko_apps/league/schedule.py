@@ -3,8 +3,9 @@
 A round robin of 200 submissions is 19,900 pairings, most between bots so far apart that the
 result is known in advance. As Kaggle's simulation leagues do, ``plan_round`` pairs each bot whose
 95% interval is still wider than the target with the nearest bot in rating order that it has not
-met, each bot in at most one pairing per round so that a round plays at once. The league plays a
-round, updates the ratings and plans the next. Ties in the rating order are broken by a hash of
+met, each bot in at most one pairing per round so that a round plays at once. The league plans
+the next round when the last one's pairings have all gone to workers, from the ratings so far,
+among the bots not playing then (racko_apps.league.rounds). Ties in the rating order are broken by a hash of
 the league's seed and the label, so the same ratings and record give the same plan.
 """
 
@@ -49,13 +50,15 @@ def plan_round(
     played: set[frozenset[str]],
     seed: int = 0,
     players: int = 2,
+    playing: Iterable[str] = (),
 ) -> list[tuple[str, ...]]:
     """One pairing round: tables of ``players`` keys (each in label order), every bot in at most
-    one. Each of ``seekers`` (widest interval first) sits with the free bots nearest to it in
-    rating order (by distance in rank, then in mu) with whom its table is not in ``played``."""
+    one, and none of those ``playing`` now (keys). Each of ``seekers`` (widest interval first)
+    sits with the free bots nearest to it in rating order (by distance in rank, then in mu) with
+    whom its table is not in ``played``."""
     order = sorted(bots, key=lambda b: (-b.mu, _tiebreak(seed, b.label)))
     place = {b.key: i for i, b in enumerate(order)}
-    busy: set[str] = set()
+    busy: set[str] = set(playing)
     tables: list[tuple[str, ...]] = []
     for bot in seekers:
         if bot.key in busy:

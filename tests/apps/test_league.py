@@ -203,6 +203,13 @@ def test_ctrl_c_stops_with_one_line_and_keeps_the_record(tmp_path):
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert err.startswith("racko league: stopped;") and str(db) in err
     assert 1 <= len(rows(db)) < 3
+    # the ranking so far, marked provisional (test_league_queue.py: SIGTERM, and the rerun)
+    assert (
+        (tmp_path / "league.md")
+        .read_text()
+        .startswith("**Provisional ranking: the league was stopped (Ctrl-C)")
+    )
+    assert json.loads((tmp_path / "league.json").read_text())["provisional"] is True
 
 
 def leftovers(token: str, folder: Path) -> list[int]:

@@ -101,6 +101,7 @@ def test_a_league_of_an_export_writes_grades(tmp_path, can_isolate, capsys):
     assert by_sid["2002"]["Name"].startswith("'=HYPERLINK")  # shown as text, not a formula
     assert by_sid["2004"]["rank"] == "" and "holds no bot" in by_sid["2004"]["note"]
     assert by_sid["1815"]["bots"] == "3"
+    assert {r["provisional"] for r in rows} == {"false"}  # the league ran through
     page = (out / "league.md").read_text() + (out / "league.html").read_text()
     assert "team_red" in page and "sub_102" in page
     assert "Ada" not in page and "example.edu" not in page

@@ -21,7 +21,7 @@ from agents.obs import legal_actions
 from racko_apps.grade.rubric import parse_rubric
 from racko_apps.grade.run import grade
 from racko_apps.league import record as league_record
-from racko_apps.league import rounds as league_rounds
+from racko_apps.league import workqueue as league_queue
 from racko_apps.league.run import run_league
 from racko_apps.referee.book import Strikes
 from racko_apps.referee.match import play_match, seat_bot
@@ -118,13 +118,22 @@ def test_an_interrupted_league_resumes_to_the_same_table(tmp_path, monkeypatch):
     db = tmp_path / "cut.sqlite"
     with pytest.raises(KeyboardInterrupt):
         run_league(tmp_path, db=db, out=tmp_path / "cut", **settings)
-    monkeypatch.setattr(league_record.Record, "add", add)
+    cut = json.loads((tmp_path / "cut" / "league.json").read_text())
+    assert cut["provisional"] is True and len(cut["pairings"]) == 5  # the ranking so far
+    assert "the league was stopped (Ctrl-C) with 8 interval(s)" in cut["sure"]["stopped"]
+    played: list[tuple[str, ...]] = []
+
+    def counted(self, bots, result):
+        played.append(tuple(e.label for e in bots))
+        add(self, bots, result)
+
+    monkeypatch.setattr(league_record.Record, "add", counted)
     log: list[str] = []
     again = run_league(tmp_path, db=db, out=tmp_path / "cut", **{**settings, "log": log.append})
     assert "5 pairing(s) on record" in log[0]
     assert any("planned and not played yet" in line for line in log), log
-    assert table(again) == table(whole)
-    assert len(again["pairings"]) == len(whole["pairings"])
+    assert table(again) == table(whole) and again["provisional"] is False
+    assert len(again["pairings"]) == len(whole["pairings"]) == 5 + len(played)  # none replayed
 
 
 @pytest.mark.slow
@@ -133,14 +142,14 @@ def test_a_time_budget_cuts_the_rounds_and_a_rerun_goes_on(tmp_path, monkeypatch
     # budget of 4 minutes holds 8 pairings
     names = noisy_bots(monkeypatch, 10)
     now = {"t": 0.0}
-    play = league_rounds.play_pairing
+    play = league_queue.play_pairing
 
     def timed(job):
         now["t"] += 30.0
         return play(job)
 
-    monkeypatch.setattr(league_rounds, "play_pairing", timed)
-    monkeypatch.setattr(league_rounds, "_clock", lambda: now["t"])
+    monkeypatch.setattr(league_queue, "play_pairing", timed)
+    monkeypatch.setattr(league_queue, "_clock", lambda: now["t"])
     # never narrow enough: the budget or the pairings a bot may ask for end each run
     settings = dict(rounds=1, seed=0, baselines=names, workers=1, target=0.5, max_pairings=3)
     log: list[str] = []
