@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import fields
-from typing import Any
+from typing import Any, NoReturn
 
 from racko_env.config import RulesConfig
 
 # RulesConfig fields set by these flags (num_players comes from each command's own --players).
 RULES_FLAGS = tuple(f.name for f in fields(RulesConfig) if f.name != "num_players")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line naming the flag (the project's rule for bad
+    input: a usage block above the error would bury it), for every racko command."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def flag(name: str) -> str:

@@ -20,7 +20,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from racko_env.cli import add_rules_arguments, flag_names, positive_int, rules_options
+from racko_env.cli import (
+    OneLineParser,
+    add_rules_arguments,
+    flag_names,
+    positive_int,
+    rules_options,
+)
 from racko_eval.solitaire_turns import format_solitaire, plot_solitaire
 from racko_eval.tournament import BotError, IllegalActionError, run_tournament
 
@@ -28,7 +34,7 @@ __all__ = ["format_table", "main", "plot_report", "run_tournament"]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="racko evaluate",
         description="Duplicate tournament between Rack-O bots: every bot in every seat equally "
         "often on the same deals; win rates with 95% intervals, scores and ratings. With "

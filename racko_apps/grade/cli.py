@@ -27,6 +27,7 @@ from racko_apps.grade.run import grade
 from racko_apps.grade.secret import SecretError, read_secret
 from racko_apps.sandbox.isolation import ISOLATIONS
 from racko_apps.sandbox.wire import IsolationUnavailableError
+from racko_env.cli import OneLineParser
 from racko_env.files import write_text_atomic
 
 ISOLATION_CHOICES = (*ISOLATIONS, "auto")
@@ -34,7 +35,7 @@ __all__ = ["build_parser", "format_report", "grade", "load_rubric", "main", "par
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="racko grade",
         description="Grade a bot: it loads, plays legal moves fast enough on sampled positions, "
         "and wins duplicate rounds against the baselines; points from a rubric (YAML).",

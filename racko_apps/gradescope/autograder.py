@@ -13,7 +13,6 @@ submission is or does, and even when the grader itself fails, a valid results.js
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import sys
@@ -31,6 +30,7 @@ from racko_apps.league.submissions import scan
 from racko_apps.referee.match import is_python_spec
 from racko_apps.sandbox.isolation import ISOLATIONS, choose_isolation
 from racko_apps.sandbox.wire import IsolationUnavailableError
+from racko_env.cli import OneLineParser
 from racko_env.files import write_text_atomic
 
 ROOT = "/autograder"  # Gradescope's folder (source/, submission/, results/)
@@ -278,7 +278,7 @@ def autograde(
 
 def autograde_main(argv: list[str] | None = None) -> int:
     """What ``run_autograder`` runs: exit 0 whenever a results.json was written."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m racko_apps.gradescope.autograder",
         description="Grade the bot in ROOT/submission on a rubric and write "
         "ROOT/results/results.json (Gradescope's autograder; racko gradescope-kit writes the "

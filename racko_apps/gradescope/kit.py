@@ -11,7 +11,6 @@ name from a package index), ``run_autograder``, ``rubric.yaml``, the rubric's st
 
 from __future__ import annotations
 
-import argparse
 import io
 import shutil
 import subprocess
@@ -30,6 +29,7 @@ from racko_apps.grade.secret import (
     secret_text,
 )
 from racko_apps.gradescope.autograder import ISOLATION_CHOICES, ROOT
+from racko_env.cli import OneLineParser
 from racko_env.files import write_bytes_atomic
 
 EXTRA = "eval"  # the pyproject extra setup.sh installs (pydantic included)
@@ -226,7 +226,7 @@ def write_kit(
 
 def kit_main(argv: list[str] | None = None) -> int:
     """``racko gradescope-kit RUBRIC --out DIR``."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="racko gradescope-kit",
         description="Write a Gradescope autograder for a rubric, dealing from the kit's secret "
         "seed, zipped as DIR/autograder.zip (docs/coursework/gradescope.md).",

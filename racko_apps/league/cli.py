@@ -35,12 +35,12 @@ from racko_apps.league.submissions import read_aliases, read_gradescope_export
 from racko_apps.sandbox.isolation import ISOLATIONS, NOT_ISOLATED
 from racko_apps.sandbox.toolkit import DEFAULT_ALLOW
 from racko_apps.sandbox.wire import DEFAULT_ROUND_SECONDS, IsolationUnavailableError, Limits
-from racko_env.cli import add_rules_arguments, flag_names, rules_options
+from racko_env.cli import OneLineParser, add_rules_arguments, flag_names, rules_options
 
 
 def _parser() -> argparse.ArgumentParser:
     """The command line of ``racko league``."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="racko league",
         description="Rate every bot in a folder (NAME.py, NAME.onnx with NAME.json, a package "
         "NAME/) by duplicate matches, with OpenSkill ratings and their 95% intervals; a rerun "

@@ -11,13 +11,13 @@ The bot plays at once, from its folder: ``racko play --bots my_bot:Bot`` (``my_b
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import keyword
 import sys
 from pathlib import Path
 
 from racko_apps.new_bot.weights import WEIGHTS_FILE, WEIGHTS_TEMPLATE, starter_weights
+from racko_env.cli import OneLineParser
 from racko_env.files import write_bytes_atomic, write_text_atomic
 
 GUIDE = """What the bot sees. ``act(observation)`` gets exactly what its seat may know, the env's dict
@@ -280,7 +280,7 @@ def write_bot(name: str, folder: Path, kind: str = "class") -> tuple[Path, Path]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="racko new-bot",
         description="Write a starter bot NAME.py (class Bot, or with --function a function act; "
         "a simple legal policy, docstrings on reading the observation) and its test test_NAME.py.",

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from racko_env.cli import add_rules_arguments, flag_names, rules_options
+from racko_env.cli import OneLineParser, add_rules_arguments, flag_names, rules_options
 from racko_env.config import RulesConfig
 
 # ------------------------------------------------------------------------- command line
@@ -24,7 +24,7 @@ from racko_env.config import RulesConfig
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``racko play`` command line (also ``racko`` with options only)."""
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="racko",
         description="Play Rack-O in the terminal against bots, or watch bots play (--watch).",
         epilog="Bot specs: random, heuristic, expert, search (or search:OPTIONS, e.g. "

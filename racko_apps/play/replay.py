@@ -21,6 +21,7 @@ from typing import Any
 from agents.base import describe_action
 from racko_apps.play.text import SLOT_LABELS, label_bot_slots
 from racko_env.actions import DRAW_PILE, TAKE_DISCARD
+from racko_env.cli import OneLineParser
 from racko_eval.records import RecordError, replay_states
 
 UNDER_DISCARD = 5
@@ -143,7 +144,7 @@ def interactive(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="racko replay",
         description="Step through a recorded game (racko-record/1, written by --record of play, "
         "evaluate, grade and league), every rack shown. See docs/records.md.",

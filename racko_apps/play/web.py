@@ -10,7 +10,6 @@ cache (docs/bots/play-web.md).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -20,6 +19,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from io import BytesIO
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
+
+from racko_env.cli import OneLineParser
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -175,7 +176,7 @@ def make_server(port: int, verbose: bool = False) -> ThreadingHTTPServer:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="racko web",
         description="Serve the browser game on 127.0.0.1 (see docs/bots/play-web.md).",
     )

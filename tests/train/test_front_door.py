@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from racko_env.cli import OneLineParser
 from train.common.front_door import (
     FrontDoor,
     Launch,
-    OneLineParser,
     one_line,
     positive_float,
     positive_int,

@@ -3,8 +3,8 @@
 
 Each has the same command line (``--config``, ``--out``, ``--resume``, the run's length, ``--seed``
 where it takes one, its own flags) and fails the same way: bad input is one line ``NAME: error:
-...`` on stderr and exit status 2. ``fail`` is that line for the other commands of ``train/``,
-``OneLineParser`` and its number types the command line of the examples. Nothing heavy is
+...`` on stderr and exit status 2. ``fail`` is that line for the other commands of ``train/``, and
+``racko_env.cli.OneLineParser`` with these number types the command line of the examples. Nothing heavy is
 imported at load, so that ``thread_defaults`` runs before numpy and torch read them."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from racko_env.cli import positive_int
 
@@ -120,13 +120,6 @@ class FrontDoor:
         except (*user_errors(), *self.errors) as exc:
             return fail(self.name, exc)
         return 0
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse whose usage errors are one line (the project's rule for bad input)."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def positive_float(text: str) -> float:

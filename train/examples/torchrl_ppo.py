@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.extras import needs_extra
-from train.common.front_door import OneLineParser, fail, settings_flags
+from racko_env.cli import OneLineParser
+from train.common.front_door import fail, settings_flags
 
 # each of the extra's packages, when missing, is named with the extra (torchrl needs tensordict)
 with needs_extra("torch", "torchrl", "train/examples/torchrl_ppo.py"):
