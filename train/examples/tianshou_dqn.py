@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from agents.extras import needs_extra
-from train.common.front_door import OneLineParser, fail, probability, settings_flags
+from racko_env.cli import probability
+from train.common.front_door import OneLineParser, fail, settings_flags
 
 with needs_extra("torch", "tianshou", "train/examples/tianshou_dqn.py"):  # each with its extra
     import torch
