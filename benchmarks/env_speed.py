@@ -186,8 +186,7 @@ def headline_figures(report: dict) -> dict[str, float]:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    from racko_env.cli import positive_int
-    from train.common.front_door import positive_float
+    from racko_env.cli import positive_float, positive_int
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=positive_float, default=2.0, help="per measurement")

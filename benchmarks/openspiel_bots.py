@@ -31,8 +31,8 @@ from typing import Any  # noqa: E402
 import numpy as np  # noqa: E402
 
 from agents.base import Bot  # noqa: E402
+from racko_env.cli import OneLineParser, positive_float, positive_int  # noqa: E402
 from racko_env.rules import RACK_SIZE  # noqa: E402
-from train.common.front_door import OneLineParser, positive_float, positive_int  # noqa: E402
 
 try:
     import pyspiel

@@ -1,5 +1,6 @@
 """Command-line flags for the rules options, shared by every racko command (play, evaluate, ...),
-and the argparse type of their counts (``positive_int``).
+and the argparse types of their numbers (``positive_int``, ``positive_float``,
+``probability``).
 
 The flags are derived from ``RulesConfig``'s declaration (``racko_env.config.option``): a new rules
 option gets its flag here without an edit. ``num_players`` comes from each command's ``--players``.
@@ -8,6 +9,7 @@ option gets its flag here without an edit. ``num_players`` comes from each comma
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, NoReturn
 
@@ -51,15 +53,29 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         )
 
 
-def positive_int(text: str) -> int:
-    """An argparse ``type`` for counts (rounds, steps): a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+def _number(convert: Callable[[str], Any], ok: Callable[[Any], bool], expected: str) -> Any:
+    """An argparse ``type``: ``convert`` the text, then ``ok`` the value, else a one-line error
+    saying what was ``expected`` (argparse puts the flag's name in front of it)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        if not ok(value):
+            shown = value if convert is int else text  # a float as typed: '-1', not '-1.0'
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {shown}")
+        return value
+
+    return parse
+
+
+# Counts (rounds, steps): a whole number of at least 1; a finite float above 0; 0 to 1.
+positive_int: Callable[[str], int] = _number(int, lambda v: v >= 1, "a positive integer")
+positive_float: Callable[[str], float] = _number(
+    float, lambda v: 0 < v < float("inf"), "a positive number"
+)
+probability: Callable[[str], float] = _number(float, lambda v: 0 <= v <= 1, "a number from 0 to 1")
 
 
 def rules_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -42,7 +42,7 @@ from racko_env.actions import NUM_ACTIONS, as_action_id
 from racko_env.learner_games import LearnerGames, OpponentSpec, pool_weights, resolve_batch
 from racko_env.observation import OBS_VERSION, layout_for, obs_size
 from racko_env.opponents import BotBatch
-from racko_env.render import render_table
+from racko_env.render import render_in, render_table
 from racko_env.vector.chance import GameSeeds
 
 ILLEGAL_REWARD = -1.0
@@ -204,14 +204,8 @@ class RackoGymEnv(gymnasium.Env):
         return {"action_mask": self.action_masks(), "seat": self.learner, **extra}
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
-            return None
-        text = render_table(self._table(), [f"player_{p}" for p in range(self.num_players)])
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        names = [f"player_{p}" for p in range(self.num_players)]
+        return render_in(self.render_mode, lambda: render_table(self._table(), names))
 
     def _table(self) -> Any:
         """The game as ``render_table`` reads a ``RackoGame``."""

@@ -104,7 +104,7 @@ from racko_env.actions import NUM_ACTIONS, Phase, as_action_id
 from racko_env.config import RulesConfig
 from racko_env.engine import RackoGame
 from racko_env.observation import OBS_SIZES, OBS_VERSION, OFF_TURN_MASK, layout_for, phase_masks
-from racko_env.render import render_table
+from racko_env.render import render_in, render_table
 from racko_env.rules import racko_score
 from racko_env.seat_views import SeatViews
 from racko_env.wrappers import wrap_classic
@@ -331,16 +331,9 @@ class raw_env(AECEnv):
             self.rewards[self.possible_agents[p]] = r
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
-            return None
-        text = render_table(self.game, self.possible_agents, self.viewer)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_in(
+            self.render_mode, lambda: render_table(self.game, self.possible_agents, self.viewer)
+        )
 
     def close(self) -> None:
         pass

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from racko_env.actions import Phase
 from racko_env.engine import RackoGame
 
@@ -41,3 +43,17 @@ def render_table(game: RackoGame, names: list[str], viewer: int | str | None = N
         lines.append(_rack_line(names[p], game.racks[p]))
     lines.append("Scores: " + ", ".join(f"{names[p]} {s}" for p, s in enumerate(game.scores)))
     return "\n".join(lines)
+
+
+def render_in(mode: str | None, text: Callable[[], str]) -> str | None:
+    """An env's ``render()`` in ``render_mode`` ``mode``: the ``text()`` table for "ansi", None
+    after printing it for "human", None with Gymnasium's warning for no mode."""
+    if mode is None:
+        import gymnasium
+
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+        return None
+    if mode == "human":
+        print(text())
+        return None
+    return text()

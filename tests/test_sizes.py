@@ -90,6 +90,7 @@ NEW_FEATURES: dict[str, str] = {
     "agents/feature_obs.py": "feature observation wrappers",
     "train/reference/dqn_features.py": "feature observation: one-file DQN",
     "train/reference/linear_q_features.py": "feature observation: linear Q-learning",
+    "train/common/feature_runs.py": "feature observation: what its two learners share",
     "train/common/flags.py": "feature observation and tabular baselines: the references' flags",
     "benchmarks/features_learners.py": "feature observation: learners benchmark",
     "racko_apps/sandbox/user.py": "course integrity: sandbox user backend",

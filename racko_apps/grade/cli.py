@@ -126,7 +126,3 @@ def _gradescope_writer() -> Any:
     with needs_extra("pydantic", "eval", "racko grade --gradescope"):
         from racko_apps.gradescope.autograder import write_report
     return write_report
-
-
-if __name__ == "__main__":
-    sys.exit(main())

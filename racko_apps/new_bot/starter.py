@@ -334,7 +334,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  racko grade {spec} --rubric {'solitaire' if args.solitaire else 'quick'}")
     print(f"  python -m pytest {test_path.name}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -184,7 +184,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         return interactive(record, states)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

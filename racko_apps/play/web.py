@@ -217,7 +217,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         server.server_close()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from racko_env.cli import positive_int
+from racko_env.cli import positive_float, positive_int
 
 if TYPE_CHECKING:
     from train.common.runs import RunKind
@@ -120,28 +120,6 @@ class FrontDoor:
         except (*user_errors(), *self.errors) as exc:
             return fail(self.name, exc)
         return 0
-
-
-def positive_float(text: str) -> float:
-    """A finite ``float`` above 0, for argparse's ``type=``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text}")
-    return value
-
-
-def probability(text: str) -> float:
-    """A ``float`` from 0 to 1, for argparse's ``type=``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text}")
-    return value
 
 
 def settings_flags(

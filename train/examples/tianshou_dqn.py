@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from agents.extras import needs_extra
-from racko_env.cli import OneLineParser
-from train.common.front_door import fail, probability, settings_flags
+from racko_env.cli import OneLineParser, probability
+from train.common.front_door import fail, settings_flags
 
 with needs_extra("torch", "tianshou", "train/examples/tianshou_dqn.py"):  # each with its extra
     import torch

@@ -5,8 +5,10 @@
 Everything a DQN needs is on this page, top to bottom: the racko vector env observing the
 structured features (``agents.feature_obs.FeatureObservationVector``, one row of ``FEATURE_SIZE``
 columns per game), a Q-network, a replay buffer, epsilon-greedy exploration over the legal
-actions, the double-DQN target with a target network, and at the end a duplicate evaluation
-against each ``--eval-opponents`` bot with 95% intervals. Docs: ``docs/training/features.md``.
+actions, the double-DQN target with a target network. What it shares with the linear learner and
+is not DQN is in ``train.common.feature_runs``: the games, the shaping potential, the progress
+line, and at the end a duplicate evaluation against each ``--eval-opponents`` bot with 95%
+intervals and the run's files. Docs: ``docs/training/features.md``.
 
 The Q-network, ``--network``:
 
@@ -25,32 +27,23 @@ Same ``--seed``, same run (``torch.set_num_threads(1)``).
 
 from __future__ import annotations
 
-import dataclasses
 import io
-import json
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import gymnasium
 import numpy as np
 import torch
 from torch import nn
 
 import agents
-import racko_env  # noqa: F401 - registers racko/Racko-v1
-from agents.feature_obs import (
-    FEATURE_SIZE,
-    LOG_COST,
-    FeatureObservationVector,
-    columns,
-    features_of,
-)
+from agents.feature_obs import FEATURE_SIZE, features_of
 from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
 from racko_env.actions import NUM_ACTIONS
-from racko_env.files import write_bytes_atomic, write_text_atomic
+from racko_env.files import write_bytes_atomic
+from train.common.feature_runs import bot_problem, finish, make_envs, potential, progress
 from train.common.flags import parse_dataclass
 
 
@@ -108,37 +101,20 @@ def check_args(args: Args) -> str | None:
         return f"--num-players must be 2, 3 or 4, got {args.num_players}"
     if args.network not in ("slots", "flat"):
         return f"--network must be 'slots' or 'flat', got {args.network!r}"
-    for name in ("total_steps", "num_envs", "buffer_size", "batch_size", "hidden"):
-        if getattr(args, name) < 1:
-            return f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}"
-    for name in ("train_every", "target_every"):
+    counts = ("total_steps", "num_envs", "buffer_size", "batch_size", "hidden", "train_every")
+    for name in (*counts, "target_every"):  # every count must be 1 or more
         if getattr(args, name) < 1:
             return f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}"
     if not 0 <= args.gamma <= 1 or not 0 <= args.eps_end <= args.eps_start <= 1:
         return "--gamma must be in [0, 1] and 0 <= --eps-end <= --eps-start <= 1"
     if not 0 < args.eps_fraction <= 1 or args.eval_rounds < 0 or args.learning_starts < 0:
         return "--eps-fraction must be in (0, 1]; --eval-rounds, --learning-starts >= 0"
-    for spec in [args.opponent, *opponents(args)]:
-        try:
-            agents.load(spec, args.num_players)
-        except (ValueError, FileNotFoundError) as err:
-            return f"bot {spec!r}: {err}"
-    return None
-
-
-def opponents(args: Args) -> list[str]:
-    return [o for o in args.eval_opponents.split(",") if o]
+    return bot_problem(args)
 
 
 # ----------------------------------------------------------------------------- the Q-network
 
 SLOT_COLUMNS = RACK_SIZE * SLOT_FEATURES  # the slot blocks come first, then the global columns
-COST = next(c.index for c in columns() if c.name == "cost")  # log(1 + the rack's plan cost)
-
-
-def potential(feats: np.ndarray) -> np.ndarray:
-    """Phi(s) = -log(1 + plan cost) / its largest value: 0 for a rack in order, -1 for no plan."""
-    return -feats[:, COST] / LOG_COST
 
 
 def mlp(inputs: int, hidden: int, outputs: int) -> nn.Sequential:
@@ -225,22 +201,6 @@ class ReplayBuffer:
 # ----------------------------------------------------------------------------- training
 
 
-def make_envs(args: Args) -> FeatureObservationVector:
-    """``num_envs`` games on the batched engine, the learner in one seat of each, observing the
-    features (the games' own autoreset: the step after an episode's last one starts it again)."""
-    return FeatureObservationVector(
-        gymnasium.make_vec(
-            "racko/Racko-v1",
-            num_envs=args.num_envs,
-            vectorization_mode="vector_entry_point",
-            num_players=args.num_players,
-            opponents=[args.opponent],
-            reward="win",
-            seed=args.seed,
-        )
-    )
-
-
 def train(args: Args) -> tuple[DQNBot, dict[str, Any]]:
     """DQN for ``total_steps`` learner decisions; returns the greedy bot and the history."""
     torch.set_num_threads(1)
@@ -309,55 +269,22 @@ def train(args: Args) -> tuple[DQNBot, dict[str, Any]]:
 
         if step >= next_report:
             next_report += max(args.total_steps // 10, 1)
-            recent = returns[-1000:]
-            row = {
-                "step": step,
-                "episodes": len(returns),
-                "mean_return": float(np.mean(recent)) if recent else 0.0,
-                "epsilon": eps,
-                "loss": loss,
-                "steps_per_second": step / max(time.time() - start, 1e-9),
-            }
-            history.append(row)
-            if not args.quiet:
-                print(
-                    f"step {step:>8}  return {row['mean_return']:+.3f} over the last "
-                    f"{len(recent)} rounds  eps {eps:.3f}  loss {loss:.4f}  "
-                    f"{row['steps_per_second']:.0f} steps/s",
-                    flush=True,
-                )
+            progress(history, returns, step, eps, start, args.quiet, loss=loss)
     envs.close()
     return DQNBot(q_net, envs.num_cards), {"history": history, "seconds": time.time() - start}
-
-
-def evaluate(bot: DQNBot, args: Args) -> dict[str, dict[str, Any]]:
-    """Duplicate rounds against each evaluation opponent: win rate with its 95% interval."""
-    from racko_eval import quick_win_rates
-
-    return quick_win_rates(bot, opponents(args), args.eval_rounds, args.seed, args.num_players, {})
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     bot, training = train(args)
-    metrics: dict[str, Any] = {"args": dataclasses.asdict(args), **training}
-    if args.eval_rounds:
-        metrics["evaluation"] = results = evaluate(bot, args)
-        for opp, r in results.items():
-            low, high = r["ci95"]
-            print(
-                f"against {opp}: won {100 * r['win_rate']:.1f}% of {r['rounds']} duplicate deals "
-                f"(95% CI {100 * low:.1f}-{100 * high:.1f}%)"
-            )
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
+
+    def save(out: Path) -> Path:
         data = io.BytesIO()
         torch.save(bot.network.state_dict(), data)  # load with torch.load(weights_only=True)
         write_bytes_atomic(out / "dqn.pt", data.getvalue())
-        write_text_atomic(out / "metrics.json", json.dumps(metrics, indent=2) + "\n")
-        print(f"wrote {out / 'dqn.pt'} and {out / 'metrics.json'}")
-    return 0
+        return out / "dqn.pt"
+
+    return finish(args, bot, training, save)
 
 
 if __name__ == "__main__":

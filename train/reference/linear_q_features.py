@@ -19,29 +19,28 @@ games' transitions; the step size decays linearly to 0), epsilon-greedy over the
 shaping on the rack's plan cost (``--shaping``; 0 turns it off). At the end the greedy
 policy is evaluated in duplicate rounds (every deal in both seatings, 95% Wilson intervals)
 against each ``--eval-opponents`` bot, and OUT gets ``linear_q.npz`` (the weights; load them with
-``LinearQ.load``) and ``metrics.json``. Same ``--seed``, same run. Docs: ``docs/training/features.md``.
+``LinearQ.load``) and ``metrics.json``: that, the games, the shaping potential and the progress
+line are ``train.common.feature_runs``, shared with the DQN. Same ``--seed``, same run.
+Docs: ``docs/training/features.md``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import io
-import json
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import gymnasium
 import numpy as np
 
 import agents
-import racko_env  # noqa: F401 - registers racko/Racko-v1
-from agents.feature_obs import LOG_COST, FeatureObservationVector, columns, features_of
+from agents.feature_obs import features_of
 from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES
 from racko_env.actions import NUM_ACTIONS
-from racko_env.files import write_bytes_atomic, write_text_atomic
+from racko_env.files import write_bytes_atomic
+from train.common.feature_runs import bot_problem, finish, make_envs, potential, progress
 from train.common.flags import parse_dataclass
 
 
@@ -100,16 +99,7 @@ def check_args(args: Args) -> str | None:
         return "--eps-start and --eps-end must be in [0, 1], --eps-fraction in (0, 1]"
     if args.eval_rounds < 0:
         return f"--eval-rounds must be 0 or more, got {args.eval_rounds}"
-    for spec in [args.opponent, *opponents(args)]:
-        try:
-            agents.load(spec, args.num_players)
-        except (ValueError, FileNotFoundError) as err:
-            return f"bot {spec!r}: {err}"
-    return None
-
-
-def opponents(args: Args) -> list[str]:
-    return [o for o in args.eval_opponents.split(",") if o]
+    return bot_problem(args)
 
 
 # ----------------------------------------------------------------------------- the Q function
@@ -118,14 +108,6 @@ SLOT_WIDTH = SLOT_FEATURES + GLOBAL_FEATURES + 1  # a slot's block, the globals,
 OTHER_WIDTH = GLOBAL_FEATURES + 1  # the globals, a bias
 OTHERS = NUM_ACTIONS - RACK_SIZE  # draw, take the discard, keep, discard
 NUM_WEIGHTS = SLOT_WIDTH + OTHERS * OTHER_WIDTH
-
-
-COST = next(c.index for c in columns() if c.name == "cost")  # log(1 + the rack's plan cost)
-
-
-def potential(feats: np.ndarray) -> np.ndarray:
-    """Phi(s) = -log(1 + plan cost) / its largest value: 0 for a rack in order, -1 for no plan."""
-    return -feats[:, COST] / LOG_COST
 
 
 def action_features(feats: np.ndarray) -> np.ndarray:
@@ -187,22 +169,6 @@ class LinearQ(agents.Bot):
 # ----------------------------------------------------------------------------- training
 
 
-def make_envs(args: Args) -> FeatureObservationVector:
-    """``num_envs`` games on the batched engine, the learner in one seat of each, observing the
-    features (the games' own autoreset: the step after an episode's last one starts it again)."""
-    return FeatureObservationVector(
-        gymnasium.make_vec(
-            "racko/Racko-v1",
-            num_envs=args.num_envs,
-            vectorization_mode="vector_entry_point",
-            num_players=args.num_players,
-            opponents=[args.opponent],
-            reward="win",
-            seed=args.seed,
-        )
-    )
-
-
 def train(args: Args) -> tuple[LinearQ, dict[str, Any]]:
     """Q-learning for ``total_steps`` learner decisions; returns the greedy bot and the history.
 
@@ -255,51 +221,20 @@ def train(args: Args) -> tuple[LinearQ, dict[str, Any]]:
         phi, mask, last_obs = next_phi, next_mask, obs
         if step >= next_report:
             next_report += max(args.total_steps // 10, 1)
-            recent = returns[-1000:]
-            row = {
-                "step": step,
-                "episodes": len(returns),
-                "mean_return": float(np.mean(recent)) if recent else 0.0,
-                "epsilon": eps,
-                "steps_per_second": step / max(time.time() - start, 1e-9),
-            }
-            history.append(row)
-            if not args.quiet:
-                print(
-                    f"step {step:>8}  return {row['mean_return']:+.3f} over the last "
-                    f"{len(recent)} rounds  eps {eps:.3f}  {row['steps_per_second']:.0f} steps/s",
-                    flush=True,
-                )
+            progress(history, returns, step, eps, start, args.quiet)
     envs.close()
     return LinearQ(w, envs.num_cards), {"history": history, "seconds": time.time() - start}
-
-
-def evaluate(bot: LinearQ, args: Args) -> dict[str, dict[str, Any]]:
-    """Duplicate rounds against each evaluation opponent: win rate with its 95% interval."""
-    from racko_eval import quick_win_rates
-
-    return quick_win_rates(bot, opponents(args), args.eval_rounds, args.seed, args.num_players, {})
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     bot, training = train(args)
-    metrics: dict[str, Any] = {"args": dataclasses.asdict(args), **training}
-    if args.eval_rounds:
-        metrics["evaluation"] = results = evaluate(bot, args)
-        for opp, r in results.items():
-            low, high = r["ci95"]
-            print(
-                f"against {opp}: won {100 * r['win_rate']:.1f}% of {r['rounds']} duplicate deals "
-                f"(95% CI {100 * low:.1f}-{100 * high:.1f}%)"
-            )
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
+
+    def save(out: Path) -> Path:
         bot.save(out / "linear_q.npz")
-        write_text_atomic(out / "metrics.json", json.dumps(metrics, indent=2) + "\n")
-        print(f"wrote {out / 'linear_q.npz'} and {out / 'metrics.json'}")
-    return 0
+        return out / "linear_q.npz"
+
+    return finish(args, bot, training, save)
 
 
 if __name__ == "__main__":
