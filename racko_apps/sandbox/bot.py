@@ -33,9 +33,7 @@ from typing import Any
 
 from agents.base import Bot
 from racko_apps.sandbox.bwrap import check_isolation, isolation_argv
-from racko_apps.sandbox.isolation import (
-    ISOLATIONS,
-)
+from racko_apps.sandbox.isolation import ISOLATIONS
 from racko_apps.sandbox.jit import jit_cache
 from racko_apps.sandbox.proc import (
     below,
@@ -45,7 +43,7 @@ from racko_apps.sandbox.proc import (
     kill_started,
     signal_each,
 )
-from racko_apps.sandbox.submission import oversize, submission_paths
+from racko_apps.sandbox.submission import refused, submission_paths
 from racko_apps.sandbox.toolkit import (
     DEFAULT_ALLOW,
     allows_all,
@@ -194,9 +192,9 @@ class SandboxedBot(Bot):
         exposed = self.exposed
         if exposed is None:
             exposed = submission_paths(self.spec, self.folder)
-        too_big = oversize(exposed)
-        if too_big is not None:
-            raise BotFailureError(self.name, "start", too_big)
+        why = refused(exposed)  # a link out of the submission, or too many megabytes
+        if why is not None:
+            raise BotFailureError(self.name, "start", why)
         if self.isolation == "user":
             check_user()
             toolkit = stage(self.allow, whole=True)  # world-readable, wherever racko lives
