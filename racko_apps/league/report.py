@@ -133,7 +133,8 @@ def format_html(report: dict[str, Any]) -> str:
 def write_reports(out: Path, report: dict[str, Any]) -> None:
     """``league.json``, ``league.md`` and ``league.html`` in ``out`` (each written atomically)."""
     out.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
+    secret = 0o600 if report["config"].get("seed_secret") else None  # the teacher's alone
+    write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n", secret)
     write_text_atomic(out / "league.md", format_markdown(report))
     write_text_atomic(out / "league.html", format_html(report))
 

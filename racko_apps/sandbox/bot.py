@@ -43,6 +43,7 @@ from racko_apps.sandbox.proc import (
     kill_started,
     signal_each,
 )
+from racko_apps.sandbox.seeds import told
 from racko_apps.sandbox.submission import refused, submission_paths
 from racko_apps.sandbox.toolkit import (
     DEFAULT_ALLOW,
@@ -112,8 +113,7 @@ class SandboxedBot(Bot):
     ) -> None:
         if not isinstance(tables, int) or isinstance(tables, bool) or tables < 1:
             raise ValueError(f"tables must be a positive integer, got {tables!r}")
-        if isolation is None:
-            isolation = "bwrap" if isolate else "none"
+        isolation = isolation or ("bwrap" if isolate else "none")
         if isolation not in ISOLATIONS:
             raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
         self.isolation = isolation
@@ -372,7 +372,7 @@ class SandboxedBot(Bot):
         assert proc is not None and proc.stdin is not None
         self._signal_all(signal.SIGCONT)
         try:
-            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.write(json.dumps(told(request)).encode() + b"\n")  # no deal's seed
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             self._fail(*self._exit_reason(starting))
@@ -451,8 +451,7 @@ class SandboxedBot(Bot):
             code = None
         detail = ""
         if starting:
-            self._errors.seek(0, os.SEEK_END)
-            size = self._errors.tell()
+            size = self._errors.seek(0, os.SEEK_END)
             self._errors.seek(max(0, size - 400))
             tail = self._errors.read().decode(errors="replace").strip().splitlines()
             detail = f": {tail[-1]}" if tail else ""
