@@ -98,6 +98,7 @@ NEW_FEATURES: dict[str, str] = {
     "racko_apps/league/clock.py": "course integrity: league pairing clock",
     "benchmarks/league_pairing_budget.py": "course integrity: pairing clock benchmark",
     "racko_apps/sandbox/seeds.py": "hardening: the seeds a sandboxed bot is told",
+    "agents/onnx_checks.py": "hardening: a bot file's size and external data",
 }
 
 
