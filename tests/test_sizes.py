@@ -99,6 +99,7 @@ NEW_FEATURES: dict[str, str] = {
     "benchmarks/league_pairing_budget.py": "course integrity: pairing clock benchmark",
     "racko_apps/sandbox/seeds.py": "hardening: the seeds a sandboxed bot is told",
     "agents/onnx_checks.py": "hardening: a bot file's size and external data",
+    "racko_eval/course_files.py": "hardening: safe YAML reading, formula-proof CSV cells",
 }
 
 

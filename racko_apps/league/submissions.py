@@ -33,6 +33,7 @@ from pathlib import Path
 
 from agents import BUILTIN_BOTS
 from racko_apps.sandbox.submission import SAFE, outside_link, refused, shown
+from racko_eval.course_files import load_yaml
 
 __all__ = ["SAFE", "shown"]  # the label alphabet and escape, from the sandbox's submissions
 MAX_LABEL = 64  # characters of a label: a table's column stays readable
@@ -305,7 +306,7 @@ def read_gradescope_export(folder: Path, aliases: dict[str, str] | None = None) 
     if not path.is_file():
         raise ValueError(f"{folder} is not a Gradescope export: no submission_metadata.yml")
     try:
-        metadata = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        metadata = load_yaml(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as err:
         raise ValueError(f"{path}: not YAML ({' '.join(str(err).split())})") from None
     if not isinstance(metadata, dict):
