@@ -35,7 +35,6 @@ from agents import BUILTIN_BOTS
 from racko_apps.sandbox.submission import SAFE, outside_link, refused, shown
 from racko_eval.course_files import load_yaml
 
-__all__ = ["SAFE", "shown"]  # the label alphabet and escape, from the sandbox's submissions
 MAX_LABEL = 64  # characters of a label: a table's column stays readable
 
 

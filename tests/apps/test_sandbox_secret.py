@@ -208,6 +208,7 @@ def test_a_graded_run_shows_no_bot_its_secret(course, isolation, monkeypatch, ca
     assert_found_only_its_canary(report["failures"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("isolation", isolations())
 def test_a_gradescope_kit_shows_no_bot_its_secret(course, isolation, capsys):
     (course / "source").mkdir(mode=0o755)
@@ -226,6 +227,7 @@ def test_a_gradescope_kit_shows_no_bot_its_secret(course, isolation, capsys):
     assert_found_only_its_canary(capsys.readouterr().out.splitlines())  # the teacher's report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("isolation", isolations())
 def test_a_league_shows_no_bot_its_secret(course, isolation, monkeypatch, capsys):
     monkeypatch.setattr("racko_apps.league.run.secrets.randbits", lambda bits: SECRET)
