@@ -18,16 +18,13 @@ import numpy as np
 
 from agents.base import Bot
 from agents.extras import require
+from agents.onnx_checks import BotFileError, read_bot_file
 from racko_env.actions import NUM_ACTIONS
 from racko_env.config import RulesConfig
 from racko_env.observation import DEFAULT, OBS_SIZES, OBS_VERSION, Layout, layout_for, obs_size
 
 FORMAT = "racko-bot"
 SUPPORTED_FORMAT_VERSIONS = (1,)
-
-
-class BotFileError(ValueError):
-    """A bot file that is corrupt, of an unknown format, or made for another game."""
 
 
 class OnnxBot(Bot):
@@ -260,7 +257,7 @@ def load_onnx_bot(path: str | Path, num_players: int = 2, **rules_options: Any) 
         raise FileNotFoundError(f"bot file not found: {path}")
     manifest = _read_manifest(path.with_suffix(".json"))
     check_manifest(manifest, str(path), num_players, rules_options)
-    data = path.read_bytes()
+    data = read_bot_file(path)  # its size and its tensors, checked before onnxruntime reads it
     if hashlib.sha256(data).hexdigest() != manifest["onnx_sha256"]:
         raise BotFileError(f"{path}: the file does not match its manifest's onnx_sha256 (corrupt?)")
     options = ort.SessionOptions()

@@ -108,6 +108,9 @@ NEW_FEATURES: dict[str, str] = {
     "racko_apps/league/workqueue.py": "class scale: the league's work queue",
     "racko_apps/league/stopped.py": "class scale: a stopped league's provisional ranking",
     "benchmarks/league_class.py": "class scale: the league benchmark",
+    "racko_apps/sandbox/seeds.py": "hardening: the seeds a sandboxed bot is told",
+    "agents/onnx_checks.py": "hardening: a bot file's size and external data",
+    "racko_eval/course_files.py": "hardening: safe YAML reading, formula-proof CSV cells",
 }
 
 

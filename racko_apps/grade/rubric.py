@@ -18,6 +18,7 @@ from racko_apps.sandbox.wire import DEFAULT_ROUND_SECONDS
 from racko_env.config import RulesConfig
 from racko_env.rules import MAX_PLAYERS, SOLITAIRE
 from racko_env.solitaire_space import check_size
+from racko_eval.course_files import load_yaml
 
 CHECKS = ("loads", "legal", "speed", "win_rate")
 # Solitaire's exact checks (racko_apps.grade.solitaire): the key of their thresholds' limits.
@@ -318,7 +319,7 @@ def load_rubric(path: str | Path | None = None) -> Rubric:
 
     text, source = rubric_text(path)
     try:
-        data = yaml.safe_load(text)
+        data = load_yaml(text)  # the safe loader: a python/object tag is an error
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""

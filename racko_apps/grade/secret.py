@@ -34,7 +34,9 @@ def secret_text(seed: int) -> str:
 
 
 def read_secret(path: str | Path) -> int:
-    """The seed in a secret file; SecretError (one line) when there is none."""
+    """The seed in a secret file, closed to other users first (``_owner_only``); SecretError
+    (one line) when there is none."""
+    _owner_only(Path(path))
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -51,7 +53,6 @@ def graded_seed(path: str | Path | None) -> tuple[int, str]:
     """The seed of a graded run and its source: the secret in ``path`` when the file exists,
     else fresh entropy (kept only in the teacher's report)."""
     if path is not None and Path(path).exists():
-        _owner_only(Path(path))
         return read_secret(path), "secret"
     return new_secret(), "entropy"
 
@@ -62,4 +63,4 @@ def _owner_only(path: Path) -> None:
     try:
         path.chmod(SECRET_MODE)
     except OSError:
-        pass  # a read-only kit: its own mode is what the zip gave it
+        pass  # a read-only kit, or no such file (read_secret says so)

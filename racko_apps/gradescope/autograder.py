@@ -29,6 +29,7 @@ from racko_apps.gradescope.schema import Results
 from racko_apps.league.submissions import scan
 from racko_apps.referee.match import is_python_spec
 from racko_apps.sandbox.isolation import ISOLATIONS, choose_isolation
+from racko_apps.sandbox.submission import outside_link
 from racko_apps.sandbox.wire import IsolationUnavailableError
 from racko_env.cli import OneLineParser
 from racko_env.files import write_text_atomic
@@ -181,6 +182,8 @@ def find_submission(folder: Path) -> tuple[str, Path]:
     if entries:
         return entries[0].spec, folder
     visible = [p for p in folder.iterdir() if not p.name.startswith((".", "__"))]
+    if len(visible) == 1 and (link := outside_link(visible)):  # another student's folder, say
+        raise SubmissionError(f"no bot in the submission: {link}")
     if len(visible) == 1 and visible[0].is_dir():
         return find_submission(visible[0])
     syntax = _syntax_errors(folder)

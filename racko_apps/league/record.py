@@ -70,6 +70,7 @@ class Record:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self.conn = sqlite3.connect(path)
+        path.chmod(0o600)  # it holds the deals' seed (a secret one): the teacher's alone
         with self.conn:
             self.conn.executescript(_TABLES)
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()

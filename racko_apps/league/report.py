@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from racko_env.files import write_text_atomic
+from racko_eval.course_files import write_csv
 
 
 def game_text(cfg: dict[str, Any]) -> str:
@@ -148,7 +149,8 @@ def format_html(report: dict[str, Any]) -> str:
 def write_reports(out: Path, report: dict[str, Any]) -> None:
     """``league.json``, ``league.md`` and ``league.html`` in ``out`` (each written atomically)."""
     out.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n")
+    secret = 0o600 if report["config"].get("seed_secret") else None  # the teacher's alone
+    write_text_atomic(out / "league.json", json.dumps(report, indent=2) + "\n", secret)
     write_text_atomic(out / "league.md", format_markdown(report))
     write_text_atomic(out / "league.html", format_html(report))
 
@@ -172,14 +174,7 @@ GRADE_COLUMNS = [
 ]
 
 
-def _cell(value: Any) -> str:
-    """A CSV cell a spreadsheet shows as text: a leading ``= + - @`` (a formula) is quoted with
-    an apostrophe; the csv module quotes commas, quotes and newlines."""
-    text = "" if value is None else str(value)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
-
-
-def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
+def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[Any]]:
     """One row per student of every submission: the bot's rank, rating and totals, or in
     ``note`` why it did not play; ``provisional``: true where the league was stopped before its
     schedule was done (the ranking so far)."""
@@ -198,17 +193,11 @@ def grade_rows(report: dict[str, Any], export: list[Any]) -> list[list[str]]:
         values.append(provisional)
         for person in sub.submitters or [None]:
             who = [person.name, person.sid, person.email] if person else ["", "", ""]
-            rows.append([_cell(v) for v in [*who, sub.folder.name, sub.alias, *values]])
+            rows.append([*who, sub.folder.name, sub.alias, *values])
     return rows
 
 
 def write_grades(out: Path, report: dict[str, Any], export: list[Any]) -> Path:
     """``grades.csv`` beside the report: the teacher's, with the students' names (the league's
-    pages show only aliases)."""
-    import csv
-
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(GRADE_COLUMNS)
-    writer.writerows(grade_rows(report, export))
-    return write_text_atomic(out / "grades.csv", buf.getvalue())
+    pages show only aliases); every cell neutralised against formulas (``csv_cell``)."""
+    return write_csv(out / "grades.csv", GRADE_COLUMNS, grade_rows(report, export))

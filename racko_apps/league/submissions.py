@@ -14,7 +14,8 @@ it is touched:
   its weights.
 
 NAME is a Python identifier not starting with ``test_`` or ``_`` (an ``.onnx`` file's stem may be
-any name of the safe alphabet). Sources are parsed, never imported, here: the bot itself runs in
+any name of the safe alphabet). A bot that is a link, or a folder holding a link to outside
+itself, is left out with one line naming the link (``sandbox.submission.outside_link``). Sources are parsed, never imported, here: the bot itself runs in
 its sandbox (racko_apps.sandbox).
 
 Labels go into every report: Markdown tables, HTML, CSV and JSON. A label is therefore made of
@@ -27,14 +28,13 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from agents import BUILTIN_BOTS
-from racko_apps.sandbox.submission import oversize
+from racko_apps.sandbox.submission import SAFE, outside_link, refused, shown
+from racko_eval.course_files import load_yaml
 
-SAFE = re.compile(r"[A-Za-z0-9_.-]+")
 MAX_LABEL = 64  # characters of a label: a table's column stays readable
 
 
@@ -49,19 +49,6 @@ class Entry:
     key: str
     kind: str
     path: Path | None = None
-
-
-def shown(name: str) -> str:
-    """``name`` with every character outside the safe alphabet written as an escape (``\\x0a``,
-    ``\\x7c``...): one line that adds no cell, row, tag or heading wherever it is printed."""
-    out = []
-    for char in name[:200]:
-        if SAFE.fullmatch(char):
-            out.append(char)
-        else:
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-    return "".join(out) + ("..." if len(name) > 200 else "")
 
 
 def safe_label(name: str) -> str:
@@ -123,6 +110,9 @@ def _module_name(name: str) -> bool:
 
 def _onnx(path: Path) -> tuple[Entry | None, str | None]:
     manifest = path.with_suffix(".json")
+    link = outside_link([path, manifest])
+    if link:
+        return None, link
     if not manifest.is_file():
         return None, f"{shown(path.name)}: no manifest {shown(manifest.name)} beside it"
     label = safe_label(path.name)
@@ -133,6 +123,9 @@ def _module(path: Path) -> tuple[Entry | None, str | None]:
     name = path.stem
     if not _module_name(name):
         return None, None  # a helper, a test or no module name at all: not a bot
+    link = outside_link([path])
+    if link:
+        return None, link
     attribute = _attribute(path)
     if not attribute:
         return None, f"{path.name}: defines no top-level class Bot nor function act"
@@ -144,10 +137,13 @@ def _package(path: Path) -> tuple[Entry | None, str | None]:
     init = path / "__init__.py"
     if not _module_name(name) or not init.is_file():
         return None, None  # not a package: a folder of something else
+    link = outside_link([path])
+    if link:
+        return None, link
     attribute = _attribute(init)
     if not attribute:
         return None, f"{name}/: its __init__.py defines no top-level class Bot nor function act"
-    too_big = oversize([path])
+    too_big = refused([path])
     if too_big:
         return None, f"{name}/: {too_big}"
     key = f"{name}@{_folder_digest(path)}"
@@ -309,7 +305,7 @@ def read_gradescope_export(folder: Path, aliases: dict[str, str] | None = None) 
     if not path.is_file():
         raise ValueError(f"{folder} is not a Gradescope export: no submission_metadata.yml")
     try:
-        metadata = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        metadata = load_yaml(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as err:
         raise ValueError(f"{path}: not YAML ({' '.join(str(err).split())})") from None
     if not isinstance(metadata, dict):

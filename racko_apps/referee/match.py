@@ -72,7 +72,7 @@ def sandbox_for(
     label, exposed = label or spec, None
     if is_bot_file_spec(spec):
         require("onnxruntime", "bots", "playing an exported .onnx bot")  # the one-line hint
-        path = (Path(folder) / spec).resolve()
+        path = Path(folder).resolve() / spec  # a link is refused by the sandbox, not followed
         if not path.is_file():
             raise FileNotFoundError(f"bot file {spec!r} does not exist")
         exposed = [p for p in (path, path.with_suffix(".json")) if p.is_file()]

@@ -33,9 +33,7 @@ from typing import Any
 
 from agents.base import Bot
 from racko_apps.sandbox.bwrap import check_isolation, isolation_argv
-from racko_apps.sandbox.isolation import (
-    ISOLATIONS,
-)
+from racko_apps.sandbox.isolation import ISOLATIONS
 from racko_apps.sandbox.jit import jit_cache
 from racko_apps.sandbox.proc import (
     below,
@@ -45,7 +43,8 @@ from racko_apps.sandbox.proc import (
     kill_started,
     signal_each,
 )
-from racko_apps.sandbox.submission import oversize, submission_paths
+from racko_apps.sandbox.seeds import told
+from racko_apps.sandbox.submission import refused, submission_paths
 from racko_apps.sandbox.toolkit import (
     DEFAULT_ALLOW,
     allows_all,
@@ -114,8 +113,7 @@ class SandboxedBot(Bot):
     ) -> None:
         if not isinstance(tables, int) or isinstance(tables, bool) or tables < 1:
             raise ValueError(f"tables must be a positive integer, got {tables!r}")
-        if isolation is None:
-            isolation = "bwrap" if isolate else "none"
+        isolation = isolation or ("bwrap" if isolate else "none")
         if isolation not in ISOLATIONS:
             raise ValueError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {isolation!r}")
         self.isolation = isolation
@@ -194,9 +192,9 @@ class SandboxedBot(Bot):
         exposed = self.exposed
         if exposed is None:
             exposed = submission_paths(self.spec, self.folder)
-        too_big = oversize(exposed)
-        if too_big is not None:
-            raise BotFailureError(self.name, "start", too_big)
+        why = refused(exposed)  # a link out of the submission, or too many megabytes
+        if why is not None:
+            raise BotFailureError(self.name, "start", why)
         if self.isolation == "user":
             check_user()
             toolkit = stage(self.allow, whole=True)  # world-readable, wherever racko lives
@@ -374,7 +372,7 @@ class SandboxedBot(Bot):
         assert proc is not None and proc.stdin is not None
         self._signal_all(signal.SIGCONT)
         try:
-            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.write(json.dumps(told(request)).encode() + b"\n")  # no deal's seed
             proc.stdin.flush()
         except (BrokenPipeError, OSError):
             self._fail(*self._exit_reason(starting))
@@ -453,8 +451,7 @@ class SandboxedBot(Bot):
             code = None
         detail = ""
         if starting:
-            self._errors.seek(0, os.SEEK_END)
-            size = self._errors.tell()
+            size = self._errors.seek(0, os.SEEK_END)
             self._errors.seek(max(0, size - 400))
             tail = self._errors.read().decode(errors="replace").strip().splitlines()
             detail = f": {tail[-1]}" if tail else ""

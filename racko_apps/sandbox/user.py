@@ -173,8 +173,12 @@ def _claim_uid() -> tuple[int, int]:
 
 
 def _copy_read_only(source: Path, target: Path) -> None:
-    """Copy a submission's file or folder, owned by root and readable by all (no links)."""
+    """Copy a submission's file or folder, owned by root and readable by all. A link (one
+    inside the submitted folder: the sandbox refuses others, ``submission.outside_link``) is
+    copied as a relative link to the copy of its target, never to the original."""
     if source.is_symlink():
+        real = os.path.realpath(source)
+        os.symlink(os.path.relpath(real, os.path.realpath(source.parent)), target)
         return
     if source.is_dir():
         target.mkdir(mode=0o755)

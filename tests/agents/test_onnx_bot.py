@@ -276,3 +276,126 @@ except ImportError as err:
     assert "\n" not in line
     assert line.startswith("MissingExtraError | playing an exported .onnx bot needs onnxruntime")
     assert "pip install 'racko[bots]'" in line and 'pip install -e ".[bots]"' in line
+
+
+# ----------------------------------------------------------------------------- external data
+
+
+def _external(data: bytes, location: str, tensor: str = "b") -> bytes:
+    """The graph with tensor ``tensor``'s bytes moved to external data at ``location``."""
+    model = onnx.load_from_string(data)
+    (init,) = [t for t in model.graph.initializer if t.name == tensor]
+    size = len(init.raw_data)
+    init.ClearField("raw_data")
+    init.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", location), ("offset", "0"), ("length", str(size))):
+        entry = init.external_data.add()
+        entry.key, entry.value = key, value
+    return model.SerializeToString()
+
+
+@pytest.fixture
+def no_onnxruntime_load(monkeypatch):
+    """onnxruntime must not be asked to load: a refusal comes first."""
+    import onnxruntime
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("onnxruntime was asked to load the file")
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", refuse)
+
+
+@pytest.mark.parametrize(
+    "location, where",
+    [
+        ("../grades.bin", "in '../grades.bin', outside the bot file's folder"),
+        ("ABSOLUTE", "an absolute path outside the bot file's folder"),
+        ("link.bin", "in 'link.bin', outside the bot file's folder"),
+        ("sub/../../grades.bin", "outside the bot file's folder"),
+        ("bias.bin", "in 'bias.bin' beside it"),
+    ],
+)
+def test_a_bot_file_with_external_data_is_refused_before_onnxruntime_reads_it(
+    tmp_path, no_onnxruntime_load, location, where
+):
+    grades = tmp_path / "grades.bin"
+    grades.write_bytes(np.arange(NUM_ACTIONS, dtype=np.float32).tobytes())
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "link.bin").symlink_to(grades)
+    (folder / "bias.bin").write_bytes(grades.read_bytes())
+    location = str(grades) if location == "ABSOLUTE" else location
+    data = _external(_graph(), location)
+    path = _write(folder, data)
+    with pytest.raises(BotFileError) as refused:
+        load_onnx_bot(path)
+    message = str(refused.value)
+    assert message.startswith(f"{path}: tensor 'b' keeps its data ") and where in message
+    assert message.endswith("a bot file holds its weights itself (save it without external data)")
+    assert "\n" not in message
+
+
+def test_a_bot_file_over_the_cap_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    from agents.onnx_checks import MAX_BOT_FILE_MB
+
+    path = _write(tmp_path, _graph())
+    with open(path, "r+b") as f:
+        f.truncate(MAX_BOT_FILE_MB * 1024 * 1024 + 1)  # sparse: no disk used
+    real = Path.read_bytes
+
+    def read_bytes(self):
+        assert self != path, "the oversized file was read"
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    with pytest.raises(BotFileError, match=r"holds 256\.0 MB, over the cap of 256 MB \("):
+        load_onnx_bot(path)
+
+
+def test_the_wire_walk_finds_every_external_tensor_onnx_finds(tmp_path):
+    """agents.onnx_checks reads the protobuf by hand: against the onnx package's own reading,
+    for external data in an initializer, a node's attribute, a subgraph and a sparse tensor."""
+    from onnx.external_data_helper import _get_all_tensors, uses_external_data
+
+    from agents.onnx_checks import external_tensors
+
+    def tensor(name: str, external: bool) -> onnx.TensorProto:
+        t = numpy_helper.from_array(np.ones(3, dtype=np.float32), name)
+        if external:
+            t.ClearField("raw_data")
+            t.data_location = TensorProto.EXTERNAL
+            entry = t.external_data.add()
+            entry.key, entry.value = "location", f"{name}.bin"
+        return t
+
+    const = helper.make_node("Constant", [], ["c"], value=tensor("in_attribute", True))
+    branch = helper.make_graph(
+        [helper.make_node("Identity", ["in_subgraph"], ["y"])],
+        "branch",
+        [],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])],
+        [tensor("in_subgraph", True), tensor("plain_in_subgraph", False)],
+    )
+    cond = helper.make_node("If", ["flag"], ["z"], then_branch=branch, else_branch=branch)
+    sparse = helper.make_sparse_tensor(
+        tensor("in_sparse", True), numpy_helper.from_array(np.array([0, 1, 2]), "idx"), [3]
+    )
+    graph = helper.make_graph(
+        [const, cond],
+        "g",
+        [helper.make_tensor_value_info("flag", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [3])],
+        [tensor("in_initializer", True), tensor("plain", False)],
+        sparse_initializer=[sparse],
+    )
+    model = helper.make_model(graph)
+    found = sorted(set(external_tensors(model.SerializeToString())))  # a branch is there twice
+    expected = {t.name for t in _get_all_tensors(model) if uses_external_data(t)} | {"in_sparse"}
+    assert found == sorted((name, f"{name}.bin") for name in expected)
+    assert {name for name, _ in found} == {
+        "in_attribute",
+        "in_subgraph",
+        "in_initializer",
+        "in_sparse",
+    }
+    assert external_tensors(_graph()) == []

@@ -107,3 +107,35 @@ def test_a_league_of_an_export_writes_grades(tmp_path, can_isolate, capsys):
     assert "Ada" not in page and "example.edu" not in page
     with pytest.raises(SystemExit):
         main([str(tmp_path), "--gradescope-export", str(export)])
+
+
+def test_every_grades_cell_that_begins_like_a_formula_is_shown_as_text(tmp_path):
+    """OWASP's CSV injection: a cell beginning with = + - @ tab or CR is a formula to a
+    spreadsheet. Students' names, aliases and crash texts are neutralised; numbers stay numbers."""
+    from pathlib import Path
+
+    from racko_apps.league.report import write_grades
+    from racko_apps.league.submissions import Exported, Submitter
+    from racko_eval.course_files import FORMULA_STARTS
+
+    people = (Submitter("=1+1", "+2", "\rcmd@example.edu"), Submitter("\tTab", "@3", "ok"))
+    export = [
+        Exported(Path("submission_1"), people, "-played", None),
+        Exported(Path("submission_2"), (Submitter("Eve", "4", "e"),), "-crashed", None),
+    ]
+    bot = {"name": "-played", "mu": -1.5, "ci95": [-4.0, 1.0], "win_rate": 0.5}
+    report = {
+        "bots": [{**bot, "rounds": 2, "forfeits": 0}],
+        "skipped": ["-crashed: does not load: =cmd|' /C calc'!A0"],
+    }
+    with open(write_grades(tmp_path, report, export), newline="") as f:
+        rows = list(csv.DictReader(f))
+    for row in rows:
+        for column, cell in row.items():
+            numeric = column.startswith(("rating", "win_rate")) and cell
+            assert numeric or not cell.startswith(FORMULA_STARTS), (column, cell)
+    assert [r["Name"] for r in rows] == ["'=1+1", "'\tTab", "Eve"]
+    assert [r["SID"] for r in rows] == ["'+2", "'@3", "4"]
+    assert rows[0]["Email"] == "'\ncmd@example.edu" and rows[0]["alias"] == "'-played"
+    assert rows[0]["rating"] == "-1.5" and rows[0]["rating_low"] == "-4.0"  # numbers, not text
+    assert rows[2]["note"] == "'-crashed: does not load: =cmd|' /C calc'!A0"

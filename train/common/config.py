@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from racko_env.config import RulesConfig, check_option
+from racko_eval.course_files import load_yaml
 
 MAX_SEED = 2**32 - 1
 Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
@@ -326,22 +327,6 @@ def _format(exc: ValidationError, source: str) -> str:
     return f"invalid config {source}: " + "; ".join(problems)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """``yaml.safe_load`` that refuses a mapping with the same key twice (YAML keeps the last)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                line = key_node.start_mark.line + 1
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r} (line {line})", key_node.start_mark
-                )
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
 def read_yaml(path: str | Path) -> dict[str, Any]:
     """A config file as a dict: UTF-8, valid YAML, no duplicate keys, a non-empty mapping."""
     path = Path(path)
@@ -355,7 +340,7 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
             f"offset {exc.start})"
         ) from None
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 (a SafeLoader subclass)
+        data = load_yaml(text, unique_keys=True)
     except yaml.YAMLError as exc:
         detail = " ".join(str(exc).split())
         raise ConfigError(f"config file {path} is not valid YAML: {detail}") from None
