@@ -212,7 +212,7 @@ def tables(report: dict[str, Any], truth: list[str], args: argparse.Namespace) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="a scratch folder (emptied first)")
-    parser.add_argument("--rounds", type=int, default=20, help="deals per pairing (default 20)")
+    parser.add_argument("--rounds", type=int, default=30, help="deals per pairing (default 30)")
     parser.add_argument("--max-pairings", type=int, default=12, help="per bot (default 12)")
     parser.add_argument("--budget", type=float, default=BUDGET_MINUTES, help="minutes (default 15)")
     parser.add_argument("--seed", type=int, default=0, help="the deals' seed (default 0)")
