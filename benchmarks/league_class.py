@@ -13,7 +13,10 @@ limits, and a time budget of ``--budget`` minutes. The results file
 true order, the burner's rank, how wide the 95% intervals are, and the checks: the wall time is
 within the budget, the burner ranks in the bottom three, the strongest honest bot ranks above
 every random-ish one, every bot ranks within ``PLACES`` places of its true place, and whether
-every 95% interval is within the league's target.
+every 95% interval (every honest bot's, and the burner's too) is within the league's target. A bot
+that loses every round is known only to rank below all its opponents, so the file also gives the
+burner's half-width had it lost ``MORE_LOSSES`` more rounds: how far the target is out of its
+reach.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.league_pairing_budget import BURNER
+from racko_apps.league.schedule import Z95
 
 BOT = '''"""The slot-zone strategy, but a random legal move with probability {p}
 (benchmarks/league_class.py)."""
@@ -60,6 +64,7 @@ ZONE_TOP = 0.6  # the weakest one's probability of a random move
 RANDOMISH = (0.9, 0.93, 0.97, 1.0)  # the random-ish bots' probabilities of a random move
 PLACES = 3  # how far from its true place a bot may rank
 BUDGET_MINUTES = 15.0
+MORE_LOSSES = 2000  # further lost rounds in the burner's outlook
 
 
 def write_class(folder: Path) -> list[str]:
@@ -117,13 +122,32 @@ def checks(report: dict[str, Any], truth: list[str], budget: float) -> list[list
             all(order.index(truth[0]) < order.index(name) for name in weak),
         ],
         [f"every honest bot within {PLACES} places of its true place", max(errors) <= PLACES],
+        [
+            f"every honest bot's 95% interval within ±{target:g}",
+            all(b["sigma"] * Z95 <= target for b in report["bots"] if b["name"] != "burner"),
+        ],
         [f"every 95% interval within ±{target:g}", wide <= target],
         ["the ranking is final (not provisional)", not report["provisional"]],
     ]
 
 
+def burner_outlook(report: dict[str, Any], more: int = MORE_LOSSES) -> float:
+    """The burner's 95% half-width had it lost ``more`` further rounds to the honest bot ranked
+    last, rated as the league rates: how far the target is out of reach of a bot that loses all."""
+    from racko_eval.tournament import rating_model
+
+    model = rating_model()
+    burner = next(b for b in report["bots"] if b["name"] == "burner")
+    low = [b for b in report["bots"] if b["name"] != "burner"][-1]
+    rated = [model.rating(mu=b["mu"], sigma=b["sigma"]) for b in (burner, low)]
+    for _ in range(more):
+        rated = [team[0] for team in model.rate([[r] for r in rated], scores=[0.0, 1.0])]
+    return round(Z95 * rated[0].sigma, 2)
+
+
 def tables(report: dict[str, Any], truth: list[str], args: argparse.Namespace) -> list[dict]:
     """The league's summary, its checks and its ranking."""
+    outlook = burner_outlook(report)
     order = [b["name"] for b in report["bots"]]
     honest = [name for name in order if name != "burner"]
     errors = [abs(honest.index(name) - i) for i, name in enumerate(truth)]
@@ -155,8 +179,10 @@ def tables(report: dict[str, Any], truth: list[str], args: argparse.Namespace) -
         ],
         "note": "Rank error: how many places a bot ranks from its true place among the honest "
         "bots (the zone-style bots by their share of random moves, then the random-ish ones). "
-        "OpenSkill adds a little uncertainty with every round rated, so a bot whose games are "
-        "foregone conclusions (the burner forfeits every round) does not narrow its interval.",
+        "A bot that loses every round (the burner forfeits all of them) is known only to rank "
+        "below all its opponents: its rating has no lower bound in the evidence, so its interval "
+        f"narrows ever more slowly (±{outlook:g} after {MORE_LOSSES} more lost rounds to the "
+        "lowest honest bot) and stays wider than the target.",
     }
     check_table = {
         "title": "The checks",
@@ -186,8 +212,8 @@ def tables(report: dict[str, Any], truth: list[str], args: argparse.Namespace) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path, help="a scratch folder (emptied first)")
-    parser.add_argument("--rounds", type=int, default=20, help="deals per pairing (default 20)")
-    parser.add_argument("--max-pairings", type=int, default=8, help="per bot (default 8)")
+    parser.add_argument("--rounds", type=int, default=30, help="deals per pairing (default 30)")
+    parser.add_argument("--max-pairings", type=int, default=12, help="per bot (default 12)")
     parser.add_argument("--budget", type=float, default=BUDGET_MINUTES, help="minutes (default 15)")
     parser.add_argument("--seed", type=int, default=0, help="the deals' seed (default 0)")
     parser.add_argument("--workers", type=int, help="default: one per core")
@@ -214,6 +240,12 @@ def main(argv: list[str] | None = None) -> int:
             "pairings": len(report["pairings"]),
             "burner_rank": [b["name"] for b in report["bots"]].index("burner") + 1,
             "every_interval_within_target": report["sure"]["within_target"] == len(truth) + 1,
+            "honest_intervals_within_target": all(
+                b["sigma"] * Z95 <= report["config"]["target"]
+                for b in report["bots"]
+                if b["name"] != "burner"
+            ),
+            f"burner_half_width_after_{MORE_LOSSES}_more_losses": burner_outlook(report),
             "provisional": report["provisional"],
             "load_average_before": ", ".join(f"{x:g}" for x in load_before),
         },

@@ -37,6 +37,17 @@ from racko_eval.solitaire_turns import solitaire_report
 
 REPORT_SCHEMA = "racko-evaluation/1"
 WIN_POINTS = 1000.0  # ranks for ratings: a win outranks any number of card points
+# OpenSkill's dynamics factor, added to every sigma before each update: it models a player whose
+# skill drifts between matches (its default, 25/300). A bot is a fixed program whose skill does not
+# drift, so none: its interval narrows with every informative match and never widens by itself.
+RATING_TAU = 0.0
+
+
+def rating_model() -> Any:
+    """The OpenSkill model every rating of bots uses (Plackett-Luce, no dynamics)."""
+    from openskill.models import PlackettLuce
+
+    return PlackettLuce(tau=RATING_TAU)
 
 
 class _BotFailureError(RuntimeError):
@@ -489,8 +500,6 @@ def _report(
     seed: int,
     deals: int,
 ) -> dict[str, Any]:
-    from openskill.models import PlackettLuce
-
     n_bots, n = len(setup.labels), setup.num_players
     played = [0] * n_bots
     wins = [0.0] * n_bots
@@ -500,7 +509,7 @@ def _report(
     per_table = [[0.0] * n_bots for _ in lineups]
     per_table_played = [[0] * n_bots for _ in lineups]
     table_of = [i for i, lineup in enumerate(lineups) for _ in seatings(lineup)]
-    model = PlackettLuce()
+    model = rating_model()
     ratings = [model.rating(name=label) for label in setup.labels]
     for deal in outcomes:
         for k, match in enumerate(deal):

@@ -17,6 +17,7 @@ from typing import Any
 from racko_apps.league.schedule import Z95, Rated
 from racko_apps.league.submissions import Entry
 from racko_apps.referee.book import MatchResult
+from racko_eval.tournament import rating_model
 
 
 def recorded_settings(path: Path) -> dict[str, Any] | None:
@@ -174,12 +175,11 @@ class Record:
 
 
 class Ratings:
-    """OpenSkill (Plackett-Luce) ratings of the current bots, one update per recorded round."""
+    """OpenSkill (Plackett-Luce) ratings of the current bots, one update per recorded round, with
+    no dynamics (``racko_eval.tournament.rating_model``): a submission does not change."""
 
     def __init__(self, entries: list[Entry]) -> None:
-        from openskill.models import PlackettLuce
-
-        self.model = PlackettLuce()
+        self.model = rating_model()
         self.labels = {e.key: e.label for e in entries}
         self.of = {e.key: self.model.rating(name=e.label) for e in entries}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import json
 import random
 import shutil
@@ -23,6 +24,7 @@ from racko_apps.grade.run import grade
 from racko_apps.league import record as league_record
 from racko_apps.league import workqueue as league_queue
 from racko_apps.league.run import run_league
+from racko_apps.league.submissions import Entry
 from racko_apps.referee.book import Strikes
 from racko_apps.referee.match import play_match, seat_bot
 from racko_apps.sandbox.wire import Limits
@@ -66,6 +68,19 @@ def spearman(order: list[str], truth: list[str]) -> float:
     n = len(truth)
     d2 = sum((rank[name] - i) ** 2 for i, name in enumerate(truth))
     return 1 - 6 * d2 / (n * (n * n - 1))
+
+
+def test_an_interval_narrows_with_every_round_even_a_foregone_one():
+    """A bot's skill does not drift, so its interval never widens: OpenSkill's default dynamics
+    (tau = 25/300) widen a bot that loses every round from its 706th round on."""
+    entries = [Entry(name, name, name, "builtin") for name in ("strong", "weak")]
+    ratings = league_record.Ratings(entries)
+    sigmas = []
+    for _ in range(1000):
+        ratings.add(("strong", "weak"), [(1.0, 0.0)])
+        sigmas.append(ratings.of["weak"].sigma)
+    assert all(b <= a for a, b in itertools.pairwise(sigmas)), sigmas
+    assert sigmas[-1] < sigmas[0]
 
 
 @pytest.mark.slow
