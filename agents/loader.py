@@ -201,7 +201,10 @@ class StructuredFeatures:
 
         return feature_shape(layout_for(config)).size
 
-    def features(self, obs: Any, num_cards: int, layout: Any) -> Any:
+    def features(self, obs: Any, num_cards: int, layout: Any = None) -> Any:
+        """Observations of ``layout`` (default the rule book's: the learner's seat asks so for
+        its self-play snapshots, which read features at those sizes only)."""
         from agents.batched import group_features
+        from racko_env.observation import DEFAULT
 
-        return group_features(obs, num_cards, layout)
+        return group_features(obs, num_cards, DEFAULT if layout is None else layout)

@@ -19,6 +19,7 @@ the walk against the ``onnx`` package's own reading (tests/agents/test_onnx_bot.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,9 +153,11 @@ def _where(location: str, folder: Path) -> str:
     return f"in {_shown(location)} beside it"
 
 
-def read_bot_file(path: Path) -> bytes:
+def read_bot_file(path: Path, sha256: str) -> bytes:
     """The bytes of the bot file at ``path``, which may be given to onnxruntime; BotFileError
-    (one line naming the file) when they may not. Its size is checked before it is read."""
+    (one line naming the file) when they may not. Its size is checked before it is read, and its
+    hash (the manifest's ``sha256``) before its tensors: a file that is not the one its manifest
+    names is reported as that, whatever its bytes hold."""
     size = path.stat().st_size
     if size > MAX_BOT_FILE_MB * 1024 * 1024:
         raise BotFileError(
@@ -162,6 +165,8 @@ def read_bot_file(path: Path) -> bytes:
             f"{MAX_BOT_FILE_MB} MB (agents.onnx_checks.MAX_BOT_FILE_MB)"
         )
     data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != sha256:
+        raise BotFileError(f"{path}: the file does not match its manifest's onnx_sha256 (corrupt?)")
     try:
         external = external_tensors(data)
     except NotOnnxError as err:

@@ -203,4 +203,6 @@ def test_the_league_refuses_no_tables(tmp_path, capsys):
         main([str(tmp_path), "--tables", "0"])
     assert stop.value.code == 2
     err = capsys.readouterr().err
-    assert err.strip().splitlines()[-1] == "racko league: error: --tables must be positive"
+    assert err.strip().splitlines()[-1] == (
+        "racko league: error: --tables must be positive (see racko league --help)"
+    )
