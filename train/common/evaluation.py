@@ -1,21 +1,32 @@
 """The one evaluation every trainer runs, periodic and final: duplicate rounds of the quick batched
 check (``racko_eval.play_duplicate``) of the learner, as a batch policy, against fixed bots, each
-result in the evaluation record's shape (``train.common.eval_record``). It never needs torch."""
+result in the evaluation record's shape (``train.common.eval_record``); in solitaire
+(``num_players: 1``) the learner's mean turns to Rack-O beside the fixed bots' on the same deals,
+and where the size is small enough its exact expected turns and gap to the optimum
+(``racko_env.solitaire``). It never needs torch."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from pathlib import Path
 from typing import Any
 
+from racko_env.rules import SOLITAIRE
 from train.common.config import GameConfig
 from train.common.eval_record import (
     history_row,
     opponent_result,
+    solitaire_result,
     write_final,
     write_history,
 )
+
+# Solitaire sizes of at most this many states per decision are also evaluated exactly in a run
+# (k=4, N=10 has 967,680: the policy asked at its 2.9 million observations, about 15 s); larger
+# ones are played only (the benchmark evaluates k=4, N=11 exactly itself).
+EXACT_STATES = 1_000_000
 
 
 def evaluate_against(
@@ -33,6 +44,8 @@ def evaluate_against(
     from agents.batched import load_batch
     from racko_eval import play_duplicate
 
+    if cfg.num_players == SOLITAIRE:
+        return solitaire_against(player, cfg, opponents, rounds, seed)
     rules = cfg.rules_options()
     groups = [[opp] for opp in opponents] if cfg.num_players == 2 else [list(opponents)]
     out: dict[str, Any] = {}
@@ -69,12 +82,80 @@ def evaluate_against(
     return out
 
 
+def solitaire_against(
+    player: Any, cfg: GameConfig, bots: list[str], rounds: int, seed: int
+) -> dict[str, Any]:
+    """Solitaire's evaluation: the learner's turns to Rack-O over ``rounds`` deals, and each fixed
+    bot's on the same deals (``racko_eval.play_solitaire``), as ``solitaire_result`` entries
+    keyed ``learner`` and by bot; sizes of up to ``EXACT_STATES`` states also give each one's
+    exact expected turns and gap to the optimum."""
+    rules = cfg.rules_options()
+    out = {"learner": _solitaire_entry("learner", player, rules, rounds, seed)}
+    for bot in bots:
+        out[bot] = _fixed_bot_entry(bot, tuple(sorted(rules.items())), rounds, seed)
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _fixed_bot_entry(
+    spec: str, rules: tuple[tuple[str, Any], ...], rounds: int, seed: int
+) -> dict[str, Any]:
+    """A fixed bot's entry, computed once per run (its deals and its play do not change)."""
+    from agents.batched import load_batch
+
+    options = dict(rules)
+    policy = load_batch(spec, SOLITAIRE, seed=seed, **options)
+    return _solitaire_entry(spec, policy, options, rounds, seed)
+
+
+def _solitaire_entry(
+    name: str, policy: Any, rules: dict[str, Any], rounds: int, seed: int
+) -> dict[str, Any]:
+    from racko_env.config import RulesConfig
+    from racko_env.solitaire_env import mean_ci95
+    from racko_eval import play_solitaire
+
+    config = RulesConfig(num_players=SOLITAIRE, **rules)
+    mean, low, high = mean_ci95(play_solitaire(policy, rules, rounds, seed))
+    exact = exact_turns(policy, config)
+    return solitaire_result(name, rounds, mean, (low, high), seed, *exact)
+
+
+def exact_turns(policy: Any, config: Any) -> tuple[float | None, float | None]:
+    """(the policy's exact expected turns, the optimum) where the size has at most
+    ``EXACT_STATES`` states per decision and an ascending rule-book Rack-O, else (None, None)."""
+    from racko_env.solitaire import evaluate
+    from racko_env.solitaire_space import check_size, space
+
+    k, n = config.rack_size, config.num_cards
+    if config.min_run or config.empty_pile != "shuffle":
+        return None, None  # the solver plays the plain rules
+    try:
+        check_size(k, n)
+    except ValueError:
+        return None, None
+    if space(k, n).num_states > EXACT_STATES:
+        return None, None
+    return evaluate(policy, k, n, turn_limit=config.turn_limit), optimum(k, n)
+
+
+@functools.lru_cache(maxsize=8)
+def optimum(rack_size: int, deck_size: int) -> float:
+    """The optimal expected turns of a solitaire size (``racko_env.solitaire.solve``), once."""
+    from racko_env.solitaire import solve
+
+    return solve(rack_size, deck_size).expected_turns
+
+
 def describe_eval(results: dict[str, Any]) -> str:
     """``vs heuristic 83.1% (81.4%-84.7%), vs expert 49.2% (47.0%-51.4%)``; at a table of 3-4
-    players, the learner's win rate once and each opponent's beside it."""
+    players, the learner's win rate once and each opponent's beside it; in solitaire each one's
+    mean turns (``learner 2.31 (2.25-2.37) turns, exact 2.301, gap 0.7%; expert 2.44 ...``)."""
     if not results:
         return "no opponents"
     first = next(iter(results.values()))
+    if "mean_turns" in first:
+        return "; ".join(describe_turns(name, r) for name, r in results.items())
     if len(first["table"]) > 2:
         lo, hi = first["ci95"]
         others = ", ".join(f"{o} {r['opponent_win_rate']:.1%}" for o, r in results.items())
@@ -85,26 +166,49 @@ def describe_eval(results: dict[str, Any]) -> str:
     )
 
 
+def describe_turns(name: str, r: dict[str, Any]) -> str:
+    """One solitaire entry in words: mean turns, interval, and the exact figures where known."""
+    lo, hi = r["ci95"]
+    text = f"{name} {r['mean_turns']:.2f} ({lo:.2f}-{hi:.2f}) turns"
+    if r.get("exact_turns") is not None:
+        text += f", exact {r['exact_turns']:.4f}, gap {r['gap_percent']:.2f}%"
+    return text
+
+
 class EvalCurve:
     """A run's ``eval_history.json`` as it grows: a row per evaluation with the wall-clock minutes
-    of the run so far (those of the earlier sessions too, on resume)."""
+    of the run so far (those of the earlier sessions too, on resume) and the minutes of them spent
+    in the evaluations themselves, this one included (``eval_minutes``: their difference is the
+    training time, which the learning curves of exact solitaire evaluations are plotted against)."""
 
     def __init__(self, cfg: Any, run_dir: Path, log: Any) -> None:
         self.cfg, self.run_dir, self.log = cfg, run_dir, log
         self.rows: list[dict[str, Any]] = []
         self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
+        self.eval_minutes = 0.0  # of the wall minutes, those spent evaluating
         self.t0 = time.monotonic()
 
     def resume(self, rows: list[dict[str, Any]]) -> None:
         """Continue the record ``rows`` (what the checkpoint resumed from left)."""
         self.rows = rows
         self.minutes_before = max((r.get("minutes", 0.0) for r in rows), default=0.0)
+        self.eval_minutes = max((r.get("eval_minutes", 0.0) for r in rows), default=0.0)
 
-    def add(self, results: dict[str, Any], rounds: int, final: bool = False, **steps: Any) -> None:
+    def add(
+        self,
+        results: dict[str, Any],
+        rounds: int,
+        final: bool = False,
+        seconds: float = 0.0,
+        **steps: Any,
+    ) -> None:
         """The row of one evaluation (``history_row``; ``steps``: its ``timesteps`` and/or
-        ``iteration``), and the file rewritten."""
+        ``iteration``; ``seconds``: the evaluation's own), and the file rewritten."""
         minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
-        self.rows.append(history_row(results, minutes, rounds, final=final, **steps))
+        self.eval_minutes += seconds / 60
+        row = history_row(results, minutes, rounds, final=final, **steps)
+        row["eval_minutes"] = round(self.eval_minutes, 2)
+        self.rows.append(row)
         write_history(self.run_dir, self.rows)
 
     def run(
@@ -113,10 +217,11 @@ class EvalCurve:
         """``section``'s evaluation (the config's ``eval`` or ``final_eval``) of a batch policy and
         its row; the final one also writes ``final_eval.json``. ``log``: a run log to show
         progress in."""
+        start = time.monotonic()
         results = evaluate_against(
             player, self.cfg, section.opponents, section.rounds, section.seed, log
         )
         if final:
             write_final(self.run_dir, results)
-        self.add(results, section.rounds, final, **steps)
+        self.add(results, section.rounds, final, time.monotonic() - start, **steps)
         return results
