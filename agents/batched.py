@@ -18,7 +18,7 @@ from agents.expert_params import QUANTUM, ExpertParams, gap_factor
 from agents.obs import Cards, cards, rules_config
 from racko_env.actions import DISCARD, DRAW_PILE, KEEP, NUM_ACTIONS, TAKE_DISCARD
 from racko_env.config import RulesConfig
-from racko_env.observation import DEFAULT, OBS_SIZES, layout_for
+from racko_env.observation import DEFAULT, OBS_SIZES, Layout, layout_for
 from racko_env.opponents import BotBatch
 
 
@@ -306,12 +306,13 @@ def load_batch(
     return bot if callable(getattr(bot, "act_batch", None)) else BotBatch(bot)
 
 
-def group_features(obs: np.ndarray, num_cards: int) -> np.ndarray:
-    """The structured policy's flat features of observations (``agents.features``, the compiled
-    kernel, imported here when first needed: plain envs do not load numba)."""
+def group_features(obs: np.ndarray, num_cards: int, lay: Layout = DEFAULT) -> np.ndarray:
+    """The structured policy's flat features of observations of layout ``lay`` (the rule book's
+    by default; ``agents.features``, the compiled kernel, imported here when first needed: plain
+    envs do not load numba)."""
     from agents.features import flat_features, rack_features
 
-    return flat_features(*rack_features(obs, num_cards))
+    return flat_features(*rack_features(obs, num_cards, lay))
 
 
 _EXPERT_COSTS: dict[tuple[int, Any], np.ndarray] = {}

@@ -30,7 +30,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from agents.batched import group_features, load_batch
 from racko_env.actions import NUM_ACTIONS
 from racko_env.learner_games import LearnerGames, OpponentSpec, opponent_mix
-from racko_env.observation import OBS_SIZE, OBS_VERSION, layout_for, obs_size
+from racko_env.observation import OBS_VERSION, layout_for, obs_size
 
 SELF = "self"  # the opponents key of the trainer's snapshots (as in the trainers' configs)
 
@@ -95,12 +95,11 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         self.num_cards = config.num_cards
         self._width = layout_for(config).sizes[observation_version]  # the game's own layout
         width = self._width
+        self._layout = layout_for(config)
         if self.features:  # imported here: the kernel loads numba, which plain envs do not need
-            from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, check_rules
+            from agents.features import feature_shape
 
-            check_rules(config)  # one line naming a size the features do not describe
-
-            width += RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
+            width += feature_shape(self._layout).size  # the features of the game's own layout
         low = 0.0 if not self.features else -np.inf
         high = 1.0 if not self.features else np.inf
         self.single_observation_space = spaces.Box(low, high, (width,), dtype=np.float32)
@@ -200,7 +199,8 @@ class RackoVectorEnv(LearnerGames, VectorEnv):
         shown = np.array(obs[:, : self._width], dtype=np.float32)
         if not self.features:
             return shown
-        features = group_features(np.asarray(obs[:, :OBS_SIZE]), self.num_cards)
+        lay = self._layout
+        features = group_features(np.asarray(obs[:, : lay.size]), self.num_cards, lay)
         return np.concatenate([shown, features], axis=1)
 
     def _info(self) -> dict[str, Any]:

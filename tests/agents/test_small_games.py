@@ -1,5 +1,5 @@
 """The bots under the rules options ``rack_size``, ``deck_size`` and solitaire: ``expert``,
-``heuristic`` and ``random`` play them (per game and batched, the same decisions), the planner
+``heuristic``, ``random`` and the structured policy play them (per game and batched, the same decisions), the planner
 stays finite on tiny decks, and every component that does not play them refuses in one line
 naming the option and what does."""
 
@@ -10,7 +10,7 @@ import pytest
 
 import agents
 from agents.batched import load_batch
-from agents.features import Planner, check_rules, exact_costs, racks_with_sentinels
+from agents.features import Planner, exact_costs, feature_shape, racks_with_sentinels
 from agents.obs import card_zone, decode, rules_config, zone_range
 from racko_env import racko_v1
 from racko_env.config import RulesConfig
@@ -133,16 +133,6 @@ REFUSALS = [
 
 
 @pytest.mark.parametrize(("options", "option"), REFUSALS)
-def test_structured_features_refuse_other_sizes(options: dict, option: str) -> None:
-    with pytest.raises(ValueError) as err:
-        check_rules(RulesConfig(**options))
-    text = str(err.value)
-    assert "\n" not in text and text.startswith(f"{option}: the structured policy's features")
-    assert text.endswith("expert, heuristic and random support it")
-    check_rules(RulesConfig(num_players=3))  # the rule book's sizes pass
-
-
-@pytest.mark.parametrize(("options", "option"), REFUSALS)
 def test_search_refuses_other_sizes(options: dict, option: str) -> None:
     options = dict(options)
     n = options.pop("num_players", 2)
@@ -150,7 +140,8 @@ def test_search_refuses_other_sizes(options: dict, option: str) -> None:
         agents.load("search", n, **options)
 
 
-def test_structured_training_refuses_other_sizes() -> None:
+def test_structured_policy_is_sized_to_the_game() -> None:
+    """The structured policy trains at every size: its features read the game's own layout."""
     pytest.importorskip("torch")
     from train.common.config import parse_config
     from train.sb3.model import policy_spec
@@ -163,8 +154,8 @@ def test_structured_training_refuses_other_sizes() -> None:
         },
         "test",
     )
-    with pytest.raises(ValueError, match=r"^rack_size=4: the structured policy's features"):
-        policy_spec(cfg)
+    _, kwargs = policy_spec(cfg)
+    assert (kwargs["num_cards"], kwargs["num_players"], kwargs["rack_size"]) == (12, 2, 4)
 
 
 @pytest.mark.parametrize(
@@ -188,11 +179,17 @@ def test_vector_env_plays_small_games(cfg: dict) -> None:
     assert obs.shape == (3, size) and ended > 0
 
 
-def test_vector_env_features_refuse_other_sizes() -> None:
+def test_vector_env_features_at_other_sizes() -> None:
+    """``features=True`` appends the features of the game's own layout."""
+    from agents.features import flat_features, rack_features
     from agents.vector_env import RackoVectorEnv
 
-    with pytest.raises(ValueError, match=r"^rack_size=4: the structured policy's features"):
-        RackoVectorEnv(2, rack_size=4, deck_size=12, features=True)
+    env = RackoVectorEnv(2, opponents="expert", seed=0, rack_size=4, deck_size=12, features=True)
+    lay = layout_for(RulesConfig(rack_size=4, deck_size=12))
+    obs, _ = env.reset(seed=0)
+    assert obs.shape == (2, lay.size + feature_shape(lay).size)
+    want = flat_features(*rack_features(obs[:, : lay.size], 12, lay))
+    assert np.array_equal(obs[:, lay.size :], want)
 
 
 def test_shipped_bot_files_refuse_other_sizes() -> None:

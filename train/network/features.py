@@ -6,7 +6,9 @@ raw observation learns poorly. ``RackFeatures`` (no weights) computes those quan
 and globally, with the ``expert`` planner's plan costs (``placement_plan_costs``, the torch twin
 of ``agents.expert``). It is a twin of the compiled kernel ``agents.features.rack_features``
 (``tests/agents/test_features.py`` holds the two equal), kept because the exported bot graph
-must hold its features. ``StructuredFeatures`` reads features handed in with the observation
+must hold its features. Both take the game's observation layout
+(``racko_env.observation.layout_for(config)``; the rule book's by default), so every size the
+rules allow has features. ``StructuredFeatures`` reads features handed in with the observation
 (``[observation | features]``, computed by the kernel in training) and computes them otherwise."""
 
 from __future__ import annotations
@@ -16,46 +18,30 @@ from torch import nn
 
 from agents.features import (
     AGE_SCALE,
+    COUNT_SCALE,
+    DEFAULT_SHAPE,
     EXPERT_PLAN,
-    GLOBAL_FEATURES,
     NO_PLAN,
-    SLOT_FEATURES,
+    OPP_STATS,
+    SAVING_SCALE,
     TAKE_DEALT,
     TAKE_REFILLED,
+    FeatureShape,
+    feature_shape,
 )
-from racko_env.observation import (
-    DISCARD_TOP,
-    DRAW_SIZE,
-    DRAW_TOP_KNOWN,
-    HELD,
-    HELD_FROM_DISCARD,
-    IN_DISCARD,
-    OBS_SIZE,
-    OPP_PRESENT,
-    OPP_SCORES,
-    OPP_SLOT_CHANGED,
-    OPP_SLOT_DRAWN,
-    OPP_SLOT_OUT,
-    OPP_SLOTS,
-    OWN_SCORE,
-    PARTNERS,
-    PHASE,
-    RACK,
-    TURN,
-    UNSEEN,
-)
+from racko_env.observation import DEFAULT, Layout
 
-RACK_SIZE = 10
-FEATURES = RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES  # the flattened width (flat_features)
-SAVING_SCALE = 10.0  # plan-cost savings are in expected draws; most lie within +-10
+FEATURES = DEFAULT_SHAPE.size  # the flattened width in the rule book's layout
 
 
-def card_tables(obs: torch.Tensor, num_cards: int) -> tuple[torch.Tensor, torch.Tensor]:
+def card_tables(
+    obs: torch.Tensor, num_cards: int, lay: Layout = DEFAULT
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Cumulative counts (B, N + 1): entry v = cards of value <= v that may come / that are unseen.
     "May come" is unseen or in the discard pile (a shuffle brings the pile back); cards in the own
     rack, in an opponent's known slot or held in public view can not."""
-    unseen = obs[:, UNSEEN.start : UNSEEN.start + num_cards]
-    avail = unseen + obs[:, IN_DISCARD.start : IN_DISCARD.start + num_cards]
+    unseen = obs[:, lay.UNSEEN.start : lay.UNSEEN.start + num_cards]
+    avail = unseen + obs[:, lay.IN_DISCARD.start : lay.IN_DISCARD.start + num_cards]
     zero = torch.zeros_like(unseen[:, :1])
     return (
         torch.cat([zero, torch.cumsum(avail, dim=1)], dim=1),
@@ -75,14 +61,14 @@ def placement_plan_costs(
     gap_power: float = EXPERT_PLAN[0],
     width_power: float = EXPERT_PLAN[1],
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Plan costs (B, C, 10) of the rack with card ``cards[b, c]`` put into each slot, and of the
+    """Plan costs (B, C, k) of the rack (B, k) with card ``cards[b, c]`` put into each slot, and of the
     rack as it is (B,): the same numbers as planning each of those racks, much faster. As in
     ``agents.expert``: the best plan keeping the new card joins the best prefix plan before it
     (forward table) to the best suffix plan after it (backward table), both computed once for the
     rack; the best plan not keeping it is the best plan that spans the slot with one gap."""
-    b = rack.shape[0]
+    b, k = rack.shape
     n = cum_avail.shape[1] - 1
-    size = RACK_SIZE + 2
+    size = k + 2
     dtype = cum_avail.dtype
     total = cum_avail[:, -1].clamp(min=1.0)
     cum = torch.cat([cum_avail, cum_avail[:, -1:]], dim=1)  # value n + 1 counts like n
@@ -119,15 +105,15 @@ def placement_plan_costs(
     span = f[:, :, None] + base + bk[:, None, :]  # (B, i, j)
     p_idx = torch.arange(1, size - 1)
     mask = (pos[None, :, None] < p_idx[:, None, None]) & (p_idx[:, None, None] < pos[None, None, :])
-    skip = torch.where(mask[None], span[:, None], big).amin(dim=(2, 3))  # (B, 10)
+    skip = torch.where(mask[None], span[:, None], big).amin(dim=(2, 3))  # (B, k)
     # left[b, c, p]: best prefix plan ending with the new card c kept at position p
     c = cards[:, :, None, None]  # (B, C, 1, 1)
-    i_pos = pos[None, None, :, None]  # i = 0..11 (only i < p counts)
-    p_pos = p_idx[None, None, None, :]  # p = 1..10
-    lo = vals[:, None, :, None].expand(b, cards.shape[1], size, RACK_SIZE)
+    i_pos = pos[None, None, :, None]  # i = 0..k + 1 (only i < p counts)
+    p_pos = p_idx[None, None, None, :]  # p = 1..k
+    lo = vals[:, None, :, None].expand(b, cards.shape[1], size, k)
     g_left = (p_pos - i_pos - 1).to(dtype).expand_as(lo)
     left = f[:, None, :, None] + gap(lo, c.expand_as(lo), g_left)
-    left = torch.where(i_pos < p_pos, left, big).min(dim=2).values  # (B, C, 10)
+    left = torch.where(i_pos < p_pos, left, big).min(dim=2).values  # (B, C, k)
     g_right = (i_pos - p_pos - 1).to(dtype).expand_as(lo)  # here i plays j > p
     right = gap(c.expand_as(lo), lo, g_right) + bk[:, None, :, None]
     right = torch.where(i_pos > p_pos, right, big).min(dim=2).values
@@ -150,36 +136,45 @@ def _saving(base: torch.Tensor, cost: torch.Tensor) -> list[torch.Tensor]:
     return [_slog(s), s.clamp(-SAVING_SCALE, SAVING_SCALE) / SAVING_SCALE]
 
 
-def opponent_facts(obs: torch.Tensor, card: torch.Tensor, n: int) -> torch.Tensor:
+def opponent_facts(
+    obs: torch.Tensor, card: torch.Tensor, n: int, lay: Layout = DEFAULT
+) -> torch.Tensor:
     """``agents.features.OPP_STATS`` of cards (B, K) (0: none, all 0) -> (B, K, 9): what the
-    next opponent's public slot history (observation version 2) says about each card."""
+    next opponent's public slot history (observation version 2) says about each card; all 0 in
+    solitaire (no opponent)."""
     dtype = obs.dtype
+    k = lay.rack_size
+    if lay.opponents == 0:
+        return torch.zeros((*card.shape, len(OPP_STATS)), dtype=dtype, device=obs.device)
     has = (card > 0).to(dtype)[..., None]
-    z = ((card - 1).clamp(min=0) * RACK_SIZE) // n  # the card's zone slot
-    opp = torch.round(obs[:, OPP_SLOTS.start : OPP_SLOTS.start + RACK_SIZE] * n).long()
+    z = ((card - 1).clamp(min=0) * k) // n  # the card's zone slot
+    opp = torch.round(obs[:, lay.OPP_SLOTS.start : lay.OPP_SLOTS.start + k] * n).long()
     pad = torch.zeros_like(opp[:, :1])
     opp_pad = torch.cat([pad, opp, pad], 1)  # unknown neighbours beyond either end
 
     def at(t: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         return torch.gather(t, 1, idx)
 
-    changed = at(obs[:, OPP_SLOT_CHANGED.start : OPP_SLOT_CHANGED.start + RACK_SIZE], z)
-    drawn = at(obs[:, OPP_SLOT_DRAWN.start : OPP_SLOT_DRAWN.start + RACK_SIZE], z)
-    out = torch.round(at(obs[:, OPP_SLOT_OUT.start : OPP_SLOT_OUT.start + RACK_SIZE], z) * n).long()
-    k, a, b = at(opp, z), at(opp_pad, z), at(opp_pad, z + 2)
+    def block(field: slice) -> torch.Tensor:  # the next opponent's k entries of a per-slot field
+        return obs[:, field.start : field.start + k]
+
+    changed = at(block(lay.OPP_SLOT_CHANGED), z)
+    drawn = at(block(lay.OPP_SLOT_DRAWN), z)
+    out = torch.round(at(block(lay.OPP_SLOT_OUT), z) * n).long()
+    held, a, b = at(opp, z), at(opp_pad, z), at(opp_pad, z + 2)
     one = torch.ones_like(changed)
     left = torch.where(a > 0, torch.where(a < card, one, -one), 0 * one)
     right = torch.where(b > 0, torch.where(b > card, one, -one), 0 * one)
     dealt = (changed <= 0).to(dtype)
-    age = ((obs[:, TURN : TURN + 1] - changed).clamp(min=0) * AGE_SCALE).clamp(max=1.0)
+    age = ((obs[:, lay.TURN : lay.TURN + 1] - changed).clamp(min=0) * AGE_SCALE).clamp(max=1.0)
     room = ((left >= 0) & (right >= 0)).to(dtype)
     take = torch.where(dealt > 0, TAKE_DEALT * one, TAKE_REFILLED * one) * room
     facts = torch.stack(
         [
             dealt,
             drawn,
-            (k > 0).to(dtype),
-            torch.where(k > 0, (k - card).to(dtype) / n, 0 * one),
+            (held > 0).to(dtype),
+            torch.where(held > 0, (held - card).to(dtype) / n, 0 * one),
             left,
             right,
             age,
@@ -192,20 +187,29 @@ def opponent_facts(obs: torch.Tensor, card: torch.Tensor, n: int) -> torch.Tenso
 
 
 class RackFeatures(nn.Module):
-    """Observation (B, ``OBS_SIZE``) -> slot features (B, 10, ``SLOT_FEATURES``) and global features
-    (B, ``GLOBAL_FEATURES``). No weights. Everything is a function of the observation alone;
-    ``reference_features`` in the tests is the same computation in plain Python, card by card."""
+    """Observation (B, ``layout.size``) -> slot features (B, k, S) and global features (B, G),
+    the sizes of ``agents.features.feature_shape(layout)`` (``layout``: the game's observation
+    layout, ``racko_env.observation.layout_for(config)``; the rule book's by default). No weights.
+    Everything is a function of the observation alone; ``reference_features`` in the tests is the
+    same computation in plain Python, card by card."""
 
-    def __init__(self, num_cards: int, draw_rows_only: bool = False) -> None:
+    def __init__(
+        self, num_cards: int, draw_rows_only: bool = False, layout: Layout = DEFAULT
+    ) -> None:
         super().__init__()
         self.num_cards = int(num_cards)
+        if not 0 < self.num_cards <= layout.cards:
+            raise ValueError(f"num_cards must be 1..{layout.cards} in {layout!r}, got {num_cards}")
         self.draw_rows_only = draw_rows_only
-        self.size = FEATURES  # flattened (flat_features)
+        self.layout = layout
+        self.shape: FeatureShape = feature_shape(layout)
+        self.rack_size = layout.rack_size
+        self.size = self.shape.size  # flattened (flat_features)
         self.register_buffer(
             "cards", torch.arange(1, self.num_cards + 1, dtype=torch.long), persistent=False
         )
         self.register_buffer(
-            "slot_ids", torch.eye(RACK_SIZE, dtype=torch.float64), persistent=False
+            "slot_ids", torch.eye(self.rack_size, dtype=torch.float64), persistent=False
         )
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -214,22 +218,22 @@ class RackFeatures(nn.Module):
         # features equal the numpy kernel's (``agents.features``) and the reference's.
         out_dtype = obs.dtype
         obs = obs.to(torch.float64)
-        n = self.num_cards
+        n, lay, k = self.num_cards, self.layout, self.rack_size
         b = obs.shape[0]
         dtype = obs.dtype
-        rack = torch.round(obs[:, RACK] * n).long()
-        held = torch.round(obs[:, HELD] * n).long()
-        top = torch.round(obs[:, DISCARD_TOP] * n).long()
-        known = torch.round(obs[:, DRAW_TOP_KNOWN] * n).long()
-        phase = obs[:, PHASE]
+        rack = torch.round(obs[:, lay.RACK] * n).long()
+        held = torch.round(obs[:, lay.HELD] * n).long()
+        top = torch.round(obs[:, lay.DISCARD_TOP] * n).long()
+        known = torch.round(obs[:, lay.DRAW_TOP_KNOWN] * n).long()
+        phase = obs[:, lay.PHASE]
         drawing = phase[:, 0] > 0.5
         card = torch.where(drawing, top, held)  # the card this decision is about (0: none)
         has = (card > 0).to(dtype)
-        cum_a, cum_u = card_tables(obs, n)
+        cum_a, cum_u = card_tables(obs, n, lay)
         with torch.no_grad():
             costs, base = placement_plan_costs(rack, card[:, None], cum_a)
             draw_gain = self._draw_gain(obs, rack, known, base, cum_a, drawing)
-        here = costs[:, 0, :]  # (B, 10): plan cost with the card put into each slot
+        here = costs[:, 0, :]  # (B, k): plan cost with the card put into each slot
         best_here = here.min(dim=1).values
         zero = torch.zeros_like(draw_gain)
 
@@ -241,20 +245,20 @@ class RackFeatures(nn.Module):
         below_a = torch.gather(cum_a, 1, (rack - 1).clamp(min=0))
         below_u = torch.gather(cum_u, 1, (rack - 1).clamp(min=0))
         c = card[:, None]
-        slot_pos = torch.arange(RACK_SIZE, dtype=dtype, device=obs.device)
-        home = ((rack - 1).to(dtype) * RACK_SIZE / n - slot_pos) / RACK_SIZE
+        slot_pos = torch.arange(k, dtype=dtype, device=obs.device)
+        home = ((rack - 1).to(dtype) * k / n - slot_pos) / k
         is_best = (here <= best_here[:, None] + 1e-6).to(dtype) * has[:, None]
         per_slot = [
             rack.to(dtype) / n,
-            below_a.to(dtype) / 10.0,
-            below_u.to(dtype) / 10.0,
+            below_a.to(dtype) / COUNT_SCALE,
+            below_u.to(dtype) / COUNT_SCALE,
             prev.to(dtype) / n,
             nxt.to(dtype) / n,
             (prev < rack).to(dtype),
             (rack < nxt).to(dtype),
             (c - rack).to(dtype) / n * has[:, None],
             ((prev < c) & (c < nxt)).to(dtype) * has[:, None],
-            has[:, None].expand(b, RACK_SIZE),
+            has[:, None].expand(b, k),
             _cost(here) * has[:, None],
             *[x * has[:, None] for x in _saving(base[:, None], here)],
             is_best,
@@ -265,20 +269,17 @@ class RackFeatures(nn.Module):
             [
                 torch.stack(per_slot, dim=-1),
                 self.slot_ids[None].expand(b, -1, -1),
-                opponent_facts(obs, rack, n),
+                opponent_facts(obs, rack, n, lay),
             ],
             dim=-1,
         )
 
         # ---- global
         take_adv = torch.where(drawing & (top > 0), base - best_here - draw_gain, zero)
-        ascending_pairs = (rack[:, 1:] > rack[:, :-1]).to(dtype).sum(1) / (RACK_SIZE - 1)
+        ascending_pairs = (rack[:, 1:] > rack[:, :-1]).to(dtype).sum(1) / (k - 1)
         glob = torch.cat(
             [
-                phase,
-                obs[:, [HELD_FROM_DISCARD, TURN, OWN_SCORE, DRAW_SIZE, PARTNERS]],
-                obs[:, OPP_SCORES],
-                obs[:, OPP_PRESENT],
+                obs[:, self.shape.global_obs.tolist()],
                 torch.stack(
                     [
                         card.to(dtype) / n,
@@ -298,7 +299,7 @@ class RackFeatures(nn.Module):
                     ],
                     dim=1,
                 ),
-                opponent_facts(obs, card[:, None], n)[:, 0],
+                opponent_facts(obs, card[:, None], n, lay)[:, 0],
             ],
             dim=1,
         )
@@ -314,7 +315,7 @@ class RackFeatures(nn.Module):
         drawing: torch.Tensor,
     ) -> torch.Tensor:
         """Expected plan-cost saving of a blind draw (B,), as ``expert`` weighs it; 0 off the draw.
-        Every card the pile may give is put where it helps most (or not kept). That is N cards x 10
+        Every card the pile may give is put where it helps most (or not kept). That is N cards x k
         slots per row, the costliest part: with ``draw_rows_only`` (training, where the batch is
         known) only the rows deciding a draw are computed; the exported graph computes every row and
         zeroes the others, with the same numbers."""
@@ -327,7 +328,7 @@ class RackFeatures(nn.Module):
         b = obs.shape[0]
         costs, _ = placement_plan_costs(rack, self.cards[None, :].expand(b, n), cum_a)
         best_each = torch.minimum(costs.min(dim=2).values, base[:, None])
-        unseen = obs[:, UNSEEN.start : UNSEEN.start + n]
+        unseen = obs[:, self.layout.UNSEEN.start : self.layout.UNSEEN.start + n]
         top_known = (self.cards[None, :] == known[:, None]).to(obs.dtype)
         w = torch.where((known > 0)[:, None], top_known, unseen)
         gain = (w * (base[:, None] - best_each)).sum(1) / w.sum(1).clamp(min=1.0)
@@ -338,32 +339,36 @@ class RackFeatures(nn.Module):
 
 
 def flat_features(slots: torch.Tensor, glob: torch.Tensor) -> torch.Tensor:
-    """(slots, global) as one row (B, ``FEATURES``): the extractor's output."""
+    """(slots, global) as one row (B, k * S + G): the extractor's output."""
     return torch.cat([slots.flatten(1), glob], dim=1)
 
 
-def split_features(features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """``flat_features`` undone."""
-    k = RACK_SIZE * SLOT_FEATURES
-    return features[:, :k].reshape(-1, RACK_SIZE, SLOT_FEATURES), features[:, k:]
+def split_features(
+    features: torch.Tensor, shape: FeatureShape = DEFAULT_SHAPE
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``flat_features`` undone, for features of ``shape`` (the rule book's by default)."""
+    k, s = shape.rack_size, shape.slot_features
+    return features[:, : k * s].reshape(-1, k, s), features[:, k * s :]
 
 
 class StructuredFeatures(nn.Module):
-    """The network's input: (B, ``OBS_SIZE``) observations, or ``[observation | features]`` rows
-    whose features were computed beforehand (``FEATURES`` more columns) -> the features."""
+    """The network's input: (B, ``layout.size``) observations, or ``[observation | features]``
+    rows whose features were computed beforehand (``features_dim`` more columns) -> the
+    features."""
 
-    def __init__(self, num_cards: int) -> None:
+    def __init__(self, num_cards: int, layout: Layout = DEFAULT) -> None:
         super().__init__()
-        self.rack = RackFeatures(num_cards)
-        self.features_dim = FEATURES
+        self.rack = RackFeatures(num_cards, layout=layout)
+        self.features_dim = self.rack.size
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return structured_features(observations, self.rack)
 
 
 def structured_features(observations: torch.Tensor, rack: RackFeatures) -> torch.Tensor:
-    """The features of observations (B, ``OBS_SIZE``), or the ones that come with them
-    (B, ``OBS_SIZE + FEATURES``)."""
-    if observations.shape[1] == OBS_SIZE + FEATURES:
-        return observations[:, OBS_SIZE:]
-    return flat_features(*rack(observations[:, :OBS_SIZE]))
+    """The features of observations (B, ``layout.size``), or the ones that come with them
+    (B, ``layout.size + rack.size``)."""
+    width = rack.layout.size
+    if observations.shape[1] == width + rack.size:
+        return observations[:, width:]
+    return flat_features(*rack(observations[:, :width]))

@@ -13,18 +13,18 @@ from torch import nn
 
 from agents.features import rack_features
 from racko_env.learner_games import register_state_policy
+from racko_env.observation import DEFAULT
+from racko_env.rules import RACK_SIZE
 from train.common.snapshot import MASKED_LOGIT
-from train.network.features import RACK_SIZE, SLOT_FEATURES
 from train.network.structured import PolicyGraph, StructuredNetwork
 
 
 class FrozenPolicy:
     """A frozen copy of a structured policy that plays batches (numpy in and out), saved and
-    restored as plain arrays. It reads its features from the compiled kernel, and ``act_group``
-    takes those of all the games where snapshots sit at once (``takes_features``), so the planner
-    runs once per decision round, not once per snapshot."""
-
-    takes_features = True
+    restored as plain arrays. It reads its features from the compiled kernel; in the rule book's
+    layout ``act_group`` takes those of all the games where snapshots sit at once
+    (``takes_features``), so the planner runs once per decision round, not once per snapshot
+    (another game's snapshot computes its own in ``act_batch``)."""
 
     def __init__(self, policy: nn.Module, name: str = "snapshot") -> None:
         """A copy of ``policy`` (a ``StructuredNetwork`` or SB3's ``StructuredPolicy``), built as
@@ -36,10 +36,12 @@ class FrozenPolicy:
         for p in self.graph.parameters():
             p.requires_grad_(False)
         self.num_cards = int(twin.features_extractor.rack.num_cards)
+        self.layout = twin.features_extractor.rack.layout
+        self.takes_features = self.layout is DEFAULT
         self.name = name
 
     def act_features(self, features: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The masked argmax from features (B, 291) (``flat_features`` of the kernel's)."""
+        """The masked argmax from features (B, F) (``flat_features`` of the kernel's)."""
         policy = self.graph.policy
         with torch.no_grad():
             latent = policy.mlp_extractor.forward_actor(
@@ -51,7 +53,8 @@ class FrozenPolicy:
         return masked.argmax(dim=1).numpy()
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        slots, glob = rack_features(np.asarray(obs, dtype=np.float32), self.num_cards)
+        rows = np.asarray(obs, dtype=np.float32)[:, : self.layout.size]
+        slots, glob = rack_features(rows, self.num_cards, self.layout)
         return self.act_features(np.concatenate([slots.reshape(len(obs), -1), glob], 1), masks)
 
     @staticmethod
@@ -59,7 +62,7 @@ class FrozenPolicy:
         policies: Sequence[FrozenPolicy], owner: np.ndarray, features: np.ndarray, masks: np.ndarray
     ) -> np.ndarray:
         """Actions of rows played by different snapshots: row i by ``policies[owner[i]]``, from
-        the features of all rows computed once (``features`` (B, 291), ``masks`` (B, 14))."""
+        the features of all rows computed once (``features`` (B, F), ``masks`` (B, 14))."""
         owner = np.asarray(owner, dtype=np.intp)
         if len(policies) == 1 or len(owner) == 0:
             out = np.empty(len(owner), dtype=np.intp)
@@ -84,6 +87,8 @@ class FrozenPolicy:
             "num_cards": np.array(policy.features_extractor.rack.num_cards),
             "slot_hidden": np.array(policy.slot_hidden),
             "trunk_hidden": np.array(policy.trunk_hidden),
+            "num_players": np.array(policy.num_players),
+            "rack_size": np.array(policy.rack_size),
         }
         for key, value in policy.state_dict().items():
             arrays[f"state/{key}"] = value.detach().cpu().numpy()
@@ -91,10 +96,14 @@ class FrozenPolicy:
 
     @classmethod
     def from_arrays(cls, data: Any, name: str) -> FrozenPolicy:
+        sizes = {
+            k: int(data[k]) for k in ("num_players", "rack_size") if k in data
+        }  # else 10 slots
         policy = StructuredNetwork(
             num_cards=int(data["num_cards"]),
             slot_hidden=[int(x) for x in np.asarray(data["slot_hidden"])],
             trunk_hidden=[int(x) for x in np.asarray(data["trunk_hidden"])],
+            **sizes,
         )
         state = {
             k[len("state/") :]: torch.as_tensor(v)
@@ -129,6 +138,7 @@ class _StackedActors:
         def linears(prefix: str, net: nn.Sequential) -> list[tuple[torch.Tensor, torch.Tensor]]:
             return [layer(f"{prefix}.{i}") for i, m in enumerate(net) if isinstance(m, nn.Linear)]
 
+        self.shape = heads[0].shape  # every member plays the same game
         self.slot = linears("actor.slot_net", heads[0].actor.slot_net)
         self.trunk = linears("actor.trunk", heads[0].actor.trunk)
         self.slot_logit = layer("slot_logit")
@@ -143,28 +153,27 @@ class _StackedActors:
         return torch.baddbmm(b[:, None, :], x, w.transpose(1, 2))
 
     def logits(self, features: torch.Tensor) -> torch.Tensor:
-        """features (P, M, 291), row block p for policy p -> the actor's logits (P, M, 14): the
+        """features (P, M, F), row block p for policy p -> the actor's logits (P, M, 14): the
         same layers as ``StructuredHeads.forward_actor``."""
         p, m = features.shape[:2]
-        k = RACK_SIZE * SLOT_FEATURES
-        slots = features[:, :, :k].reshape(p, m * RACK_SIZE, SLOT_FEATURES)
-        glob = features[:, :, k:]
+        k, sf = self.shape.rack_size, self.shape.slot_features
+        slots = features[:, :, : k * sf].reshape(p, m * k, sf)
+        glob = features[:, :, k * sf :]
         (w, b), *rest = self.slot
-        h = self._linear(slots, w[:, :, :SLOT_FEATURES]).reshape(p, m, RACK_SIZE, -1)
-        h = torch.relu(h + self._linear(glob, w[:, :, SLOT_FEATURES:], b)[:, :, None, :])
+        h = self._linear(slots, w[:, :, :sf]).reshape(p, m, k, -1)
+        h = torch.relu(h + self._linear(glob, w[:, :, sf:], b)[:, :, None, :])
         for w, b in rest:
-            h = torch.relu(self._linear(h.reshape(p, m * RACK_SIZE, -1), w, b)).reshape(
-                p, m, RACK_SIZE, -1
-            )
+            h = torch.relu(self._linear(h.reshape(p, m * k, -1), w, b)).reshape(p, m, k, -1)
         t = torch.cat([glob, h.mean(dim=2), h.amax(dim=2)], dim=-1)
         for w, b in self.trunk:
             t = torch.relu(self._linear(t, w, b))
         w, b = self.slot_logit
         s = h.shape[-1]
-        slot_logits = self._linear(h.reshape(p, m * RACK_SIZE, s), w[:, :, :s]).reshape(
-            p, m, RACK_SIZE
+        slot_logits = self._linear(h.reshape(p, m * k, s), w[:, :, :s]).reshape(
+            p, m, k
         ) + self._linear(t, w[:, :, s:], b)
-        return torch.cat([slot_logits, self._linear(t, *self.other)], dim=-1)
+        absent = torch.full((p, m, RACK_SIZE - k), MASKED_LOGIT, dtype=slot_logits.dtype)
+        return torch.cat([slot_logits, absent, self._linear(t, *self.other)], dim=-1)
 
 
 _STACKED: list[_StackedActors] = []  # the last stack built: the pool changes every few updates
@@ -174,7 +183,7 @@ def _stacked_actions(
     policies: Sequence[FrozenPolicy], owner: np.ndarray, features: np.ndarray, masks: np.ndarray
 ) -> np.ndarray:
     """``FrozenPolicy.act_group`` for several policies: rows grouped by owner into a zero-padded
-    (P, M, 291) block, one stacked forward, the masked argmax of each real row."""
+    (P, M, F) block, one stacked forward, the masked argmax of each real row."""
     if (
         not _STACKED
         or len(_STACKED[0].members) != len(policies)

@@ -38,7 +38,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         self.slot_hidden = tuple(int(x) for x in cfg.get("slot_hidden", [64, 64]))
         self.trunk_hidden = tuple(int(x) for x in cfg.get("hidden", [128, 128]))
         self.rack = RackFeatures(self.num_cards)
-        self.heads = StructuredHeads(self.slot_hidden, self.trunk_hidden)
+        self.heads = StructuredHeads(self.slot_hidden, self.trunk_hidden, self.rack.shape)
         self.vf_head = nn.Linear(self.heads.latent_dim_vf, 1)
 
     def features(self, obs: dict[str, torch.Tensor]) -> torch.Tensor:

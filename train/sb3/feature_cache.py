@@ -13,22 +13,24 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
-from agents.features import GLOBAL_FEATURES, RACK_SIZE, SLOT_FEATURES, rack_features
-from racko_env.observation import OBS_SIZE
+from agents.features import feature_shape, rack_features
+from racko_env.observation import DEFAULT, Layout
 
 
 class FeatureCache(VecEnvWrapper):
-    """Observations ``[obs | RackFeatures(obs) flattened]`` (float32); masks pass through."""
+    """Observations ``[obs | RackFeatures(obs) flattened]`` (float32) of the game's layout
+    ``layout`` (``layout_for(config)``; the rule book's by default); masks pass through."""
 
-    def __init__(self, venv: VecEnv, num_cards: int) -> None:
+    def __init__(self, venv: VecEnv, num_cards: int, layout: Layout = DEFAULT) -> None:
         self.num_cards = int(num_cards)
-        width = OBS_SIZE + RACK_SIZE * SLOT_FEATURES + GLOBAL_FEATURES
+        self.layout = layout
+        width = layout.size + feature_shape(layout).size
         space = spaces.Box(-np.inf, np.inf, (width,), np.float32)
         super().__init__(venv, observation_space=space)
 
     def augment(self, obs: np.ndarray) -> np.ndarray:
         obs = np.asarray(obs, dtype=np.float32)
-        slots, glob = rack_features(obs, self.num_cards)
+        slots, glob = rack_features(obs, self.num_cards, self.layout)
         return np.concatenate([obs, slots.reshape(len(obs), -1), glob], axis=1)
 
     def reset(self) -> np.ndarray:

@@ -20,12 +20,12 @@ def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
 
     p = cfg.ppo
     if p.policy == "structured":
-        from racko_env.rules import deck_size
         from train.sb3.policy import StructuredPolicy
 
-        _check_structured(cfg)
+        rules = _rules(cfg)
         sizes = {"slot_hidden": p.slot_hidden, "trunk_hidden": p.net_arch}
-        return StructuredPolicy, {"num_cards": deck_size(cfg.num_players), **sizes}
+        game = {"num_players": rules.num_players, "rack_size": rules.rack_size}
+        return StructuredPolicy, {"num_cards": rules.num_cards, **game, **sizes}
     act = torch.nn.Tanh if p.activation == "tanh" else torch.nn.ReLU
     return "MlpPolicy", {"net_arch": list(p.net_arch), "activation_fn": act}
 
@@ -50,19 +50,18 @@ def wrap_features(cfg: TrainConfig, vec_env: Any) -> Any:
     """The structured policy's features computed once per observation (``train.sb3.feature_cache``)."""
     if cfg.ppo.policy != "structured":
         return vec_env
-    _check_structured(cfg)
-    from racko_env.rules import deck_size
+    from racko_env.observation import layout_for
     from train.sb3.feature_cache import FeatureCache
 
-    return FeatureCache(vec_env, deck_size(cfg.num_players))
+    rules = _rules(cfg)
+    return FeatureCache(vec_env, rules.num_cards, layout_for(rules))
 
 
-def _check_structured(cfg: TrainConfig) -> None:
-    """The structured policy plays the rule book's sizes only: one line naming the option."""
-    from agents.features import check_rules
+def _rules(cfg: TrainConfig) -> Any:
+    """The run's game (``RulesConfig``): its sizes size the structured policy's features."""
     from racko_env.config import RulesConfig
 
-    check_rules(RulesConfig.from_dict({**cfg.rules_options(), "num_players": cfg.num_players}))
+    return RulesConfig.from_dict({**cfg.rules_options(), "num_players": cfg.num_players})
 
 
 def snapshot_from_model(model: Any, name: str = "snapshot") -> SnapshotPolicy:

@@ -15,17 +15,20 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 import train.network.frozen  # noqa: F401  (registers the kind of a checkpoint's frozen snapshots)
-from train.network.features import FEATURES, RackFeatures, structured_features
-from train.network.structured import StructuredHeads
+from racko_env.observation import Layout
+from racko_env.rules import RACK_SIZE
+from train.network.features import RackFeatures, structured_features
+from train.network.structured import StructuredHeads, game_layout
 
 
 class StructuredExtractor(BaseFeaturesExtractor):
     """``RackFeatures`` flattened for SB3: reads the features handed in with the observation
-    (``FeatureCache``, in training), computes them for a bare observation."""
+    (``FeatureCache``, in training), computes them for a bare observation of ``layout``."""
 
-    def __init__(self, observation_space: spaces.Box, num_cards: int) -> None:
-        super().__init__(observation_space, FEATURES)
-        self.rack = RackFeatures(num_cards)
+    def __init__(self, observation_space: spaces.Box, num_cards: int, layout: Layout) -> None:
+        rack = RackFeatures(num_cards, layout=layout)
+        super().__init__(observation_space, rack.size)
+        self.rack = rack
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         return structured_features(observations, self.rack)
@@ -42,22 +45,27 @@ class StructuredPolicy(MaskableActorCriticPolicy):
         num_cards: int = 40,
         slot_hidden: Sequence[int] = (64, 64),
         trunk_hidden: Sequence[int] = (128, 128),
+        num_players: int = 2,
+        rack_size: int = RACK_SIZE,
         **kwargs: Any,
     ) -> None:
         self.slot_hidden = tuple(int(x) for x in slot_hidden)
         self.trunk_hidden = tuple(int(x) for x in trunk_hidden)
+        self.num_players, self.rack_size = int(num_players), int(rack_size)
+        layout = game_layout(self.num_players, self.rack_size, num_cards)
         kwargs.setdefault("ortho_init", False)
         super().__init__(
             observation_space,
             action_space,
             lr_schedule,
             features_extractor_class=StructuredExtractor,
-            features_extractor_kwargs={"num_cards": num_cards},
+            features_extractor_kwargs={"num_cards": num_cards, "layout": layout},
             **kwargs,
         )
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = StructuredHeads(self.slot_hidden, self.trunk_hidden)
+        shape = self.features_extractor.rack.shape
+        self.mlp_extractor = StructuredHeads(self.slot_hidden, self.trunk_hidden, shape)
 
     def _build(self, lr_schedule: Callable[[float], float]) -> None:
         super()._build(lr_schedule)
@@ -74,6 +82,8 @@ class StructuredPolicy(MaskableActorCriticPolicy):
             num_cards=self.features_extractor.rack.num_cards,
             slot_hidden=self.slot_hidden,
             trunk_hidden=self.trunk_hidden,
+            num_players=self.num_players,
+            rack_size=self.rack_size,
         )
         for key in ("features_extractor_class", "features_extractor_kwargs"):
             data.pop(key, None)
