@@ -4,7 +4,7 @@
 ``iteration``, ``minutes`` of wall time, ``rounds`` (duplicate deals per opponent), per opponent
 the learner's win rate and its 95% interval (``heuristic``, ``heuristic_ci95``), and ``final`` on
 the final evaluation's row. At a table of 3-4 players the opponents' keys hold *their* rates and
-``learner``, ``learner_ci95`` the learner's. In solitaire (one player) the keys ``learner`` and
+``learner``, ``learner_ci95`` the learner's. In solitaire (one player, ``unit: turns``) the keys ``learner`` and
 each fixed bot's hold mean turns to Rack-O with their intervals, and ``learner_exact_turns``,
 ``learner_gap_percent`` (and the bots') the exact figures where the size was solved.
 ``final_eval.json`` holds the final evaluation's ``opponent_result`` per opponent, or in
@@ -84,6 +84,7 @@ def history_row(
         row["final"] = True
     for opp, res in results.items():
         if "mean_turns" in res:  # solitaire: each bot's mean turns, and its exact gap if known
+            row["unit"] = "turns"
             row[opp], row[f"{opp}_ci95"] = res["mean_turns"], res["ci95"]
             if res.get("gap_percent") is not None:
                 row[f"{opp}_exact_turns"], row[f"{opp}_gap_percent"] = (
