@@ -26,6 +26,8 @@ SMALL = [
     dict(num_players=4, rack_size=4, deck_size=18, partners=True),
     dict(num_players=2, deck_size=24),
     dict(num_players=1),
+    dict(num_players=2, rack_size=5, deck_size=20),
+    dict(num_players=3, rack_size=6, deck_size=30),
 ]
 
 

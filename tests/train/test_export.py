@@ -224,3 +224,67 @@ def test_export_refuses_a_graph_that_disagrees_with_its_policy(model):
 
     with pytest.raises(RuntimeError, match=r"disagrees with the SB3 policy on 40/40 obs"):
         verify_export(onnx_bytes, off_by_one_slot, 2, rules, 40, "SB3 policy")
+
+
+SOLITAIRE_K4 = {"rack_size": 4, "deck_size": 10}
+
+
+@pytest.fixture(scope="module")
+def solitaire_bot(tmp_path_factory) -> Path:
+    """A structured policy of solitaire with racks of 4 and the cards 1-10, exported."""
+    from train.common.onnx_export import export_module
+    from train.network.structured import PolicyGraph, StructuredNetwork
+
+    torch.manual_seed(0)
+    network = StructuredNetwork(10, (16,), (16,), num_players=1, rack_size=4).eval()
+    out = tmp_path_factory.mktemp("solitaire")
+    return export_module(PolicyGraph(network), out, 1, SOLITAIRE_K4, check=100)[0]
+
+
+def test_a_solitaire_k4_bot_plays_with_numpy_and_onnxruntime_only(solitaire_bot) -> None:
+    manifest = json.loads(solitaire_bot.with_suffix(".json").read_text())
+    assert manifest["num_players"] == 1 and manifest["observation_size"] == 35
+    assert manifest["rules"]["rack_size"] == 4 and manifest["rules"]["deck_size"] == 10
+    code = textwrap.dedent(
+        f"""
+        import sys
+        sys.modules["torch"] = None  # importing torch would fail
+        import agents
+        from racko_env import racko_v1
+        bot = agents.load({str(solitaire_bot)!r}, 1, rack_size=4, deck_size=10)
+        env = racko_v1.raw_env(num_players=1, rack_size=4, deck_size=10)
+        moves = 0
+        for seed in range(3):
+            env.reset(seed=seed)
+            for agent in env.agent_iter():
+                obs, r, term, trunc, _ = env.last()
+                if term or trunc:
+                    env.step(None)
+                    continue
+                a = bot.act(obs)
+                assert obs["action_mask"][a]
+                env.step(a)
+                moves += 1
+        banned = [m for m in ("stable_baselines3", "sb3_contrib", "numba") if m in sys.modules]
+        assert not banned, banned
+        print("ok", moves > 0)
+        """
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "ok True"
+
+
+@pytest.mark.parametrize(
+    ("players", "options", "match"),
+    [
+        (1, {"rack_size": 4, "deck_size": 11}, r"deck_size: trained 10, asked 11\)$"),
+        (1, {"rack_size": 5, "deck_size": 10}, r"rack_size: trained 4, asked 5\)$"),
+        (1, {}, r"rack_size: trained 4, asked 10, deck_size: trained 10, asked 0\)$"),
+        (2, SOLITAIRE_K4, r"trained for 1 players, asked to play with 2$"),
+    ],
+)
+def test_a_bot_loaded_for_other_rules_is_one_line(solitaire_bot, players, options, match) -> None:
+    with pytest.raises(BotFileError, match=match) as err:
+        agents.load(str(solitaire_bot), players, **options)
+    assert "\n" not in str(err.value)

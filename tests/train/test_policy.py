@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -108,3 +110,77 @@ def test_snapshots_in_one_stacked_call_play_what_each_plays_alone():
         rows = owner == k
         assert np.array_equal(together[rows], snap.act_batch(obs[rows], masks[rows]))
     assert masks[np.arange(len(obs)), together].all()
+
+
+# (players, rack slots, deck): games beyond the rule book's, the larger ones in the full suite only
+GAMES = [
+    (1, 3, 8),
+    (1, 4, 10),
+    (1, 4, 11),
+    pytest.param((1, 10, 40), marks=pytest.mark.slow),
+    (2, 5, 20),
+    pytest.param((3, 6, 30), marks=pytest.mark.slow),
+    pytest.param((4, 10, 60), marks=pytest.mark.slow),
+    (2, 10, 40),
+]
+
+
+def _game(game: tuple[int, int, int]) -> tuple[dict, object, StructuredPolicy]:
+    """The rules options, layout and a seeded structured policy of a game."""
+    from racko_env.config import RulesConfig
+    from racko_env.observation import layout_for
+
+    players, k, n = game
+    rules = {"rack_size": k, "deck_size": n}
+    lay = layout_for(RulesConfig(num_players=players, **rules))
+    torch.manual_seed(sum(game))
+    space = spaces.Box(0, 1, (lay.size,), np.float32)
+    policy = StructuredPolicy(
+        space, spaces.Discrete(14), lambda _: 1e-3, num_cards=n, num_players=players, rack_size=k
+    )
+    with torch.no_grad():  # sharpen the random init so argmax ties cannot hide disagreements
+        for p in policy.parameters():
+            p.mul_(3.0)
+    return rules, lay, policy
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda g: f"{g[0]}p-k{g[1]}-N{g[2]}")
+def test_features_twin_and_onnx_graph_agree_at_every_size(game, tmp_path):
+    """At every size: the kernel's features, the torch twin's and the same twin as an ONNX
+    graph agree; the exported bot (its graph computing its own features) plays the policy's masked
+    argmax, as the snapshot fed the kernel's features does, and loads with ``agents.load``."""
+    ort = pytest.importorskip("onnxruntime")
+    import agents
+    from agents.features import flat_features, rack_features
+    from racko_env.rules import deck_size
+    from train.common.onnx_export import export_module, onnx_actions
+    from train.network.frozen import FrozenPolicy
+
+    players, k, n = game
+    rules, lay, policy = _game(game)
+    obs, masks = sample_observations(players, rules, 150, seed=sum(game))
+    assert obs.shape == (150, lay.size)
+    kernel = flat_features(*rack_features(obs, n, lay))
+    twin = policy.features_extractor.rack
+    with torch.no_grad():
+        torch_features = torch.cat([x.flatten(1) for x in twin(torch.as_tensor(obs))], 1)
+    np.testing.assert_allclose(kernel, torch_features.numpy(), rtol=1e-5, atol=1e-5)
+    graph = tmp_path / "features.onnx"
+    torch.onnx.export(
+        twin, (torch.as_tensor(obs[:2]),), graph, dynamo=False, input_names=["obs"],
+        dynamic_axes={"obs": {0: "batch"}}, opset_version=17,
+    )  # fmt: skip
+    slots, glob = ort.InferenceSession(str(graph)).run(None, {"obs": obs})
+    np.testing.assert_allclose(kernel, flat_features(slots, glob), rtol=1e-5, atol=1e-5)
+
+    onnx_path, json_path = export_module(PolicyGraph(policy), tmp_path, players, rules, check=50)
+    manifest = json.loads(json_path.read_text())
+    assert manifest["observation_size"] == lay.size and manifest["num_players"] == players
+    recorded = (manifest["rules"].get("rack_size"), manifest["rules"].get("deck_size"))
+    assert recorded == ((None, None) if k == 10 and n == deck_size(players) else (k, n))
+    exported = onnx_actions(onnx_path.read_bytes(), obs, masks)
+    played, _ = PolicyGraph(policy)(torch.as_tensor(obs), torch.as_tensor(masks))
+    assert np.array_equal(exported, played.numpy())
+    assert np.array_equal(FrozenPolicy(policy, "snap").act_batch(obs, masks), exported)
+    bot = agents.load(onnx_path, players, **rules)
+    assert np.array_equal(bot.act_batch(obs, masks), exported)

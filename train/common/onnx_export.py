@@ -214,7 +214,8 @@ def export_module(
     """Write ``stem.onnx`` + ``stem.json`` for a torch module ``(obs, mask) -> (action, logits)``,
     traced by torch's TorchScript exporter and checked against the module itself and, when the
     policy plays through another path (an RLlib module's ``forward_inference``), against
-    ``reference``."""
+    ``reference``. The graph reads the game's own observation layout (``layout_for``: the rule
+    book's ``OBS_SIZE`` entries, or a smaller game's)."""
     import io
     import warnings
 
@@ -222,7 +223,8 @@ def export_module(
 
     module = module.eval()
     buf = io.BytesIO()
-    example = (torch.zeros(2, OBS_SIZE), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
+    width = layout_for(RulesConfig.from_dict({**rules, "num_players": num_players})).size
+    example = (torch.zeros(2, width), torch.ones(2, NUM_ACTIONS, dtype=torch.bool))
     batch = {0: "batch"}
     with warnings.catch_warnings():  # the TorchScript exporter warns that it is the older one
         warnings.simplefilter("ignore")

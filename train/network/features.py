@@ -30,6 +30,7 @@ from agents.features import (
     feature_shape,
 )
 from racko_env.observation import DEFAULT, Layout
+from racko_env.rules import RACK_SIZE
 
 FEATURES = DEFAULT_SHAPE.size  # the flattened width in the rule book's layout
 
@@ -60,13 +61,15 @@ def placement_plan_costs(
     cum_avail: torch.Tensor,
     gap_power: float = EXPERT_PLAN[0],
     width_power: float = EXPERT_PLAN[1],
+    rack_size: int = RACK_SIZE,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Plan costs (B, C, k) of the rack (B, k) with card ``cards[b, c]`` put into each slot, and of the
-    rack as it is (B,): the same numbers as planning each of those racks, much faster. As in
-    ``agents.expert``: the best plan keeping the new card joins the best prefix plan before it
+    """Plan costs (B, C, k) of the rack (B, k = ``rack_size``, a constant of the traced graph)
+    with card ``cards[b, c]`` put into each slot, and
+    of the rack as it is (B,): the same numbers as planning each of those racks, much faster. As
+    in ``agents.expert``: the best plan keeping the new card joins the best prefix plan before it
     (forward table) to the best suffix plan after it (backward table), both computed once for the
     rack; the best plan not keeping it is the best plan that spans the slot with one gap."""
-    b, k = rack.shape
+    b, k = rack.shape[0], rack_size
     n = cum_avail.shape[1] - 1
     size = k + 2
     dtype = cum_avail.dtype
@@ -231,7 +234,7 @@ class RackFeatures(nn.Module):
         has = (card > 0).to(dtype)
         cum_a, cum_u = card_tables(obs, n, lay)
         with torch.no_grad():
-            costs, base = placement_plan_costs(rack, card[:, None], cum_a)
+            costs, base = placement_plan_costs(rack, card[:, None], cum_a, rack_size=k)
             draw_gain = self._draw_gain(obs, rack, known, base, cum_a, drawing)
         here = costs[:, 0, :]  # (B, k): plan cost with the card put into each slot
         best_here = here.min(dim=1).values
@@ -279,7 +282,12 @@ class RackFeatures(nn.Module):
         ascending_pairs = (rack[:, 1:] > rack[:, :-1]).to(dtype).sum(1) / (k - 1)
         glob = torch.cat(
             [
-                obs[:, self.shape.global_obs.tolist()],
+                phase,  # the observation's own entries (``FeatureShape.global_obs``)
+                obs[
+                    :, [lay.HELD_FROM_DISCARD, lay.TURN, lay.OWN_SCORE, lay.DRAW_SIZE, lay.PARTNERS]
+                ],
+                obs[:, lay.OPP_SCORES],
+                obs[:, lay.OPP_PRESENT],
                 torch.stack(
                     [
                         card.to(dtype) / n,
@@ -326,7 +334,9 @@ class RackFeatures(nn.Module):
                 return torch.zeros(drawing.shape[0], dtype=obs.dtype, device=obs.device)
             obs, rack, known, base, cum_a = (t[rows] for t in (obs, rack, known, base, cum_a))
         b = obs.shape[0]
-        costs, _ = placement_plan_costs(rack, self.cards[None, :].expand(b, n), cum_a)
+        costs, _ = placement_plan_costs(
+            rack, self.cards[None, :].expand(b, n), cum_a, rack_size=self.rack_size
+        )
         best_each = torch.minimum(costs.min(dim=2).values, base[:, None])
         unseen = obs[:, self.layout.UNSEEN.start : self.layout.UNSEEN.start + n]
         top_known = (self.cards[None, :] == known[:, None]).to(obs.dtype)

@@ -15,7 +15,8 @@ import torch
 from torch import nn
 
 from racko_env import racko_v1
-from racko_env.observation import OBS_SIZE
+from racko_env.config import RulesConfig
+from racko_env.observation import layout_for
 from train.common.files import write_json_atomic
 from train.common.snapshot import MASKED_LOGIT
 
@@ -204,6 +205,11 @@ def warm_critic(
     return {"value_loss_before": before, "value_loss_after": held_out_loss(), "rows": len(inputs)}
 
 
+def _width(num_players: int, rules: dict[str, Any]) -> int:
+    """The observation width of the game (its layout: ``OBS_SIZE`` by the rule book)."""
+    return layout_for(RulesConfig.from_dict({**rules, "num_players": num_players})).size
+
+
 def collect_teacher_data(
     teacher: str,
     num_players: int,
@@ -227,7 +233,7 @@ def collect_teacher_data(
         return _collect_batched(teacher, num_players, rules, decisions, seed, episode, n_envs)
     bots = [agents.load(teacher, num_players=num_players, **rules) for _ in range(num_players)]
     env = racko_v1.raw_env(num_players=num_players, episode=episode, **rules)
-    obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
+    obs_buf = np.zeros((decisions, _width(num_players, rules)), dtype=np.float32)
     mask_buf = np.zeros((decisions, 14), dtype=bool)
     act_buf = np.zeros(decisions, dtype=np.int64)
     n = 0
@@ -276,7 +282,7 @@ def _collect_batched(
         n_envs, num_players=num_players, opponents=[teacher], seed=seed, episode=episode, **rules
     )
     label = load_batch(teacher, num_players, seed=seed + 1, **rules)
-    obs_buf = np.zeros((decisions, OBS_SIZE), dtype=np.float32)
+    obs_buf = np.zeros((decisions, _width(num_players, rules)), dtype=np.float32)
     mask_buf = np.zeros((decisions, 14), dtype=bool)
     act_buf = np.zeros(decisions, dtype=np.int64)
     obs, n = env.reset(), 0
