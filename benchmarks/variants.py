@@ -32,9 +32,8 @@ import resource
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import yaml
@@ -46,8 +45,7 @@ CURVE_PART = "k4n10"  # the part whose checkpoints give the learning curve of th
 PHASES = ("draw", "keep or discard", "place")
 
 
-@dataclass(frozen=True)
-class Part:
+class Part(NamedTuple):
     """One variant: the shipped config it trains and the size it plays."""
 
     key: str
@@ -318,12 +316,13 @@ def measure(key: str, out: Path, args: argparse.Namespace) -> tuple[dict, dict]:
     return rows, figures
 
 
-def write(parts: dict[str, tuple[dict, dict]], command: str) -> Path:
-    """The results file: the measured parts' rows and figures, the other parts' kept."""
+def write(parts: dict[str, tuple[dict, dict]], command: str, folder: Path | None = None) -> Path:
+    """The results file (in ``folder``, default docs/results): the measured parts' rows and
+    figures, the other parts' kept."""
     from racko_eval.results import ResultsError, load_results, write_results
 
     try:
-        old = load_results(NAME)
+        old = load_results(NAME, folder)
     except ResultsError:
         old = {"tables": [], "figures": {}}
     kept = {t["title"]: t["rows"] for t in old["tables"]}
@@ -339,7 +338,7 @@ def write(parts: dict[str, tuple[dict, dict]], command: str) -> Path:
             tables.append({**spec, "rows": rows})
     for _, part_figures in parts.values():
         figures.update(part_figures)
-    return write_results(NAME, command=command, figures=figures, tables=tables)
+    return write_results(NAME, command=command, figures=figures, tables=tables, folder=folder)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -353,13 +352,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-curve", action="store_true", help="skip the learning curve")
     parser.add_argument("--out", type=Path, default=Path("runs/variants"))
+    parser.add_argument("--results-dir", type=Path, help="write variants.json here instead")
     args = parser.parse_args(argv)
     keys = args.only or list(PARTS)
     out = args.out.resolve()
-    measured = {key: measure(key, out, args) for key in keys}
-    command = "python -m benchmarks.variants" + "".join(f" --only {k}" for k in args.only or [])
-    print(f"wrote {write(measured, command)}")
-    return 0
+    measured, failed = {}, []
+    for key in keys:  # a part that fails is reported and leaves the others' rows standing
+        try:
+            measured[key] = measure(key, out, args)
+        except (subprocess.CalledProcessError, OSError, ValueError) as err:
+            print(f"{key}: failed: {err}", file=sys.stderr, flush=True)
+            failed.append(key)
+    if measured:
+        parts = "" if len(measured) == len(PARTS) else "".join(f" --only {k}" for k in measured)
+        command = "python -m benchmarks.variants" + parts
+        print(f"wrote {write(measured, command, args.results_dir)}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
