@@ -8,13 +8,7 @@ object with ``act_batch``.
 
 from __future__ import annotations
 
-from racko_eval.quick_eval import (
-    DealChance,
-    play_duplicate,
-    play_solitaire,
-    quick_win_rate,
-    quick_win_rates,
-)
+from racko_eval.quick_eval import DealChance, play_duplicate, quick_win_rate, quick_win_rates
 from racko_eval.records import GameRecorder, RecordError, replay_states, write_record
 from racko_eval.tournament import (
     REPORT_SCHEMA,
@@ -46,7 +40,6 @@ __all__ = [
     "TableSetup",
     "deal_seeds",
     "play_duplicate",
-    "play_solitaire",
     "quick_win_rate",
     "quick_win_rates",
     "replay_states",

@@ -169,26 +169,3 @@ def quick_win_rates(
 ) -> dict[str, dict[str, Any]]:
     """``quick_win_rate`` against each opponent (the same deals for each)."""
     return {opp: quick_win_rate(policy, opp, rounds, seed, num_players, rules) for opp in opponents}
-
-
-def play_solitaire(
-    policy: Any, rules: dict[str, Any], rounds: int, seed: int, batch_deals: int = 2000
-) -> np.ndarray:
-    """The turns a batch policy takes to Rack-O in one-player rounds (``num_players=1``), on the
-    deals of ``deal_seeds(seed, rounds)``, every round cut at the turn limit: solitaire's played
-    yardstick, the same deals for every policy given the same seed (int64 [rounds])."""
-    if rounds < 1:
-        raise ValueError(f"rounds must be at least 1, got {rounds}")
-    all_seeds = deal_seeds(seed, rounds)
-    turns = np.zeros(rounds, dtype=np.int64)
-    for start in range(0, rounds, batch_deals):
-        chunk = all_seeds[start : start + batch_deals]
-        vec = VectorRacko(len(chunk), num_players=1, chance=DealChance(chunk), **rules)
-        live = np.ones(len(chunk), dtype=bool)
-        while live.any():
-            g = np.flatnonzero(live)
-            seat = np.zeros(len(g), dtype=np.intp)
-            actions = policy.act_batch(vec.observe(g, seat), vec.action_masks(g, seat))
-            live[g[vec.step(np.asarray(actions, dtype=np.int64), g).done]] = False
-        turns[start : start + len(chunk)] = vec.game.turn
-    return turns

@@ -32,7 +32,8 @@ def test_plot_curve(tmp_path: Path) -> None:
 
 def _rows_of_every_trainer() -> dict[str, list[dict]]:
     """eval_history.json as each trainer writes it (their own writer calls, no training)."""
-    from train.common.eval_record import history_row, opponent_result, solitaire_result
+    from train.common.eval_record import history_row, opponent_result
+    from train.common.solitaire_eval import solitaire_result
 
     def res(opp: str, w: float, **extra) -> dict:
         return opponent_result(opp, 100, w, (w - 0.1, w + 0.1), 0, **extra)

@@ -8,7 +8,7 @@ the final evaluation's row. At a table of 3-4 players the opponents' keys hold *
 each fixed bot's hold mean turns to Rack-O with their intervals, and ``learner_exact_turns``,
 ``learner_gap_percent`` (and the bots') the exact figures where the size was solved.
 ``final_eval.json`` holds the final evaluation's ``opponent_result`` per opponent, or in
-solitaire the ``solitaire_result`` per bot."""
+solitaire the ``solitaire_result`` per bot (``train.common.solitaire_eval``)."""
 
 from __future__ import annotations
 
@@ -33,33 +33,6 @@ def opponent_result(
         "ci95": [float(ci95[0]), float(ci95[1])],
         "seed": int(seed),
         **extra,
-    }
-
-
-def solitaire_result(
-    bot: str,
-    rounds: int,
-    mean_turns: float,
-    ci95: Any,
-    seed: int,
-    exact_turns: float | None = None,
-    optimum: float | None = None,
-) -> dict[str, Any]:
-    """One bot's entry of a solitaire evaluation: its mean turns to Rack-O over ``rounds`` deals
-    with the 95% interval, and where the size was solved its exact expected turns, the optimum
-    and the gap between them in percent (None where not)."""
-    gap = None
-    if exact_turns is not None and optimum is not None:
-        gap = 100.0 * (exact_turns / optimum - 1.0)
-    return {
-        "bot": bot,
-        "rounds": int(rounds),
-        "mean_turns": float(mean_turns),
-        "ci95": [float(ci95[0]), float(ci95[1])],
-        "seed": int(seed),
-        "exact_turns": None if exact_turns is None else float(exact_turns),
-        "optimum": None if optimum is None else float(optimum),
-        "gap_percent": gap,
     }
 
 

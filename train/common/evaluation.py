@@ -8,7 +8,6 @@ and where the size is small enough its exact expected turns and gap to the optim
 from __future__ import annotations
 
 import contextlib
-import functools
 import time
 from pathlib import Path
 from typing import Any
@@ -18,16 +17,9 @@ from train.common.config import GameConfig
 from train.common.eval_record import (
     history_row,
     opponent_result,
-    solitaire_result,
     write_final,
     write_history,
 )
-
-# Solitaire sizes of at most this many states per decision are also evaluated exactly in a run
-# (k=4, N=10 has 967,680: the policy is asked at its 2.9 million observations, 15 s for expert
-# and about a minute for the structured policy on 2 cores); larger ones are played only (the
-# benchmark evaluates k=4, N=11 exactly itself).
-EXACT_STATES = 1_000_000
 
 
 def evaluate_against(
@@ -46,6 +38,8 @@ def evaluate_against(
     from racko_eval import play_duplicate
 
     if cfg.num_players == SOLITAIRE:
+        from train.common.solitaire_eval import solitaire_against
+
         return solitaire_against(player, cfg, opponents, rounds, seed)
     rules = cfg.rules_options()
     groups = [[opp] for opp in opponents] if cfg.num_players == 2 else [list(opponents)]
@@ -83,71 +77,6 @@ def evaluate_against(
     return out
 
 
-def solitaire_against(
-    player: Any, cfg: GameConfig, bots: list[str], rounds: int, seed: int
-) -> dict[str, Any]:
-    """Solitaire's evaluation: the learner's turns to Rack-O over ``rounds`` deals, and each fixed
-    bot's on the same deals (``racko_eval.play_solitaire``), as ``solitaire_result`` entries
-    keyed ``learner`` and by bot; sizes of up to ``EXACT_STATES`` states also give each one's
-    exact expected turns and gap to the optimum."""
-    rules = cfg.rules_options()
-    out = {"learner": _solitaire_entry("learner", player, rules, rounds, seed)}
-    for bot in bots:
-        out[bot] = _fixed_bot_entry(bot, tuple(sorted(rules.items())), rounds, seed)
-    return out
-
-
-@functools.lru_cache(maxsize=32)
-def _fixed_bot_entry(
-    spec: str, rules: tuple[tuple[str, Any], ...], rounds: int, seed: int
-) -> dict[str, Any]:
-    """A fixed bot's entry, computed once per run (its deals and its play do not change)."""
-    from agents.batched import load_batch
-
-    options = dict(rules)
-    policy = load_batch(spec, SOLITAIRE, seed=seed, **options)
-    return _solitaire_entry(spec, policy, options, rounds, seed)
-
-
-def _solitaire_entry(
-    name: str, policy: Any, rules: dict[str, Any], rounds: int, seed: int
-) -> dict[str, Any]:
-    from racko_env.config import RulesConfig
-    from racko_env.solitaire_env import mean_ci95
-    from racko_eval import play_solitaire
-
-    config = RulesConfig(num_players=SOLITAIRE, **rules)
-    mean, low, high = mean_ci95(play_solitaire(policy, rules, rounds, seed))
-    exact = exact_turns(policy, config)
-    return solitaire_result(name, rounds, mean, (low, high), seed, *exact)
-
-
-def exact_turns(policy: Any, config: Any) -> tuple[float | None, float | None]:
-    """(the policy's exact expected turns, the optimum) where the size has at most
-    ``EXACT_STATES`` states per decision and an ascending rule-book Rack-O, else (None, None)."""
-    from racko_env.solitaire import evaluate
-    from racko_env.solitaire_space import check_size, space
-
-    k, n = config.rack_size, config.num_cards
-    if config.min_run or config.empty_pile != "shuffle":
-        return None, None  # the solver plays the plain rules
-    try:
-        check_size(k, n)
-    except ValueError:
-        return None, None
-    if space(k, n).num_states > EXACT_STATES:
-        return None, None
-    return evaluate(policy, k, n, turn_limit=config.turn_limit), optimum(k, n)
-
-
-@functools.lru_cache(maxsize=8)
-def optimum(rack_size: int, deck_size: int) -> float:
-    """The optimal expected turns of a solitaire size (``racko_env.solitaire.solve``), once."""
-    from racko_env.solitaire import solve
-
-    return solve(rack_size, deck_size).expected_turns
-
-
 def describe_eval(results: dict[str, Any]) -> str:
     """``vs heuristic 83.1% (81.4%-84.7%), vs expert 49.2% (47.0%-51.4%)``; at a table of 3-4
     players, the learner's win rate once and each opponent's beside it; in solitaire each one's
@@ -156,6 +85,8 @@ def describe_eval(results: dict[str, Any]) -> str:
         return "no opponents"
     first = next(iter(results.values()))
     if "mean_turns" in first:
+        from train.common.solitaire_eval import describe_turns
+
         return "; ".join(describe_turns(name, r) for name, r in results.items())
     if len(first["table"]) > 2:
         lo, hi = first["ci95"]
@@ -165,15 +96,6 @@ def describe_eval(results: dict[str, Any]) -> str:
         f"vs {opp} {r['win_rate']:.1%} ({r['ci95'][0]:.1%}-{r['ci95'][1]:.1%})"
         for opp, r in results.items()
     )
-
-
-def describe_turns(name: str, r: dict[str, Any]) -> str:
-    """One solitaire entry in words: mean turns, interval, and the exact figures where known."""
-    lo, hi = r["ci95"]
-    text = f"{name} {r['mean_turns']:.2f} ({lo:.2f}-{hi:.2f}) turns"
-    if r.get("exact_turns") is not None:
-        text += f", exact {r['exact_turns']:.4f}, gap {r['gap_percent']:.2f}%"
-    return text
 
 
 class EvalCurve:
