@@ -92,7 +92,8 @@ def part_config(part: Part, out: Path, curve: bool) -> Path:
     data["progress_bar"] = False
     total = int(data["total_steps"])
     every = max(total // 8, 1) if curve else total * 10
-    data["eval"] = {**data.get("eval", {}), "every_steps": every, "opponents": [], "rounds": 100}
+    rounds = 100 if part.exact else 1000  # the exact parts' figure is the exact one
+    data["eval"] = {**data.get("eval", {}), "every_steps": every, "opponents": [], "rounds": rounds}
     data["final_eval"] = {**data.get("final_eval", {}), "rounds": 0}
     path = out.parent / f"{part.key}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,7 +206,10 @@ def full_part(run: dict[str, Any], rounds: int) -> list[list[Any]]:
     rows = []
     minutes = run["wall_s"] / 60
     for name, spec in (
-        (f"main job ({minutes:.1f} min)", str(run["bot"])),
+        (
+            f"main job ({minutes:.1f} min; CPU {run['cpu_s']:.0f} s, load {run['load']})",
+            str(run["bot"]),
+        ),
         ("expert", "expert"),
         ("heuristic", "heuristic"),
     ):
@@ -214,6 +218,18 @@ def full_part(run: dict[str, Any], rounds: int) -> list[list[Any]]:
         rows.append([name, rounds, round(mean, 3), round(low, 3), round(high, 3)])
         print(rows[-1], flush=True)
     return rows
+
+
+def warm_start_row(run_dir: Path) -> list[Any] | None:
+    """Where PPO started: the run's first evaluation of its learner (the expert clone) on the
+    run's own evaluation deals, the diagnosis of a bot that ends above expert."""
+    history = run_dir / "eval_history.json"
+    if not history.is_file():
+        return None
+    first = json.loads(history.read_text(encoding="utf-8"))[0]
+    low, high = first["learner_ci95"]
+    name = "main job before PPO (its warm start; the run's own deals)"
+    return [name, first["rounds"], round(first["learner"], 3), round(low, 3), round(high, 3)]
 
 
 def two_player_part(part: Part, run: dict[str, Any], rounds: int) -> list[list[Any]]:
@@ -307,6 +323,8 @@ def measure(key: str, out: Path, args: argparse.Namespace) -> tuple[dict, dict]:
             rows["curve"] = curve_rows(part, out / key)
     elif key == "full":
         played = full_part(run, args.rounds)
+        warm = warm_start_row(out / key)
+        played += [warm] if warm is not None else []
         rows["full"] = [[key, *row, now] for row in played]
         figures.update(full_mean_turns=played[0][2], full_expert_mean_turns=played[1][2])
     else:
