@@ -133,12 +133,16 @@ def train(part: Part, out: Path, curve: bool) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- exact parts
 
 
-def bot_table(bot: Path, k: int, n: int) -> np.ndarray:
-    """The bot file's action at every tabular observation (asked in batches)."""
-    from agents.batched import load_batch
+def bot_table(run_dir: Path, k: int, n: int) -> np.ndarray:
+    """The run's trained policy's action at every tabular observation, asked in batches of its
+    frozen snapshot (the compiled feature kernel: the bot file's ONNX graph computes the same
+    features and actions, checked at export, but several times slower over millions of
+    states)."""
     from racko_env.solitaire_env import batch_table
+    from train.sb3.model import load_trained_model, make_snapshot
 
-    return batch_table(load_batch(str(bot), 1, rack_size=k, deck_size=n), k, n)
+    _, model = load_trained_model(run_dir)
+    return batch_table(make_snapshot(model, "bot"), k, n)
 
 
 def phase_fixes(table: np.ndarray, optimal: np.ndarray, k: int, n: int) -> list[float]:
@@ -166,7 +170,7 @@ def exact_part(part: Part, run: dict[str, Any]) -> dict[str, Any]:
     k, n = part.rack_size, part.deck_size
     solution = solve(k, n)
     optimum = solution.expected_turns
-    table = bot_table(run["bot"], k, n)
+    table = bot_table(run["bot"].parent, k, n)
     turns = evaluate(table, k, n, turn_limit=400)
     expert = evaluate(load_batch("expert", 1, rack_size=k, deck_size=n), k, n, turn_limit=400)
     result = {
@@ -259,7 +263,8 @@ TABLES = {
             "training s", "CPU s", "env steps", "load", "measured",
         ],
         "note": "expected turns from a uniformly random deal, exact (racko_env.solitaire."
-        "evaluate of the bot's action at every state, rounds cut at 400 turns); training s: "
+        "evaluate of the trained policy's action at every state, the policy its bot file "
+        "exports; rounds cut at 400 turns); training s: "
         "the wall time of `python train/ppo.py --config configs/solitaire_k4.yaml` with the "
         "size's deck (its whole command: warm start, PPO, export; less the curve's "
         "evaluations), CPU s that command's CPU "
