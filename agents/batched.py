@@ -150,17 +150,14 @@ class BatchExpert:
         return out
 
 
-def expert_plan_costs(
-    obs: np.ndarray, num_cards: int, params: Any = None, config: RulesConfig | None = None
-) -> np.ndarray:
+def expert_plan_costs(obs: np.ndarray, num_cards: int, params: Any = None) -> np.ndarray:
     """``expert``'s plan cost of each row's rack as it stands (its estimate of the draws the seat
     still needs to go Rack-O, from that seat's own observation), float64 [B]; ``params``: an
-    ``agents.expert_params.ExpertParams`` (default: the expert's own); ``config``: a game of
-    other sizes (``agents.obs.rules_config``; None for the rule book's). The search bot's leaf
-    value reads it."""
+    ``agents.expert_params.ExpertParams`` (default: the expert's own). The search bot's leaf value reads it."""
+
     vec = np.asarray(obs, dtype=np.float64)
     ones = np.ones((len(vec), NUM_ACTIONS), dtype=bool)
-    return ExpertPlan(vec, ones, int(num_cards), params or ExpertParams(), config=config).base
+    return ExpertPlan(vec, ones, int(num_cards), params or ExpertParams()).base
 
 
 class ExpertPlan:
@@ -268,26 +265,17 @@ class ModelPolicy:
     """A MaskablePPO model (or anything with SB3's ``predict(obs, action_masks=...)``) as a batch.
 
     One forward pass for the whole batch; ``deterministic=False`` samples like training does.
-    ``config``: the game of other sizes it plays (``agents.obs.rules_config``; None for the rule
-    book's), whose layout its observations have.
     """
 
-    def __init__(
-        self,
-        model: Any,
-        deterministic: bool = False,
-        name: str = "model",
-        config: RulesConfig | None = None,
-    ) -> None:
+    def __init__(self, model: Any, deterministic: bool = False, name: str = "model") -> None:
         if not callable(getattr(model, "predict", None)):
             raise TypeError(f"ModelPolicy needs a model with predict(), got {model!r}")
         self.model = model
         self.deterministic = deterministic
         self.name = name
-        self.config = config
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs, masks = check_batch(obs, masks, self.config)
+        obs, masks = check_batch(obs, masks)
         actions, _ = self.model.predict(obs, action_masks=masks, deterministic=self.deterministic)
         return np.asarray(actions, dtype=np.intp).reshape(len(obs))
 
@@ -319,9 +307,8 @@ def load_batch(
 
 
 def group_features(obs: np.ndarray, num_cards: int, lay: Layout = DEFAULT) -> np.ndarray:
-    """The structured policy's flat features of observations of layout ``lay`` (the rule book's
-    by default; ``agents.features``, the compiled kernel, imported here when first needed: plain
-    envs do not load numba)."""
+    """The structured policy's flat features of observations of layout ``lay`` (``agents.features``,
+    the compiled kernel, imported here when first needed: plain envs do not load numba)."""
     from agents.features import flat_features, rack_features
 
     return flat_features(*rack_features(obs, num_cards, lay))

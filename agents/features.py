@@ -101,7 +101,7 @@ class FeatureShape:
 
 @functools.cache
 def feature_shape(lay: Layout = DEFAULT) -> FeatureShape:
-    """The features' shape in layout ``lay`` (``layout_for(config)``; the rule book's by default)."""
+    """The features' shape in layout ``lay`` (``layout_for(config)``; default the rule book's)."""
     return FeatureShape(lay)
 
 
@@ -226,7 +226,7 @@ class Planner:
     ``vals`` int (R, k + 2): the rack (k slots, 10 by the rule book) with its sentinels 0 and
     N + 1; ``prefix`` int (R, N + 2):
     ``prefix[v]`` cards of value <= v that may still come (``prefix[N + 1] == prefix[N]``);
-    ``cost`` float64 (T, N + 1, ``RACK_SIZE`` + 1) and ``table`` int (R,): row r's gap of g slots with k
+    ``cost`` float64 (T, N + 1, 11) and ``table`` int (R,): row r's gap of g slots with k
     candidate cards costs ``cost[table[r], k, g]`` (inf where no plan fills it; a plan with an
     inf gap costs inf, callers cap it). ``fwd[r, i]`` / ``bwd[r, i]``: the best plan of the part
     left / right of position i keeping it; ``base``: the rack's plan cost; ``skip[r, s]``: the
@@ -347,7 +347,7 @@ def _draw_gain(
 @njit(cache=True, nogil=True)
 def _features(obs, n, cost, geo, glob_obs, slots, glob):  # pragma: no cover - compiled
     """``rack_features`` row by row (the numbers of ``train.network.features.RackFeatures``);
-    ``geo``: where the layout keeps each field (``FeatureShape.geometry``), k = ``geo[_G_K]`` slots."""
+    ``geo``: where the layout keeps each field (``FeatureShape.geometry``), k slots."""
     k = geo[_G_K]
     rack0, unseen0, discard0 = geo[_G_RACK], geo[_G_UNSEEN], geo[_G_DISCARD]
     phase0, i_held, i_top, i_known = geo[_G_PHASE], geo[_G_HELD], geo[_G_TOP], geo[_G_KNOWN]
@@ -457,13 +457,9 @@ def racks_with_sentinels(rack: np.ndarray, num_cards: int) -> np.ndarray:
 def rack_features(
     obs: np.ndarray, num_cards: int, lay: Layout = DEFAULT
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Observations (B, ``lay.size``) of layout ``lay`` (``layout_for(config)``; the rule book's
-    by default) -> slot features (B, k, S) and global features (B, G), float32, with k, S and G
-    those of ``feature_shape(lay)``.
-
-    The numbers of ``train.network.features.RackFeatures(num_cards, layout=lay)`` (both compute
-    in float64).
-    """
+    """Observations (B, ``lay.size``) of layout ``lay`` -> slot features (B, k, S) and global
+    features (B, G), float32 (``feature_shape(lay)``): the numbers of
+    ``train.network.features.RackFeatures(num_cards, layout=lay)`` (both compute in float64)."""
     obs = np.asarray(obs)
     if obs.ndim != 2 or obs.shape[1] != lay.size:
         raise ValueError(f"obs must have shape (B, {lay.size}) ({lay!r}), got {obs.shape}")

@@ -99,6 +99,7 @@ NEW_FEATURES: dict[str, str] = {
     "racko_apps/grade_agreement.py": "course integrity: agreement with shipped bots",
     "racko_apps/league_clock.py": "course integrity: league pairing clock",
     "benchmarks/league_pairing_budget.py": "course integrity: pairing clock benchmark",
+    "benchmarks/feature_kernel.py": "every size: the feature kernel's benchmark",
 }
 
 

@@ -1,7 +1,7 @@
 """The bots under the rules options ``rack_size``, ``deck_size`` and solitaire: ``expert``,
-``heuristic``, ``random`` and the structured policy play them (per game and batched, the same decisions), the planner
-stays finite on tiny decks, and every component that does not play them refuses in one line
-naming the option and what does."""
+``heuristic`` and ``random`` play them (per game and batched, the same decisions), the structured
+policy's features and training take them, the planner stays finite on tiny decks, and every
+component that does not play them refuses in one line naming the option and what does."""
 
 from __future__ import annotations
 

@@ -86,6 +86,23 @@ def test_a_frozen_network_saves_and_loads_as_plain_arrays() -> None:
     assert isinstance(again.graph.policy, StructuredNetwork)
 
 
+def test_a_frozen_network_of_a_smaller_game_keeps_its_sizes() -> None:
+    """A snapshot of racks of 5 (2 players, cards 1-20) rebuilds for that game, plays only its
+    slots, and computes its own features (the learner games' shared call reads the rule book's)."""
+    torch.manual_seed(3)
+    rules = {"rack_size": 5, "deck_size": 20}
+    network = StructuredNetwork(20, (8,), (8,), num_players=2, rack_size=5)
+    frozen = FrozenPolicy(network, "small")
+    again = FrozenPolicy.from_arrays(frozen.to_arrays(), "small")
+    obs, masks = sample_observations(2, rules, 100, seed=5)
+    actions = again.act_batch(obs, masks)
+    assert np.array_equal(frozen.act_batch(obs, masks), actions)
+    assert masks[np.arange(100), actions].all() and not frozen.takes_features
+    old = {k: v for k, v in frozen.to_arrays().items() if k not in ("num_players", "rack_size")}
+    with pytest.raises(ValueError, match="'deck_size' must be at least"):  # read as 10 slots
+        FrozenPolicy.from_arrays(old, "small")
+
+
 @pytest.mark.slow  # a process that loads Ray
 def test_rllib_needs_no_stable_baselines3() -> None:
     """With stable-baselines3 and sb3-contrib blocked, the RLlib trainer's parts import, and its

@@ -32,8 +32,6 @@ from agents.features import (
 from racko_env.observation import DEFAULT, Layout
 from racko_env.rules import RACK_SIZE
 
-FEATURES = DEFAULT_SHAPE.size  # the flattened width in the rule book's layout
-
 
 def card_tables(
     obs: torch.Tensor, num_cards: int, lay: Layout = DEFAULT
@@ -64,11 +62,11 @@ def placement_plan_costs(
     rack_size: int = RACK_SIZE,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Plan costs (B, C, k) of the rack (B, k = ``rack_size``, a constant of the traced graph)
-    with card ``cards[b, c]`` put into each slot, and
-    of the rack as it is (B,): the same numbers as planning each of those racks, much faster. As
-    in ``agents.expert``: the best plan keeping the new card joins the best prefix plan before it
-    (forward table) to the best suffix plan after it (backward table), both computed once for the
-    rack; the best plan not keeping it is the best plan that spans the slot with one gap."""
+    with card ``cards[b, c]`` put into each slot, and of the rack as it is (B,): the same numbers
+    as planning each of those racks, much faster. As in ``agents.expert``: the best plan keeping
+    the new card joins the best prefix plan before it (forward table) to the best suffix plan
+    after it (backward table), both computed once for the rack; the best plan not keeping it is
+    the best plan that spans the slot with one gap."""
     b, k = rack.shape[0], rack_size
     n = cum_avail.shape[1] - 1
     size = k + 2
@@ -201,8 +199,6 @@ class RackFeatures(nn.Module):
     ) -> None:
         super().__init__()
         self.num_cards = int(num_cards)
-        if not 0 < self.num_cards <= layout.cards:
-            raise ValueError(f"num_cards must be 1..{layout.cards} in {layout!r}, got {num_cards}")
         self.draw_rows_only = draw_rows_only
         self.layout = layout
         self.shape: FeatureShape = feature_shape(layout)
