@@ -16,9 +16,10 @@ Gymnasium generator, and deals exactly the games ``racko_v1`` deals from ``deal_
 - Observation: the learner's vector of layout ``observation_version`` (default ``OBS_VERSION``);
   opponents always see the current layout. Legal actions: ``action_masks()`` and
   ``info["action_mask"]``, never all False while the episode runs.
-- Reward: the learner seat's AEC reward (``reward="win"|"score"``, ``episode="round"|"game"``),
-  on the step that ends the episode also when an opponent's move ended it (in game mode with
-  score rewards, each round's on the learner step where it ended). ``terminated``: Rack-O (or
+- Reward: the learner seat's AEC reward (``reward="win"|"score"|"turns"``,
+  ``episode="round"|"game"``), on the step that ends the episode also when an opponent's move
+  ended it (in game mode with score rewards, each round's on the learner step where it ended;
+  with ``"turns"``, -1 on each learner step that ends its turn). ``terminated``: Rack-O (or
   game over); ``truncated``: the turn limit. The last step's info holds the learner's
   ``round_points`` and ``went_racko``; ``deal_seed`` replays the episode in ``racko_v1``.
 - An action that is not an integer raises ``ValueError``; an integer that is not legal now ends

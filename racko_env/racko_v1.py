@@ -58,6 +58,9 @@ the other -1 each. ``reward="score"``: at the end of every round each agent gets
 divided by 75 (the Rack-O score), so Rack-O is +1.0 and a rack ascending for its first 3 slots
 (15 points) is +0.2; with partners each agent gets its team's points. Example (2 players, ``reward="score"``): player_0 goes
 Rack-O with no bonus, player_1's rack ascends for 3 cards: rewards 1.0 and 0.2.
+``reward="turns"``: -1 to the mover on every step that ends its turn (a discard or a
+placement), 0 otherwise: the fewest-turns objective of solitaire (``num_players=1``), whose
+return is minus the turns to Rack-O, as ``racko/RackoSolitaire-v0`` gives it.
 Every agent, the loser included, receives its reward through ``last()`` after the episode ends.
 
 **Episode end.** ``episode="round"`` (default): one round; terminated when someone goes Rack-O,
@@ -114,7 +117,7 @@ __doc__ = Template(__doc__).substitute(
     obs_size=OBS_SIZES[OBS_VERSION], obs_size_v1=OBS_SIZES[1], num_actions=NUM_ACTIONS
 )
 EPISODE_MODES = ("round", "game")
-REWARD_MODES = ("win", "score")
+REWARD_MODES = ("win", "score", "turns")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -275,15 +278,20 @@ class raw_env(AECEnv):
                 f"{list(self.game.legal_actions())}"
             )
         game = self.game
+        turn = game.turn
         game.apply(action)  # raises ValueError for a non-integer or illegal action, naming it
         self._cumulative_rewards[agent] = 0.0
-        # Rewards are nonzero only on a step that ends a round: the step after one sets them back
-        # to 0.0, and only a step that ends a round adds them up (adding zeros changes nothing).
+        # Rewards are nonzero only on a step that ends a round (or, with reward="turns", a turn):
+        # the step after one sets them back to 0.0, and only such a step adds them up (adding
+        # zeros changes nothing).
         if self._rewards_given:
             rewards = self.rewards
             for a in agents:
                 rewards[a] = 0.0
             self._rewards_given = False
+        if self.reward_mode == "turns" and game.turn != turn:
+            self.rewards[agent] = -1.0
+            self._rewards_given = True
         ended = game.round_over and self._finish_round()  # may deal the next round
         self._views.update()
         next_player = game.current  # the next player, or the first of a newly dealt round

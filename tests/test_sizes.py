@@ -85,6 +85,8 @@ NEW_FEATURES: dict[str, str] = {
     "racko_apps/grade/solitaire.py": "solitaire: exact grading",
     "racko_apps/new_bot/solitaire.py": "solitaire: tabular starter agent",
     "benchmarks/solitaire_ladder.py": "solitaire: ladder benchmark",
+    "benchmarks/variants.py": "solitaire: the main job against the optimum",
+    "train/common/solitaire_eval.py": "solitaire: the main job's evaluation",
     "docs/solitaire.py": "solitaire: week-1 notebook script",
     "benchmarks/openspiel_small.py": "tiny games: OpenSpiel's exact tools",
     "agents/feature_obs.py": "feature observation wrappers",

@@ -1,7 +1,7 @@
 """Episodes and rewards for many games at once, exactly as the AEC env ``racko_v1`` gives them.
 
 ``VectorRacko`` wraps a ``VectorGame`` with the env arguments ``episode`` ("round"/"game") and
-``reward`` ("win"/"score"). ``step`` returns, per game, every seat's reward of that step (what
+``reward`` ("win"/"score"/"turns"). ``step`` returns, per game, every seat's reward of that step (what
 ``raw_env.rewards`` holds after the same move) and whether the episode ended (terminated or
 truncated). In game mode a finished round that does not end the game deals the next one at once,
 as ``raw_env`` does. Ended episodes stay ended until ``reset(games)``.
@@ -85,9 +85,12 @@ class VectorRacko:
         if self.episode_over[g].any():
             bad = g[self.episode_over[g]].tolist()
             raise ValueError(f"the episodes of games {bad} are over; reset them first")
+        mover, turn = game.current[g].copy(), game.turn[g].copy()
         game.step(actions, g)
         k = len(g)
         rewards = np.zeros((k, self.num_players), dtype=np.float64)
+        if self.reward_mode == "turns":  # -1 to the mover for each turn it ends
+            rewards[np.arange(k), mover] = np.where(game.turn[g] != turn, -1.0, 0.0)
         terminated = np.zeros(k, dtype=bool)
         truncated = np.zeros(k, dtype=bool)
         ended = game.round_over[g]

@@ -20,6 +20,7 @@ PRINTED = (
     "trained for 99,840 steps",
     "optimum 1.5373: gap",
     "random play, for scale:",
+    "main job's bot:",
 )
 
 
@@ -49,6 +50,7 @@ def test_the_script_runs_end_to_end(tmp_path: Path) -> None:
         assert line in proc.stdout, f"{line!r} missing from the output"
     assert (out / "q_learning" / "curve.png").is_file()
     assert (out / "q_learning_curve.png").is_file()
+    assert (out / "main_job" / "bot.onnx").is_file()
 
 
 def test_the_notebook_is_the_script() -> None:

@@ -49,10 +49,13 @@ class PlainEnv(racko_v1.raw_env):
                 f"{list(self.game.legal_actions())}"
             )
         game = self.game
+        turn = game.turn
         game.apply(action)
         self._cumulative_rewards[agent] = 0.0
         for a in self.agents:
             self.rewards[a] = 0.0
+        if self.reward_mode == "turns" and game.turn > turn:
+            self.rewards[agent] = -1.0
         ended = game.round_over and self._finish_round()
         next_player = (game.current + 1) % game.num_players if ended else game.current
         self.agent_selection = self.possible_agents[next_player]
@@ -120,7 +123,8 @@ def play_side_by_side(options: dict, episodes: int, seed: int) -> dict[str, int]
                     for result in seen:  # wrapper checks the next move against this very mask)
                         result[1][0]["observation"][:] = 0.5
                         result[1][0]["action_mask"][:] = 1
-            for agent in rng.sample(ref.possible_agents, 2):  # every seat's view, on or off turn
+            seats = ref.possible_agents  # every seat's view, on or off turn
+            for agent in rng.sample(seats, min(2, len(seats))):
                 assert_same(outcome(fast.observe, agent), outcome(ref.observe, agent))
             if rng.random() < 0.02:  # out of the action space: asserted, nothing changes
                 bad = rng.choice([14, -1, True, 2.5, "3", np.int64(99)])
@@ -159,6 +163,8 @@ OPTION_SETS = [
     dict(num_players=4, **GAME, partners=True),
     dict(num_players=4, **GAME, partners=True, reward="score", bonus=True),
     dict(num_players=4, empty_pile="flip", turn_limit=70),
+    dict(num_players=2, **GAME, reward="turns"),
+    dict(num_players=1, rack_size=6, deck_size=20, reward="turns", turn_limit=200),
 ]
 
 

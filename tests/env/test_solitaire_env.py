@@ -198,3 +198,27 @@ def test_state_observations_are_the_encoders_at_state_game(k: int, n: int) -> No
         game = state_game(sp, o)
         np.testing.assert_array_equal(vec[row], encode(game, 0), err_msg=str(sp.decode(o)))
         np.testing.assert_array_equal(masks[row], action_mask(game, 0).astype(bool))
+
+
+def test_the_learner_seat_core_pays_solitaires_turn_rewards() -> None:
+    """``reward="turns"`` with one player (the main job's solitaire) pays what
+    racko/RackoSolitaire-v0 pays: -1 on each step that ends a turn, so a return is minus the
+    turns the round took."""
+    from racko_env.learner_games import LearnerGames
+
+    games = LearnerGames(16, 1, seed=3, reward="turns", rack_size=4, deck_size=10)
+    games._start(games._all)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(300):
+        masks = games.action_masks()
+        actions = np.array([_random_legal(rng, m) for m in masks])
+        turns = games.games.game.turn.copy()
+        rewards, terminated, truncated = games._play(actions, games._all)
+        ends_turn = (actions == DISCARD) | (actions < 4)
+        assert (rewards == np.where(ends_turn, -1.0, 0.0)).all()
+        done = np.flatnonzero(terminated | truncated)
+        assert (games._ep_return[done] == -(turns[done] + 1)).all()
+        ended += len(done)
+        games._start(done)
+    assert ended > 20

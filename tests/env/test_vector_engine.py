@@ -85,6 +85,8 @@ CONFIGS = [
     dict(num_players=4, partners=True, reward="score", empty_pile="flip"),
     dict(num_players=4, partners=True, episode="game", target_score=160, turn_limit=70),
     dict(num_players=4, episode="game", reward="score", target_score=90, empty_pile="flip"),
+    dict(num_players=2, reward="turns", turn_limit=90),
+    dict(num_players=3, episode="game", reward="turns", target_score=100, turn_limit=60),
 ]
 
 
@@ -92,9 +94,9 @@ def _ids(cfg: dict) -> str:
     return "-".join(f"{k}={v}" for k, v in cfg.items())
 
 
-# The quick subset (pytest -m "not slow") runs one of the configs, the 2-player one with the most
-# rules options; the full suite runs them all.
-QUICK = (CONFIGS[3],)
+# The quick subset (pytest -m "not slow") runs four of the configs, one per player count and
+# together every rules option and reward; the full suite runs them all.
+QUICK = (CONFIGS[3], CONFIGS[8], CONFIGS[13], CONFIGS[16])
 
 
 def choose(obs: np.ndarray, masks: np.ndarray, num_cards: int, rng: np.random.Generator):

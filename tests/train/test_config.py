@@ -28,6 +28,28 @@ def test_shipped_configs_validate(path: str) -> None:
     assert cfg.num_players in (2, 3, 4) and cfg.kind == "ppo"
 
 
+@pytest.mark.parametrize(
+    ("path", "players", "rack", "deck", "reward"),
+    [
+        ("configs/solitaire.yaml", 1, 10, 40, "turns"),
+        ("configs/solitaire_k4.yaml", 1, 4, 10, "turns"),
+        ("configs/2p_k5.yaml", 2, 5, 20, "win"),
+    ],
+)
+def test_the_variant_configs_validate(
+    path: str, players: int, rack: int, deck: int, reward: str
+) -> None:
+    cfg = load_config(REPO / path)
+    rules = cfg.rules_config()
+    assert (cfg.num_players, rules.rack_size, rules.num_cards, cfg.reward) == (
+        players,
+        rack,
+        deck,
+        reward,
+    )
+    assert cfg.ppo.policy == "structured" and cfg.ppo.gamma == 1.0
+
+
 def test_the_main_configs_train_on_the_plain_win_reward() -> None:
     for n in (2, 3, 4):
         cfg = load_config(REPO / "configs" / f"{n}p.yaml")
@@ -77,6 +99,10 @@ def test_the_main_configs_train_on_the_plain_win_reward() -> None:
         ({"opponents": {"no_such_module_x:Bot": 1.0}}, "cannot import module"),
         ({"opponents": {"bots/missing.onnx": 1.0}}, "does not exist"),
         ({"kind": "value"}, "kind:"),
+        # solitaire trains on its turns and only it does
+        ({"num_players": 1}, "reward: 'win' with num_players 1"),
+        ({"num_players": 1, "reward": "score"}, "reward: 'score' with num_players 1"),
+        ({"reward": "turns"}, "reward: 'turns' with num_players 2"),
     ],
 )
 def test_bad_configs_name_the_key(data: dict, key: str) -> None:

@@ -33,6 +33,7 @@ def test_plot_curve(tmp_path: Path) -> None:
 def _rows_of_every_trainer() -> dict[str, list[dict]]:
     """eval_history.json as each trainer writes it (their own writer calls, no training)."""
     from train.common.eval_record import history_row, opponent_result
+    from train.common.solitaire_eval import solitaire_result
 
     def res(opp: str, w: float, **extra) -> dict:
         return opponent_result(opp, 100, w, (w - 0.1, w + 0.1), 0, **extra)
@@ -44,7 +45,12 @@ def _rows_of_every_trainer() -> dict[str, list[dict]]:
         ),
         "expert": res("expert", 0.4, opponent_win_rate=0.5, opponent_ci95=[0.45, 0.55], **table),
     }
+    solitaire = {
+        "learner": solitaire_result("learner", 100, 3.1, (2.9, 3.3), 0, 2.5, 2.3),
+        "expert": solitaire_result("expert", 100, 2.4, (2.3, 2.5), 0, 2.43, 2.3),
+    }
     return {
+        "ppo solitaire": [history_row(solitaire, m, 100, timesteps=t) for t, m in ((0, 1), (9, 2))],
         "ppo": [
             history_row({"heuristic": res("heuristic", w)}, m, 100, timesteps=t)
             for t, m, w in ((0, 1.0, 0.2), (512, 2.0, 0.4))

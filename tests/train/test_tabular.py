@@ -1,4 +1,4 @@
-"""The tabular baselines (train/tabular_*.py): a small run of each beats random play, by exact
+"""The tabular baselines (train/reference/tabular_*.py): a small run of each beats random play, by exact
 policy evaluation, and writes its curve and result."""
 
 from __future__ import annotations

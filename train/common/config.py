@@ -231,7 +231,8 @@ class TrainConfig(GameConfig):
     """One training run (``python train/ppo.py --config FILE``)."""
 
     kind: Literal["ppo"] = "ppo"  # which trainer wrote a run folder (train/sb3/export.py reads it)
-    reward: Literal["win", "score"] = "win"
+    # "turns": -1 per turn, solitaire's fewest-turns objective (num_players: 1 needs it)
+    reward: Literal["win", "score", "turns"] = "win"
     episode: Literal["round", "game"] = "round"
     seed: Seed = 0
     total_steps: int = Field(1_000_000, ge=1)
@@ -280,6 +281,11 @@ class TrainConfig(GameConfig):
         if self.init_from is not None and self.pretrain.decisions > 0:
             raise ValueError(
                 "init_from and pretrain.decisions are both set: warm start from one or the other"
+            )
+        if (self.num_players == 1) != (self.reward == "turns"):
+            raise ValueError(
+                f"reward: {self.reward!r} with num_players {self.num_players}: solitaire "
+                "(num_players: 1) trains on reward: turns (-1 per turn) and only it does"
             )
         if self.ppo.batch_size > self.ppo.n_steps * self.n_envs:
             raise ValueError(

@@ -4,8 +4,11 @@
 ``iteration``, ``minutes`` of wall time, ``rounds`` (duplicate deals per opponent), per opponent
 the learner's win rate and its 95% interval (``heuristic``, ``heuristic_ci95``), and ``final`` on
 the final evaluation's row. At a table of 3-4 players the opponents' keys hold *their* rates and
-``learner``, ``learner_ci95`` the learner's. ``final_eval.json`` holds the final evaluation's
-``opponent_result`` per opponent."""
+``learner``, ``learner_ci95`` the learner's. In solitaire (one player, ``unit: turns``) the keys ``learner`` and
+each fixed bot's hold mean turns to Rack-O with their intervals, and ``learner_exact_turns``,
+``learner_gap_percent`` (and the bots') the exact figures where the size was solved.
+``final_eval.json`` holds the final evaluation's ``opponent_result`` per opponent, or in
+solitaire the ``solitaire_result`` per bot (``train.common.solitaire_eval``)."""
 
 from __future__ import annotations
 
@@ -53,7 +56,15 @@ def history_row(
     if final:
         row["final"] = True
     for opp, res in results.items():
-        if len(res.get("table", ())) > 2:  # one table of every bot: each one's own rate
+        if "mean_turns" in res:  # solitaire: each bot's mean turns, and its exact gap if known
+            row["unit"] = "turns"
+            row[opp], row[f"{opp}_ci95"] = res["mean_turns"], res["ci95"]
+            if res.get("gap_percent") is not None:
+                row[f"{opp}_exact_turns"], row[f"{opp}_gap_percent"] = (
+                    res["exact_turns"],
+                    res["gap_percent"],
+                )
+        elif len(res.get("table", ())) > 2:  # one table of every bot: each one's own rate
             row["learner"], row["learner_ci95"] = res["win_rate"], res["ci95"]
             row[opp], row[f"{opp}_ci95"] = res["opponent_win_rate"], res["opponent_ci95"]
         else:

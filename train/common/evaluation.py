@@ -1,6 +1,9 @@
 """The one evaluation every trainer runs, periodic and final: duplicate rounds of the quick batched
 check (``racko_eval.play_duplicate``) of the learner, as a batch policy, against fixed bots, each
-result in the evaluation record's shape (``train.common.eval_record``). It never needs torch."""
+result in the evaluation record's shape (``train.common.eval_record``); in solitaire
+(``num_players: 1``) the learner's mean turns to Rack-O beside the fixed bots' on the same deals,
+and where the size is small enough its exact expected turns and gap to the optimum
+(``racko_env.solitaire``). It never needs torch."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from racko_env.rules import SOLITAIRE
 from train.common.config import GameConfig
 from train.common.eval_record import (
     history_row,
@@ -33,6 +37,10 @@ def evaluate_against(
     from agents.batched import load_batch
     from racko_eval import play_duplicate
 
+    if cfg.num_players == SOLITAIRE:
+        from train.common.solitaire_eval import solitaire_against
+
+        return solitaire_against(player, cfg, opponents, rounds, seed)
     rules = cfg.rules_options()
     groups = [[opp] for opp in opponents] if cfg.num_players == 2 else [list(opponents)]
     out: dict[str, Any] = {}
@@ -71,10 +79,15 @@ def evaluate_against(
 
 def describe_eval(results: dict[str, Any]) -> str:
     """``vs heuristic 83.1% (81.4%-84.7%), vs expert 49.2% (47.0%-51.4%)``; at a table of 3-4
-    players, the learner's win rate once and each opponent's beside it."""
+    players, the learner's win rate once and each opponent's beside it; in solitaire each one's
+    mean turns (``learner 2.31 (2.25-2.37) turns, exact 2.301, gap 0.7%; expert 2.44 ...``)."""
     if not results:
         return "no opponents"
     first = next(iter(results.values()))
+    if "mean_turns" in first:
+        from train.common.solitaire_eval import describe_turns
+
+        return "; ".join(describe_turns(name, r) for name, r in results.items())
     if len(first["table"]) > 2:
         lo, hi = first["ci95"]
         others = ", ".join(f"{o} {r['opponent_win_rate']:.1%}" for o, r in results.items())
@@ -87,24 +100,38 @@ def describe_eval(results: dict[str, Any]) -> str:
 
 class EvalCurve:
     """A run's ``eval_history.json`` as it grows: a row per evaluation with the wall-clock minutes
-    of the run so far (those of the earlier sessions too, on resume)."""
+    of the run so far (those of the earlier sessions too, on resume) and the minutes of them spent
+    in the evaluations themselves, this one included (``eval_minutes``: their difference is the
+    training time, which the learning curves of exact solitaire evaluations are plotted against)."""
 
     def __init__(self, cfg: Any, run_dir: Path, log: Any) -> None:
         self.cfg, self.run_dir, self.log = cfg, run_dir, log
         self.rows: list[dict[str, Any]] = []
         self.minutes_before = 0.0  # wall minutes of the earlier sessions of a resumed run
+        self.eval_minutes = 0.0  # of the wall minutes, those spent evaluating
         self.t0 = time.monotonic()
 
     def resume(self, rows: list[dict[str, Any]]) -> None:
         """Continue the record ``rows`` (what the checkpoint resumed from left)."""
         self.rows = rows
         self.minutes_before = max((r.get("minutes", 0.0) for r in rows), default=0.0)
+        self.eval_minutes = max((r.get("eval_minutes", 0.0) for r in rows), default=0.0)
 
-    def add(self, results: dict[str, Any], rounds: int, final: bool = False, **steps: Any) -> None:
+    def add(
+        self,
+        results: dict[str, Any],
+        rounds: int,
+        final: bool = False,
+        seconds: float = 0.0,
+        **steps: Any,
+    ) -> None:
         """The row of one evaluation (``history_row``; ``steps``: its ``timesteps`` and/or
-        ``iteration``), and the file rewritten."""
+        ``iteration``; ``seconds``: the evaluation's own), and the file rewritten."""
         minutes = self.minutes_before + (time.monotonic() - self.t0) / 60
-        self.rows.append(history_row(results, minutes, rounds, final=final, **steps))
+        self.eval_minutes += seconds / 60
+        row = history_row(results, minutes, rounds, final=final, **steps)
+        row["eval_minutes"] = round(self.eval_minutes, 2)
+        self.rows.append(row)
         write_history(self.run_dir, self.rows)
 
     def run(
@@ -113,10 +140,11 @@ class EvalCurve:
         """``section``'s evaluation (the config's ``eval`` or ``final_eval``) of a batch policy and
         its row; the final one also writes ``final_eval.json``. ``log``: a run log to show
         progress in."""
+        start = time.monotonic()
         results = evaluate_against(
             player, self.cfg, section.opponents, section.rounds, section.seed, log
         )
         if final:
             write_final(self.run_dir, results)
-        self.add(results, section.rounds, final, **steps)
+        self.add(results, section.rounds, final, time.monotonic() - start, **steps)
         return results

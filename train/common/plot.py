@@ -1,8 +1,8 @@
 """Plot a run's learning curve: ``racko plot RUN_DIR --out curve.png``.
 
-Any trainer's run folder (``train.common.eval_record``): the evaluation win rates with their 95%
-intervals by env steps (iterations for RLlib) and by wall-clock minutes, and below them the
-training episodes' mean reward from TensorBoard where the run logged it."""
+Any trainer's run folder (``train.common.eval_record``): the evaluation win rates (in solitaire
+the mean turns to Rack-O) with their 95% intervals by env steps (iterations for RLlib)
+and by wall-clock minutes, and below them the training episodes' mean reward from TensorBoard where the run logged it."""
 
 from __future__ import annotations
 
@@ -44,6 +44,7 @@ def plot(run_dir: Path, out: Path, title: str | None = None) -> None:
         raise FileNotFoundError(f"{run_dir}: no eval_history.json and no TensorBoard rewards")
     fig, (top, middle, bottom) = plt.subplots(3, 1, figsize=(7, 8.5))
     opponents = opponents_of(history)
+    solitaire = any(row.get("unit") == "turns" for row in history)
     by_steps = any("timesteps" in row for row in history) or not history
     first = ("timesteps", "env steps") if by_steps else ("iteration", "iterations")
     for axis, x_key, label in ((top, *first), (middle, "minutes", "minutes")):
@@ -55,13 +56,16 @@ def plot(run_dir: Path, out: Path, title: str | None = None) -> None:
                 [r[opp] - r[f"{opp}_ci95"][0] for r in rows],
                 [r[f"{opp}_ci95"][1] - r[opp] for r in rows],
             ]
-            table = "learner" in opponents  # 3-4 players: every bot's rate at one table
+            table = "learner" in opponents  # 3-4 players, solitaire: every bot's figure
             name = opp if table else f"vs {opp}"
             axis.errorbar(x, y, yerr=err, marker="o", capsize=3, label=name)
-        axis.axhline(0.5, color="grey", lw=0.8, ls="--")
-        axis.set_ylabel("win rate (95% CI)")
+        if solitaire:  # each bot's mean turns to Rack-O, fewer is better
+            axis.set_ylabel("mean turns (95% CI)")
+        else:
+            axis.axhline(0.5, color="grey", lw=0.8, ls="--")
+            axis.set_ylabel("win rate (95% CI)")
+            axis.set_ylim(0, 1)
         axis.set_xlabel(label)
-        axis.set_ylim(0, 1)
         axis.legend()
     if rewards:
         bottom.plot([r[0] for r in rewards], [r[1] for r in rewards], lw=0.8)

@@ -22,10 +22,16 @@ class EvalHistory(EvalCurve):
         results = self.run(player, cfg.eval, log=self.log, timesteps=int(model.num_timesteps))
         if cb is not None:
             for opp, res in results.items():
-                cb.logger.record(f"eval/win_rate_vs_{opp}", res["win_rate"])
+                if "mean_turns" in res:  # solitaire
+                    cb.logger.record(f"eval/mean_turns_{opp}", res["mean_turns"])
+                    if res["gap_percent"] is not None:
+                        cb.logger.record(f"eval/exact_gap_percent_{opp}", res["gap_percent"])
+                else:
+                    cb.logger.record(f"eval/win_rate_vs_{opp}", res["win_rate"])
         self.log.info(
-            f"eval at {int(model.num_timesteps):,} env steps ({cfg.eval.rounds:,} duplicate "
-            f"rounds, {time.time() - t0:.0f} s): {describe_eval(results)}"
+            f"eval at {int(model.num_timesteps):,} env steps ({cfg.eval.rounds:,} "
+            f"{'deals' if cfg.num_players == 1 else 'duplicate rounds'}, "
+            f"{time.time() - t0:.0f} s): {describe_eval(results)}"
         )
 
     def final(self, model: Any) -> None:
@@ -33,8 +39,9 @@ class EvalHistory(EvalCurve):
         cfg = self.cfg
         if cfg.final_eval.rounds == 0:
             return
+        what = "deals beside" if cfg.num_players == 1 else "duplicate rounds against"
         self.log.info(
-            f"final evaluation: {cfg.final_eval.rounds:,} duplicate rounds against "
+            f"final evaluation: {cfg.final_eval.rounds:,} {what} "
             f"{', '.join(cfg.final_eval.opponents)}"
         )
         player = make_snapshot(model, "final")

@@ -61,7 +61,7 @@ class Trainer:
         else:
             state = {}
             self._warm_start()
-            if cfg.eval.opponents:
+            if cfg.eval.opponents or cfg.num_players == 1:  # solitaire grades the learner alone
                 self.evals.evaluate(self.model, None)  # where PPO starts: the warm start's strength
         timesteps = self._learn(state.get("extra", {}), fresh=ckpt is None)
         return self._finish(timesteps)
