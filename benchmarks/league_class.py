@@ -29,35 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.league_pairing_budget import BURNER
+from benchmarks.league_scale import BOT
 from racko_apps.league.schedule import Z95
-
-BOT = '''"""The slot-zone strategy, but a random legal move with probability {p}
-(benchmarks/league_class.py)."""
-
-import random
-
-import agents
-from agents.obs import legal_actions
-
-P = {p}
-
-
-class Bot:
-    def __init__(self, num_players=2, seed=None):
-        self.zone = agents.load("heuristic", num_players)
-        self.rng = random.Random(seed)
-
-    def seed(self, seed):
-        self.rng.seed(seed)
-
-    def reset(self):
-        self.zone.reset()
-
-    def act(self, obs):
-        if self.rng.random() < P:
-            return self.rng.choice(legal_actions(obs))
-        return self.zone.act(obs)
-'''
 
 ZONES = 18  # graded zone-style bots
 ZONE_TOP = 0.6  # the weakest one's probability of a random move
@@ -75,10 +48,10 @@ def write_class(folder: Path) -> list[str]:
     for i in range(ZONES):
         labels.append(f"zone_{i:02d}")
         p = round(ZONE_TOP * i / (ZONES - 1), 4)
-        (folder / f"{labels[-1]}.py").write_text(BOT.format(p=p))
+        (folder / f"{labels[-1]}.py").write_text(BOT.format(p=p, base="heuristic"))
     for i, p in enumerate(RANDOMISH):
         labels.append(f"randomish_{i}")
-        (folder / f"{labels[-1]}.py").write_text(BOT.format(p=p))
+        (folder / f"{labels[-1]}.py").write_text(BOT.format(p=p, base="heuristic"))
     (folder / "burner.py").write_text(BURNER)
     return labels
 

@@ -3,14 +3,15 @@
 Submission ``s_NNN.py`` is the expert bot that plays a random legal move with probability
 ``NNN / (N - 1)`` (``s_000`` is the expert itself, the last one plays at random), each a file
 ``racko new-bot`` could have written: it plays sandboxed like any student's bot, and the true
-order is known. ``benchmarks.league_pairing_budget`` rates such a class.
+order is known. ``benchmarks.league_pairing_budget`` rates such a class; ``BOT`` on another
+built-in bot (``base``) makes ``benchmarks.league_class``'s.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-BOT = '''"""The expert, but a random legal move with probability {p} (benchmarks/league_scale.py)."""
+BOT = '''"""The {base} bot, but a random legal move with probability {p} (benchmarks/league_scale.py)."""
 
 import random
 
@@ -22,19 +23,19 @@ P = {p}
 
 class Bot:
     def __init__(self, num_players=2, seed=None):
-        self.expert = agents.load("expert", num_players)
+        self.base = agents.load("{base}", num_players)
         self.rng = random.Random(seed)
 
     def seed(self, seed):
         self.rng.seed(seed)
 
     def reset(self):
-        self.expert.reset()
+        self.base.reset()
 
     def act(self, obs):
         if self.rng.random() < P:
             return self.rng.choice(legal_actions(obs))
-        return self.expert.act(obs)
+        return self.base.act(obs)
 '''
 
 
@@ -44,6 +45,8 @@ def write_bots(folder: Path, n: int) -> list[str]:
     labels = []
     for i in range(n):
         label = f"s_{i:03d}"
-        (folder / f"{label}.py").write_text(BOT.format(p=round(i / max(1, n - 1), 4)))
+        (folder / f"{label}.py").write_text(
+            BOT.format(p=round(i / max(1, n - 1), 4), base="expert")
+        )
         labels.append(label)
     return labels

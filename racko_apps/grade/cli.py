@@ -25,7 +25,7 @@ from racko_apps.grade.report import format_report
 from racko_apps.grade.rubric import RubricError, load_rubric, parse_rubric
 from racko_apps.grade.run import grade
 from racko_apps.grade.secret import SecretError, read_secret
-from racko_apps.sandbox.isolation import ISOLATIONS
+from racko_apps.sandbox.isolation import ISOLATIONS, add_isolation_arguments
 from racko_apps.sandbox.wire import IsolationUnavailableError
 from racko_env.cli import OneLineParser
 from racko_env.files import write_text_atomic
@@ -68,20 +68,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="also write Gradescope's results.json, which holds no seed (racko_apps.gradescope)",
     )
-    isolation = parser.add_mutually_exclusive_group()
-    isolation.add_argument(
-        "--isolation",
-        choices=ISOLATION_CHOICES,
-        default="bwrap",
-        help="how a sandboxed bot runs: bwrap (default), user (a user of its own with resource "
+    add_isolation_arguments(
+        parser,
+        ISOLATION_CHOICES,
+        "bwrap",
+        "how a sandboxed bot runs: bwrap (default), user (a user of its own with resource "
         "limits, as root; weaker, and the report says so), none, or auto (the strongest here)",
-    )
-    isolation.add_argument(
-        "--no-isolation",
-        dest="isolation",
-        action="store_const",
-        const="none",
-        help="--isolation none: only for bots you trust (the report says so)",
+        "--isolation none: only for bots you trust (the report says so)",
     )
     return parser
 

@@ -28,7 +28,7 @@ from racko_apps.grade.secret import SECRET_FILE, SecretError, graded_seed
 from racko_apps.gradescope.schema import Results
 from racko_apps.league.submissions import scan
 from racko_apps.referee.match import is_python_spec
-from racko_apps.sandbox.isolation import ISOLATIONS, choose_isolation
+from racko_apps.sandbox.isolation import ISOLATIONS, add_isolation_arguments, choose_isolation
 from racko_apps.sandbox.submission import outside_link
 from racko_apps.sandbox.wire import IsolationUnavailableError
 from racko_env.cli import OneLineParser
@@ -294,11 +294,7 @@ def autograde_main(argv: list[str] | None = None) -> int:
         type=Path,
         help=f"the kit's secret seed (default ROOT/source/{SECRET_FILE}; fresh entropy without)",
     )
-    isolation = parser.add_mutually_exclusive_group()
-    isolation.add_argument("--isolation", choices=ISOLATION_CHOICES, default="auto")
-    isolation.add_argument(
-        "--no-isolation", dest="isolation", action="store_const", const="none", help="none"
-    )
+    add_isolation_arguments(parser, ISOLATION_CHOICES, "auto")
     parser.add_argument("--stdout-visibility", choices=VISIBILITIES)
     args = parser.parse_args(argv)
     rubric = args.rubric or args.root / "source" / "rubric.yaml"

@@ -29,6 +29,7 @@ from racko_apps.grade.secret import (
     secret_text,
 )
 from racko_apps.gradescope.autograder import ISOLATION_CHOICES, ROOT
+from racko_apps.sandbox.isolation import add_isolation_arguments
 from racko_env.cli import OneLineParser
 from racko_env.files import write_bytes_atomic
 
@@ -244,21 +245,14 @@ def kit_main(argv: list[str] | None = None) -> int:
         action="store_true",
         help=f"draw a new secret seed even if DIR/{SECRET_FILE} holds one (a regrade)",
     )
-    isolation = parser.add_mutually_exclusive_group()
-    isolation.add_argument(
-        "--isolation",
-        choices=ISOLATION_CHOICES,
-        default="auto",
-        help="how the autograder runs bots: auto (default: bubblewrap where Gradescope's "
-        "container allows namespaces, else a user of its own with resource limits), bwrap, "
-        "user, or none (docs/coursework/isolation.md)",
-    )
-    isolation.add_argument(
-        "--no-isolation",
-        dest="isolation",
-        action="store_const",
-        const="none",
-        help="--isolation none: a submission could then forge its own results",
+    add_isolation_arguments(
+        parser,
+        ISOLATION_CHOICES,
+        "auto",
+        "how the autograder runs bots: auto (default: bubblewrap where Gradescope's container "
+        "allows namespaces, else a user of its own with resource limits), bwrap, user, or none "
+        "(docs/coursework/isolation.md)",
+        "--isolation none: a submission could then forge its own results",
     )
     parser.add_argument(
         "--stdout-visibility",

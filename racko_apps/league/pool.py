@@ -10,10 +10,9 @@ pairings in flight.
 * ``RayPool``: one Ray task per pairing on the cluster at ``address``; the bots' files travel
   through Ray's object store, so a node needs racko and bubblewrap, not the league's folder.
 
-Both take a batch of jobs (``run``) or one job at a time (``submit``, then ``next`` for the next
-result to finish): the league's work queue (racko_apps.league.rounds) keeps at most ``capacity``
-pairings submitted, so that it chooses each next pairing when a worker frees up, from the results
-so far.
+Both take one job at a time (``submit``, then ``next`` for the next result to finish): the
+league's work queue (racko_apps.league.rounds) keeps at most ``capacity`` pairings submitted, so
+that it chooses each next pairing when a worker frees up, from the results so far.
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ import signal
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -215,32 +214,6 @@ class LocalPool:
     ) -> Contestant:
         return Contestant(label, spec, kind, str(folder), tuple(files))
 
-    def run(
-        self,
-        fn: Callable[[Any], T],
-        jobs: Sequence[Any],
-        deadline: float = math.inf,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> Iterator[T]:
-        """``fn(job)`` for every job, results as they finish, none waited for past ``deadline``."""
-        if not jobs:
-            return
-        if self.workers == 1:  # no process to start: play here
-            for job in jobs:
-                if clock() >= deadline:
-                    return
-                yield fn(job)
-            return
-        results = self._processes().imap_unordered(fn, jobs)
-        for _ in jobs:
-            left = deadline - clock()
-            if left <= 0:
-                return
-            try:
-                yield results.next(timeout=None if left == math.inf else left)
-            except multiprocessing.TimeoutError:
-                return
-
     def submit(self, fn: Callable[[Any], T], job: Any) -> None:
         """Play ``fn(job)`` on the next free worker (one worker: here, when ``next`` asks)."""
         self._pending += 1
@@ -313,29 +286,6 @@ class RayPool:
     ) -> Contestant:
         blobs = tuple(self._ray.put((folder / name).read_bytes()) for name in files)
         return Contestant(label, spec, kind, "", tuple(files), blobs)
-
-    def run(
-        self,
-        fn: Callable[[Any], T],
-        jobs: Sequence[Any],
-        deadline: float = math.inf,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> Iterator[T]:
-        """``fn(job)`` as a Ray task per job, results as they finish, none past ``deadline``."""
-        pending = [self._task(fn).remote(job) for job in jobs]
-        try:
-            while pending:
-                left = deadline - clock()
-                if left <= 0:
-                    return
-                timeout = None if left == math.inf else left
-                done, pending = self._ray.wait(pending, num_returns=1, timeout=timeout)
-                if not done:
-                    return
-                yield self._ray.get(done[0])
-        finally:  # results no longer wanted (a league out of time): the tasks end
-            for ref in pending:
-                self._ray.cancel(ref, force=True)
 
     def submit(self, fn: Callable[[Any], T], job: Any) -> None:
         """``fn(job)`` as a Ray task."""

@@ -7,6 +7,7 @@ Find the bots (racko_apps.league.submissions), check what they need, open the re
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import secrets
@@ -142,7 +143,15 @@ def _load(
         for i, e in enumerate(entries)
         if e.key not in known
     ]
-    failed = dict(pool.run(try_load, checks))
+    failed: dict[int, str | None] = {}
+    waiting = iter(checks)
+    for job in itertools.islice(waiting, pool.capacity):  # no more in flight than workers
+        pool.submit(try_load, job)
+    while len(failed) < len(checks):
+        index, why = pool.next()
+        failed[index] = why
+        if (job := next(waiting, None)) is not None:
+            pool.submit(try_load, job)
     record.mark_loaded([entries[i].key for i, why in failed.items() if why is None])
     playing = [e for i, e in enumerate(entries) if failed.get(i) is None]
     lines = [

@@ -28,7 +28,7 @@ from racko_env import observation as layout_module
 from racko_env.config import option_table
 from racko_env.files import write_text_atomic
 from racko_env.racko_v1 import raw_env
-from racko_eval.records import dealt_deck
+from racko_eval.records import GameRecorder
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT_JS = ROOT / "web" / "js" / "layout.js"
@@ -132,12 +132,11 @@ def play_episode(setup: dict[str, Any], full: bool) -> dict[str, Any]:
             bots.append(HeuristicBot(num_players=n))
         else:
             bots.append(RandomBot(num_players=n, seed=int(spec.split(":")[1])))
+    recorder = GameRecorder(setup["episode"], [])  # the deals and refills, as a record has them
+    recorder.start(game, setup["seed"])
     trace: dict[str, Any] = {
         **setup,
-        "first_dealer": game.dealer,
-        "dealer_draw": list(game.dealer_draw),
-        "decks": [dealt_deck(game)],
-        "refills": [],
+        **recorder.chance,
         "selection": env.agent_name_mapping[env.agent_selection],
     }
     digest, rows = seats_digest(env)
@@ -145,7 +144,6 @@ def play_episode(setup: dict[str, Any], full: bool) -> dict[str, Any]:
     if full:
         trace["obs"] = [rows]
     steps = []
-    where = (game.round_number, game.reshuffles)
     while True:
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
@@ -155,11 +153,7 @@ def play_episode(setup: dict[str, Any], full: bool) -> dict[str, Any]:
         seat = env.agent_name_mapping[agent]
         action = bots[seat].act(env.observe(agent))
         env.step(action)
-        if game.round_number != where[0]:
-            trace["decks"].append(dealt_deck(game))
-        elif game.reshuffles != where[1] and game.config.empty_pile == "shuffle":
-            trace["refills"].append(list(game.draw))
-        where = (game.round_number, game.reshuffles)
+        recorder.move(seat, action)
         digest, rows = seats_digest(env)
         trace["digests"].append(digest)
         if full:

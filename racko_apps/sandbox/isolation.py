@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from racko_apps.sandbox.bwrap import INSTALL_BWRAP, check_isolation, isolation_available
 from racko_apps.sandbox.user import check_user, granted_note, user_available
 
@@ -33,6 +35,22 @@ NO_ISOLATION_WARNING = (
     f"({INSTALL_BWRAP}) and run again"
 )
 _WARNINGS = {"bwrap": None, "user": USER_WARNING, "none": NO_ISOLATION_WARNING}
+
+
+def add_isolation_arguments(
+    parser: argparse.ArgumentParser,
+    choices: tuple[str, ...],
+    default: str,
+    help: str | None = None,
+    none_help: str = "none",
+) -> None:
+    """``--isolation CHOICE`` and its shorthand ``--no-isolation`` (``--isolation none``), one
+    or the other: the grade and Gradescope commands' shared pair (each its own help)."""
+    isolation = parser.add_mutually_exclusive_group()
+    isolation.add_argument("--isolation", choices=choices, default=default, help=help)
+    isolation.add_argument(
+        "--no-isolation", dest="isolation", action="store_const", const="none", help=none_help
+    )
 
 
 def choose_isolation(requested: str | None) -> tuple[str, str | None]:

@@ -260,10 +260,12 @@ def test_the_pool_waits_for_no_result_past_its_deadline():
     pool = LocalPool(2)
     began = time.monotonic()
     try:
-        got = list(pool.run(time.sleep, [0, 300, 300], deadline=began + 20))
+        for fn, job in [(abs, -3), (time.sleep, 300), (time.sleep, 300)]:
+            pool.submit(fn, job)
+        got = [pool.next(deadline=began + 20) for _ in range(3)]
     finally:
         pool.close()  # the sleepers end with their workers
-    assert got == [None]  # time.sleep(0)'s result, and no other
+    assert got == [3, None, None]  # abs(-3), and no sleeper's result
     assert time.monotonic() - began < 120
 
 

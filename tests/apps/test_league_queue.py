@@ -12,7 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,11 @@ from tests.apps.test_league import SLOW, rows
 from tests.apps.test_league_scale import NoisyExpert
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def labels(job: Any) -> tuple[str, ...]:
+    """The bots of a pairing job (none for a bot's load check)."""
+    return tuple(c.label for c in getattr(job, "bots", ()))
 
 
 class StallingPool:
@@ -46,10 +51,6 @@ class StallingPool:
     def contestant(self, label: str, spec: str, kind: str, folder: Path, files: list[str]):
         return Contestant(label, spec, kind, str(folder), tuple(files))
 
-    def run(self, fn, jobs: Sequence[Any], deadline: float = 0, clock: Any = None) -> Iterator:
-        for job in jobs:
-            yield fn(job)
-
     def submit(self, fn: Callable[[Any], Any], job: Any) -> None:
         assert len(self.pending) < self.capacity, "more pairings submitted than workers"
         self.pending.append((fn, job))
@@ -57,10 +58,11 @@ class StallingPool:
     def next(self, deadline: float = 0, clock: Any = None) -> Any:
         if not self.pending:
             return None
-        free = [p for p in self.pending if self.stalled not in [c.label for c in p[1].bots]]
+        free = [p for p in self.pending if self.stalled not in labels(p[1])]
         fn, job = (free or self.pending)[0]
         self.pending.remove((fn, job))
-        self.finished.append(tuple(c.label for c in job.bots))
+        if labels(job):  # a pairing, not a bot's load check
+            self.finished.append(labels(job))
         return fn(job)
 
     def close(self) -> None:
