@@ -178,33 +178,3 @@ def _accepted(factory: Callable[..., Any], offered: dict[str, Any]) -> dict[str,
         return {k: v for k, v in offered.items() if k != "seed" or v is not None}
     names = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
     return {k: v for k, v in offered.items() if k in names}
-
-
-# What the resolver hands racko_env's batched env besides per-game bots (``load.batch`` and
-# ``load.features``, read by ``racko_env.opponents.provided``). Both import their module when
-# first used: ``import agents`` stays cheap, and a sandboxed bot, whose allow list hides
-# ``agents.batched`` and ``agents.features``, can still import ``agents``.
-def load_batched(*args: Any, **kwargs: Any) -> Any:
-    """``agents.batched.load_batch``: a batch policy for a bot spec."""
-    from agents.batched import load_batch
-
-    return load_batch(*args, **kwargs)
-
-
-class StructuredFeatures:
-    """The structured policy's flat features (``agents.batched.group_features``) and their width
-    in a game's own layout."""
-
-    def width(self, config: RulesConfig) -> int:
-        from agents.features import feature_shape
-        from racko_env.observation import layout_for
-
-        return feature_shape(layout_for(config)).size
-
-    def features(self, obs: Any, num_cards: int, layout: Any = None) -> Any:
-        """Observations of ``layout`` (default the rule book's: the learner's seat asks so for
-        its self-play snapshots, which read features at those sizes only)."""
-        from agents.batched import group_features
-        from racko_env.observation import DEFAULT
-
-        return group_features(obs, num_cards, DEFAULT if layout is None else layout)

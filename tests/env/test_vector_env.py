@@ -225,8 +225,8 @@ def test_features_without_a_resolver_are_one_clear_error(monkeypatch) -> None:
 def test_the_resolver_hands_over_the_batched_bots_and_features() -> None:
     import agents
     import racko_env.opponents
+    from agents import StructuredFeatures, load_batched
     from agents.batched import BatchHeuristic, group_features
-    from agents.loader import StructuredFeatures, load_batched
     from racko_env.config import RulesConfig
     from racko_env.observation import layout_for
 
