@@ -38,6 +38,8 @@ from typing import Any, NamedTuple
 import numpy as np
 import yaml
 
+from racko_eval.course_files import load_yaml
+
 REPO = Path(__file__).resolve().parent.parent
 NAME = "variants"
 TARGET_GAP = 1.0  # percent: the exact gap the solitaire parts aim at
@@ -85,7 +87,7 @@ def part_config(part: Part, out: Path, curve: bool) -> Path:
     itself, so the run evaluates nothing on the way, except the curve part: its learner alone,
     exactly, at every eighth of the run (the time of those evaluations is taken off its
     training time)."""
-    data = yaml.safe_load((REPO / part.config).read_text(encoding="utf-8"))
+    data = load_yaml((REPO / part.config).read_text(encoding="utf-8"))
     data["rules"] = {**data.get("rules", {}), "rack_size": part.rack_size}
     data["rules"]["deck_size"] = part.deck_size
     data["out"] = str(out)

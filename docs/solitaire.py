@@ -149,10 +149,11 @@ print(f"saved {OUT / 'q_learning_curve.png'}")
 import yaml
 
 import agents
+from racko_eval.course_files import load_yaml
 from train.sb3 import run as ppo
 
 REPO = Path(racko_env.__file__).resolve().parent.parent
-config = yaml.safe_load((REPO / "configs" / "solitaire_k4.yaml").read_text())
+config = load_yaml((REPO / "configs" / "solitaire_k4.yaml").read_text())
 config["rules"].update(rack_size=K, deck_size=N)
 config.update(total_steps=262144, progress_bar=False)
 if QUICK:

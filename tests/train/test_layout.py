@@ -166,6 +166,7 @@ def test_the_front_door_holds_only_what_ships() -> None:
     configs = sorted(p.name for p in (REPO / "configs").glob("*.yaml"))
     assert configs == [
         "2p.yaml",
+        "2p_k5.yaml",
         "2p_rllib.yaml",
         "3p.yaml",
         "4p.yaml",
@@ -173,6 +174,8 @@ def test_the_front_door_holds_only_what_ships() -> None:
         "smoke_rllib.yaml",
         "smoke_rllib_multiagent.yaml",
         "smoke_structured.yaml",
+        "solitaire.yaml",
+        "solitaire_k4.yaml",
         "sweep_2p.yaml",
     ]
     for path in (REPO / "configs").glob("*.yaml"):  # no config points at a run folder
