@@ -113,6 +113,7 @@ NEW_FEATURES: dict[str, str] = {
     "benchmarks/league_class.py": "class scale: the league benchmark",
     "racko_apps/sandbox/seeds.py": "hardening: the seeds a sandboxed bot is told",
     "agents/onnx_checks.py": "hardening: a bot file's size and external data",
+    "benchmarks/test_loop.py": "fast loop: the test suite's benchmark",
     "racko_eval/course_files.py": "hardening: safe YAML reading, formula-proof CSV cells",
 }
 
