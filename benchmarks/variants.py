@@ -3,6 +3,7 @@ writes ``docs/results/variants.json``.
 
     python -m benchmarks.variants                  # every part (about 30 minutes on 2 cores)
     python -m benchmarks.variants --only k4n10     # one part (repeat --only for more)
+    python -m benchmarks.variants --only k4n10 --ablation   # and the recipe's tuning table
 
 Each part trains the main job (``python train/ppo.py --config ...``, a shipped config) in a
 child process, timed (wall and CPU seconds, the machine's load average), then measures its bot:
@@ -21,6 +22,9 @@ child process, timed (wall and CPU seconds, the machine's load average), then me
   tournament, each deal in both seatings).
 
 A part run alone (``--only``) replaces its own rows in the file and keeps the others' rows.
+``--ablation`` (never in the default run) also trains the tuning experiments behind
+``configs/solitaire_k4.yaml``'s recipe at k=4, N=10, each the shipped config with one set of
+changes, and writes their exact gaps to the tuning table.
 """
 
 from __future__ import annotations
@@ -82,12 +86,58 @@ PARTS = {
 # ----------------------------------------------------------------------------- training
 
 
-def part_config(part: Part, out: Path, curve: bool) -> Path:
-    """The shipped config with the part's size and run folder. The benchmark measures the bot
-    itself, so the run evaluates nothing on the way, except the curve part: its learner alone,
-    exactly, at every eighth of the run (the time of those evaluations is taken off its
-    training time)."""
+# The tuning experiments (``--ablation``, about 5 minutes each on 2 cores): the changes each
+# makes to configs/solitaire_k4.yaml, trained at k=4, N=10 for ABLATION_STEPS env steps (each
+# names every PPO option the experiments vary, from _BEFORE, the shipped values, so that it stays
+# the same experiment if the shipped config changes).
+ABLATION_STEPS = 393_216
+_BEFORE = {"learning_rate": 3e-4, "gae_lambda": 0.95, "ent_coef": 0.01, "n_epochs": 4}
+_BEFORE |= {"n_steps": 32, "batch_size": 2048}
+ABLATION: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("shipped", {}),
+    ("no entropy bonus", {"ppo": _BEFORE | {"ent_coef": 0.0}}),
+    (
+        "no entropy, lr 1e-3, 8 epochs, lambda 1",
+        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 1e-3, "n_epochs": 8, "gae_lambda": 1.0}},
+    ),
+    (
+        "no entropy, lr 1e-3, lambda 0.8, 16,384 steps a batch of 4,096",
+        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 1e-3, "gae_lambda": 0.8}
+         | {"n_steps": 64, "batch_size": 4096}},
+    ),
+    (
+        "no entropy, lr 1e-3, lambda 0.5",
+        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 1e-3, "gae_lambda": 0.5}},
+    ),
+    (
+        "no entropy, lr 1e-3, lambda 0.2",
+        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 1e-3, "gae_lambda": 0.2}},
+    ),
+    (
+        "no entropy, lr 2e-3, lambda 0.5",
+        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 2e-3, "gae_lambda": 0.5}},
+    ),
+)  # fmt: skip
+
+
+def merged(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``changes`` applied, nested sections merged key by key."""
+    out = dict(base)
+    for key, value in changes.items():
+        both = isinstance(value, dict) and isinstance(out.get(key), dict)
+        out[key] = merged(out[key], value) if both else value
+    return out
+
+
+def part_config(
+    part: Part, out: Path, curve: bool, changes: dict[str, Any] | None = None, name: str = ""
+) -> Path:
+    """The shipped config (with ``changes``, a tuning experiment's) with the part's size and run
+    folder. The benchmark measures the bot itself, so the run evaluates nothing on the way,
+    except the curve part: its learner alone, exactly, at every eighth of the run (the time of
+    those evaluations is taken off its training time)."""
     data = load_yaml((REPO / part.config).read_text(encoding="utf-8"))
+    data = merged(data, changes or {})
     data["rules"] = {**data.get("rules", {}), "rack_size": part.rack_size}
     data["rules"]["deck_size"] = part.deck_size
     data["out"] = str(out)
@@ -97,16 +147,18 @@ def part_config(part: Part, out: Path, curve: bool) -> Path:
     rounds = 100 if part.exact else 1000  # the exact parts' figure is the exact one
     data["eval"] = {**data.get("eval", {}), "every_steps": every, "opponents": [], "rounds": rounds}
     data["final_eval"] = {**data.get("final_eval", {}), "rounds": 0}
-    path = out.parent / f"{part.key}.yaml"
+    path = out.parent / f"{name or part.key}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
 
 
-def train(part: Part, out: Path, curve: bool) -> dict[str, Any]:
-    """Run ``train/ppo.py`` on the part's config in a child process: its wall and CPU seconds,
-    the load average meanwhile, and the env steps it trained."""
-    config = part_config(part, out, curve)
+def train(
+    part: Part, out: Path, curve: bool, changes: dict[str, Any] | None = None, name: str = ""
+) -> dict[str, Any]:
+    """Run ``train/ppo.py`` on the part's config (with ``changes``) in a child process: its wall
+    and CPU seconds, the load average meanwhile, and the env steps it trained."""
+    config = part_config(part, out, curve, changes, name)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -201,6 +253,28 @@ def curve_rows(part: Part, out: Path) -> list[list[Any]]:
     return rows
 
 
+def ablation(out: Path) -> dict[str, list[list[Any]]]:
+    """Each tuning experiment trained at k=4, N=10 and its bot's exact gap: the tuning table's
+    rows."""
+    from racko_env.solitaire import evaluate, solve
+
+    part = PARTS["k4n10"]
+    k, n = part.rack_size, part.deck_size
+    optimum = solve(k, n).expected_turns
+    rows = []
+    for i, (label, changes) in enumerate(ABLATION):
+        name = f"tuning{i}"
+        run = train(part, out / name, False, {**changes, "total_steps": ABLATION_STEPS}, name)
+        gap = 100.0 * (evaluate(bot_table(out / name, k, n), k, n, turn_limit=400) / optimum - 1)
+        now = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+        rows.append([
+            "tuning", label, json.dumps(changes, sort_keys=True), run["env_steps"],
+            run["wall_s"], run["cpu_s"], run["load"], round(gap, 3), now,
+        ])  # fmt: skip
+        print(rows[-1], flush=True)
+    return {"tuning": rows}
+
+
 # ----------------------------------------------------------------------------- played parts
 
 
@@ -287,6 +361,14 @@ TABLES = {
         "columns": ["part", "env steps", "minutes", "gap %"],
         "note": "the k=4, N=10 run's learner evaluated exactly at every eighth of the run; "
         "minutes: of training before the evaluation (the wall time less the evaluations')",
+    },
+    "tuning": {
+        "title": "Tuning the k=4 recipe: the exact gap of each experiment",
+        "columns": ["part", "experiment", "changes to configs/solitaire_k4.yaml", "env steps",
+                    "training s", "CPU s", "load", "gap %", "measured"],
+        "note": "`python -m benchmarks.variants --ablation`: each experiment the shipped config "
+        "with its changes, trained at k=4, N=10 (its whole command: warm start, PPO, export) "
+        "and its bot graded exactly like the k4n10 part; training s and CPU s as above",
     },
     "full": {
         "title": "Full-size solitaire (k=10, N=40), played",
@@ -376,6 +458,9 @@ def main(argv: list[str] | None = None) -> int:
         "--duplicate-rounds", type=int, default=2000, help="duplicate deals of 2p_k5 per opponent"
     )
     parser.add_argument("--no-curve", action="store_true", help="skip the learning curve")
+    parser.add_argument(
+        "--ablation", action="store_true", help="also train the k=4 recipe's tuning experiments"
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/variants"))
     parser.add_argument("--results-dir", type=Path, help="write variants.json here instead")
     args = parser.parse_args(argv)
@@ -388,9 +473,16 @@ def main(argv: list[str] | None = None) -> int:
         except (subprocess.CalledProcessError, OSError, ValueError) as err:
             print(f"{key}: failed: {err}", file=sys.stderr, flush=True)
             failed.append(key)
+    if args.ablation:
+        try:
+            measured["tuning"] = (ablation(out), {})
+        except (subprocess.CalledProcessError, OSError, ValueError) as err:
+            print(f"tuning: failed: {err}", file=sys.stderr, flush=True)
+            failed.append("tuning")
     if measured:
-        parts = "" if len(measured) == len(PARTS) else "".join(f" --only {k}" for k in measured)
-        command = "python -m benchmarks.variants" + parts
+        parts = [k for k in measured if k in PARTS]
+        only = "" if len(parts) == len(PARTS) else "".join(f" --only {k}" for k in parts)
+        command = "python -m benchmarks.variants" + only + (" --ablation" if args.ablation else "")
         print(f"wrote {write(measured, command, args.results_dir)}")
     return 1 if failed else 0
 

@@ -63,3 +63,25 @@ def test_a_part_run_alone_replaces_its_rows_only(benchmark_script, tmp_path):
         "k4n10_gap_percent": 2.0,
         "k4n11_gap_percent": 3.0,
     }
+
+
+def test_each_tuning_experiment_changes_the_shipped_config_only_where_it_says(
+    benchmark_script, tmp_path
+):
+    from train.common.config import load_config
+
+    m = benchmark_script("variants")
+    part = m.PARTS["k4n10"]
+    shipped = load_config(m.part_config(part, tmp_path / "shipped", False))
+    assert m.ABLATION[0] == ("shipped", {})
+    for i, (_, changes) in enumerate(m.ABLATION):
+        cfg = load_config(m.part_config(part, tmp_path / f"t{i}", False, changes, f"t{i}"))
+        for section, values in changes.items():
+            for key, value in values.items() if isinstance(values, dict) else [(None, values)]:
+                got = getattr(cfg, section) if key is None else getattr(getattr(cfg, section), key)
+                assert got == value
+        assert cfg.rules_config() == shipped.rules_config() and cfg.out == str(tmp_path / f"t{i}")
+    assert m.merged({"a": {"b": 1, "c": 2}, "d": 3}, {"a": {"c": 4}}) == {
+        "a": {"b": 1, "c": 4},
+        "d": 3,
+    }
