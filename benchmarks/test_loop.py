@@ -27,6 +27,9 @@ from benchmarks import REPO, command_line
 RUNS = {"quick": ["-m", "not slow"], "full": []}
 TARGET_SECONDS = {"quick": 90.0, "full": 12 * 60.0}
 COUNT = re.compile(r"(\d+) (passed|failed|skipped|errors?|deselected)")
+FAILED = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)  # pytest's short summary (-ra)
+TITLE = "The test suite with pytest -n {}"
+SHOWN = {"quick": "pytest -m 'not slow'", "full": "pytest (all)"}
 
 
 def run_suite(name: str, workers: int, paths: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -53,6 +56,7 @@ def run_suite(name: str, workers: int, paths: tuple[str, ...] = ()) -> dict[str,
         "failed": counts.get("failed", 0) + counts.get("error", 0),
         "skipped": counts.get("skipped", 0),
         "exit": done.returncode,
+        "failures": FAILED.findall(done.stdout),
     }
 
 
@@ -65,13 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results-dir", type=Path, help="default docs/results")
     args = parser.parse_args(argv)
     rows, figures = [], {}
-    for name in args.only or list(RUNS):
+    names = args.only or list(RUNS)
+    for name in names:
         got = run_suite(name, args.workers)
         print(got, flush=True)
         figures[f"{name}_wall_seconds"] = got["wall"]
+        figures[f"{name}_failures"] = " ".join(got["failures"]) or None
         rows.append(
             [
-                "pytest -m 'not slow'" if name == "quick" else "pytest (all)",
+                SHOWN[name],
                 got["passed"],
                 got["failed"],
                 got["skipped"],
@@ -82,14 +88,15 @@ def main(argv: list[str] | None = None) -> int:
                 got["load"],
             ]
         )
-    from racko_eval.results import write_results
+    from racko_eval.results import load_results, write_results
 
+    rows, figures = _kept(load_results, args, names, rows, figures)
     path = write_results(
         "test_loop",
         command=command_line("test_loop", argv),
         tables=[
             {
-                "title": f"The test suite with pytest -n {args.workers}",
+                "title": TITLE.format(args.workers),
                 "columns": [
                     "tests",
                     "passed",
@@ -109,6 +116,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"wrote {path}")
     return 0
+
+
+def _kept(load: Any, args: argparse.Namespace, names: list[str], rows: list, figures: dict):
+    """This run's rows and figures, after those of the sets it did not run (``--only``) from the
+    results file already there, when it was measured with the same ``-n``."""
+    try:
+        old = load("test_loop", args.results_dir)
+    except ValueError:  # racko_eval.results.ResultsError: none yet, or unreadable
+        return rows, figures
+    table = old["tables"][0]
+    if table["title"] != TITLE.format(args.workers):
+        return rows, figures
+    keep = [SHOWN[n] for n in RUNS if n not in names]
+    kept_rows = [r for r in table["rows"] if r[0] in keep]
+    kept = {k: v for k, v in old["figures"].items() if k.split("_")[0] not in names}
+    return kept_rows + rows, {**kept, **figures}
 
 
 if __name__ == "__main__":
