@@ -32,8 +32,14 @@ ROOT = Path(__file__).resolve().parents[2]
         {"players": 2, "turn_limit": 40, "min_run": 3, "bonus": True},
         {"players": 3, "turn_limit": 60, "empty_pile": "flip"},
         {"players": 4, "turn_limit": 40},
-        {"players": 4, "turn_limit": 40, "partners": True, "empty_pile": "flip"},
-        {"players": 2, "turn_limit": 20, "episode": "game", "target_score": 60},
+        pytest.param(
+            {"players": 4, "turn_limit": 40, "partners": True, "empty_pile": "flip"},
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(
+            {"players": 2, "turn_limit": 20, "episode": "game", "target_score": 60},
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_openspiel_random_simulation_checks_pass_with_serialisation(params: dict) -> None:

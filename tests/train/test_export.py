@@ -193,7 +193,9 @@ def test_make_manifest_strips_player_count() -> None:
     assert "num_players" not in m["rules"] and m["rules"]["empty_pile"] == "shuffle"
 
 
-@pytest.mark.parametrize("n", [2, 3, 4])
+@pytest.mark.parametrize(
+    "n", [2, pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow)]
+)
 def test_shipped_pretrained_bots_load_and_play(n: int, assert_plays_legally) -> None:
     path = REPO / "agents" / "pretrained" / f"racko_{n}p.onnx"
     if not path.is_file():

@@ -81,6 +81,7 @@ def test_against_a_racko_bot_from_the_command_line() -> None:
     assert ", 0 illegal)" in out.stdout
 
 
+@pytest.mark.slow  # builds the algorithm; the flag errors below are the quick one-line checks
 def test_a_bad_opponent_is_one_line(capsys) -> None:
     assert make_algorithm(make_env(TINY), TINY) is not None
     assert tianshou_dqn.main(["--epochs", "1", "--opponent", "nope"]) == 2
