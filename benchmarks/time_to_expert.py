@@ -72,7 +72,7 @@ def curve_table(run: str, history: list[dict[str, Any]]) -> dict[str, Any]:
     at every evaluation of its ``eval_history.json`` (``train.common.eval_record``)."""
     from benchmarks import rate_text
 
-    skip = {"timesteps", "minutes", "rounds", "final"}
+    skip = {"timesteps", "minutes", "eval_minutes", "rounds", "final", "unit"}
     opponents = [k for k in history[0] if k not in skip and not k.endswith("_ci95")]
     rows = [
         [row.get("timesteps"), row.get("minutes"), row.get("rounds")]
