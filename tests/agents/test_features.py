@@ -402,7 +402,9 @@ def _todays_kernel():
     return module
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize(
+    "num_players", [2, pytest.param(3, marks=pytest.mark.slow), pytest.param(4, marks=pytest.mark.slow)]
+)
 def test_rule_book_features_are_todays_to_the_bit(num_players):
     """At the rule book's sizes the features are exactly the ones computed before they took any
     size: the shipped bots and their results stay as they are."""

@@ -376,6 +376,7 @@ def test_hostile_exported_bots_forfeit_in_a_league(tmp_path, capfd, can_isolate)
     assert "onnxruntime" not in printed.out + printed.err  # none of its own log lines
 
 
+@pytest.mark.slow
 def test_grade_sandboxes_an_exported_bot_that_never_returns(tmp_path, can_isolate, capfd):
     pytest.importorskip("onnxruntime")
     write_exported(tmp_path, "spinner", hostile_graph("loop"))

@@ -191,7 +191,10 @@ def test_a_told_seed_is_the_same_for_the_same_seed_and_leads_back_to_none():
     assert told_seed(None) is None
 
 
-@pytest.mark.parametrize("isolation", isolations())
+@pytest.mark.parametrize(
+    "isolation",
+    [pytest.param(i, marks=[pytest.mark.slow] * (i == "user")) for i in isolations()],
+)
 def test_a_graded_run_shows_no_bot_its_secret(course, isolation, monkeypatch, capsys):
     secret = course / "kit" / SECRET_FILE
     secret.parent.mkdir(mode=0o755)

@@ -224,6 +224,7 @@ def test_a_file_that_is_not_a_bot_is_refused_on_the_page(
     )
 
 
+@pytest.mark.slow  # whole rounds by the heuristic under other rules
 def test_shipped_bot_refuses_other_rules_and_the_heuristic_plays_them(
     page: object, server: str
 ) -> None:

@@ -57,6 +57,7 @@ def test_every_bot_plays_the_same_deals_and_the_mean_is_the_turns_played() -> No
     )
 
 
+@pytest.mark.slow
 def test_the_mean_estimates_the_exact_expected_turns() -> None:
     """The same quantity as ``racko_env.solitaire.evaluate``: the exact expected turns of
     ``expert`` lie within 4 standard errors of the played mean (the 95% interval is 1.96)."""

@@ -115,9 +115,9 @@ def test_snapshots_in_one_stacked_call_play_what_each_plays_alone():
 
 # (players, rack slots, deck): games beyond the rule book's, the larger ones in the full suite only
 GAMES = [
-    (1, 3, 8),
+    pytest.param((1, 3, 8), marks=pytest.mark.slow),
     (1, 4, 10),
-    (1, 4, 11),
+    pytest.param((1, 4, 11), marks=pytest.mark.slow),
     pytest.param((1, 10, 40), marks=pytest.mark.slow),
     (2, 5, 20),
     pytest.param((3, 6, 30), marks=pytest.mark.slow),
