@@ -231,6 +231,25 @@ def test_update_threads_apply_to_the_gradient_steps_only(monkeypatch) -> None:
         parse_config({**_smoke_dict(), "update_threads": 0}, "test")
 
 
+def test_anneal_lr_decays_the_learning_rate_to_zero_over_the_run() -> None:
+    """``ppo.anneal_lr``: the rate of each update falls linearly with the run's env steps (SB3
+    reads the progress from the step count, so a resumed run continues the same line)."""
+    from train.sb3.model import build_model
+
+    data = _smoke_dict()
+    data["ppo"] = {**data.get("ppo", {}), "learning_rate": 1e-3}
+
+    def rate_at(model, steps: int) -> float:  # the rate SB3 gives the update at this step
+        model._update_current_progress_remaining(steps, 1000)
+        return model.lr_schedule(model._current_progress_remaining)
+
+    steady = build_model(parse_config(data, "test"))
+    assert [rate_at(steady, s) for s in (0, 500, 1000)] == [1e-3] * 3
+    data["ppo"]["anneal_lr"] = True
+    annealed = build_model(parse_config(data, "test"))
+    assert [rate_at(annealed, s) for s in (0, 250, 1000)] == pytest.approx([1e-3, 7.5e-4, 0.0])
+
+
 def _smoke_dict() -> dict:
     import yaml
 

@@ -143,6 +143,7 @@ class PPOSection(Strict):
     """MaskablePPO hyperparameters (names as in sb3-contrib)."""
 
     learning_rate: float = Field(3e-4, gt=0)
+    anneal_lr: bool = False  # decay learning_rate linearly to 0 at total_steps (CleanRL's name)
     n_steps: int = Field(512, ge=8)  # per env, per rollout
     batch_size: int = Field(256, ge=8)
     n_epochs: int = Field(4, ge=1)

@@ -121,6 +121,8 @@ def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None =
     of a run is built here, also when loading: weights files hold data only, so a saved model is
     this model with its weights copied in (``train.sb3.checkpoint``). ``env=None`` builds on a
     one-game batched env (for loading and exporting, where no training happens)."""
+    from stable_baselines3.common.utils import LinearSchedule
+
     if env is None:
         from train.sb3.vec_env import RackoVecEnv
 
@@ -130,10 +132,13 @@ def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None =
     p = cfg.ppo
     policy, policy_kwargs = policy_spec(cfg)
     network = {"policy", "net_arch", "slot_hidden", "activation"}  # the rest: MaskablePPO's names
+    kwargs = p.model_dump(exclude=network | {"anneal_lr"})
+    if p.anneal_lr:  # SB3 passes the progress left (1 to 0) of the run's step count, resumes too
+        kwargs["learning_rate"] = LinearSchedule(p.learning_rate, 0.0, 1.0)
     return _update_threads_class(cfg.update_threads)(
         policy,
         env,
-        **p.model_dump(exclude=network),
+        **kwargs,
         policy_kwargs=policy_kwargs,
         tensorboard_log=tensorboard_log,
         seed=cfg.seed,
