@@ -16,7 +16,8 @@ child process, timed (wall and CPU seconds, the machine's load average), then me
   exactly, and, for k=4, N=10, the learning curve of the exact gap along the run.
 - ``full``: full-size solitaire (``configs/solitaire.yaml``, k=10, N=40), no solve: the bot's
   mean turns over 1,000 deals with a 95% interval, beside ``expert`` and ``heuristic`` on the
-  same deals (env seeds 0..999, ``racko_env.solitaire_env.play_turns``).
+  same deals (env seeds 0..999, ``racko_env.solitaire_env.play_turns``), and the learning
+  curve of its mean turns along the run.
 - ``2p_k5``: 2 players with racks of 5 and the cards 1-20 (``configs/2p_k5.yaml``): the bot
   against ``expert`` and ``heuristic`` in 2,000 duplicate rounds each (``racko_eval``'s
   tournament, each deal in both seatings).
@@ -47,7 +48,7 @@ from racko_eval.course_files import load_yaml
 REPO = Path(__file__).resolve().parent.parent
 NAME = "variants"
 TARGET_GAP = 1.0  # percent: the exact gap the solitaire parts aim at
-CURVE_PART = "k4n10"  # the part whose checkpoints give the learning curve of the exact gap
+CURVE_PARTS = ("k4n10", "full")  # the parts whose runs give their learning curves
 PHASES = ("draw", "keep or discard", "place")
 
 
@@ -86,38 +87,28 @@ PARTS = {
 # ----------------------------------------------------------------------------- training
 
 
-# The tuning experiments (``--ablation``, about 5 minutes each on 2 cores): the changes each
-# makes to configs/solitaire_k4.yaml, trained at k=4, N=10 for ABLATION_STEPS env steps (each
-# names every PPO option the experiments vary, from _BEFORE, the shipped values, so that it stays
-# the same experiment if the shipped config changes).
-ABLATION_STEPS = 393_216
-_BEFORE = {"learning_rate": 3e-4, "gae_lambda": 0.95, "ent_coef": 0.01, "n_epochs": 4}
-_BEFORE |= {"n_steps": 32, "batch_size": 2048}
+# The tuning experiments (``--ablation``, 2-5 minutes each on 2 cores): the changes each makes
+# to configs/solitaire_k4.yaml, trained at k=4, N=10 (each names every PPO option the experiments
+# vary and its env steps, so that it stays the same experiment if the shipped config changes).
+# The shipped recipe itself is the k4n10 part.
+_BEFORE = {"learning_rate": 3e-4, "anneal_lr": False, "gae_lambda": 0.95, "ent_coef": 0.01}
+_BEFORE |= {"n_epochs": 4, "n_steps": 32, "batch_size": 2048}
+_SHIPPED = _BEFORE | {"learning_rate": 1e-3, "anneal_lr": True, "gae_lambda": 0.5, "ent_coef": 0.0}
+_1M, _3M = {"total_steps": 1_048_576}, {"total_steps": 3_145_728}
 ABLATION: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("shipped", {}),
-    ("no entropy bonus", {"ppo": _BEFORE | {"ent_coef": 0.0}}),
+    ("the recipe before: lr 3e-4 constant, lambda 0.95, entropy 0.01", _1M | {"ppo": _BEFORE}),
+    ("the recipe before, its rate annealed", _1M | {"ppo": _BEFORE | {"anneal_lr": True}}),
     (
-        "no entropy, lr 1e-3, 8 epochs, lambda 1",
-        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 1e-3, "n_epochs": 8, "gae_lambda": 1.0}},
+        "annealed lr 1e-3, no entropy bonus",
+        _1M | {"ppo": _BEFORE | {"anneal_lr": True, "learning_rate": 1e-3, "ent_coef": 0.0}},
     ),
     (
-        "no entropy, lr 1e-3, lambda 0.8, 16,384 steps a batch of 4,096",
-        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 1e-3, "gae_lambda": 0.8}
-         | {"n_steps": 64, "batch_size": 4096}},
+        "annealed lr 1e-3, no entropy bonus, three times the steps",
+        _3M | {"ppo": _BEFORE | {"anneal_lr": True, "learning_rate": 1e-3, "ent_coef": 0.0}},
     ),
-    (
-        "no entropy, lr 1e-3, lambda 0.5",
-        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 1e-3, "gae_lambda": 0.5}},
-    ),
-    (
-        "no entropy, lr 1e-3, lambda 0.2",
-        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 1e-3, "gae_lambda": 0.2}},
-    ),
-    (
-        "no entropy, lr 2e-3, lambda 0.5",
-        {"ppo": _BEFORE | {"ent_coef": 0.0, "learning_rate": 2e-3, "gae_lambda": 0.5}},
-    ),
-)  # fmt: skip
+    ("the shipped recipe, its rate constant", _3M | {"ppo": _SHIPPED | {"anneal_lr": False}}),
+    ("the shipped recipe, lr 2e-3", _3M | {"ppo": _SHIPPED | {"learning_rate": 2e-3}}),
+)
 
 
 def merged(base: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
@@ -134,8 +125,8 @@ def part_config(
 ) -> Path:
     """The shipped config (with ``changes``, a tuning experiment's) with the part's size and run
     folder. The benchmark measures the bot itself, so the run evaluates nothing on the way,
-    except the curve part: its learner alone, exactly, at every eighth of the run (the time of
-    those evaluations is taken off its training time)."""
+    except the curve parts: their learner alone (exactly where solved) at every eighth of the run
+    (the time of those evaluations is taken off its training time)."""
     data = load_yaml((REPO / part.config).read_text(encoding="utf-8"))
     data = merged(data, changes or {})
     data["rules"] = {**data.get("rules", {}), "rack_size": part.rack_size}
@@ -240,16 +231,16 @@ def exact_part(part: Part, run: dict[str, Any]) -> dict[str, Any]:
 
 
 def curve_rows(part: Part, out: Path) -> list[list[Any]]:
-    """The run's exact gap at each of its evaluations against the minutes of training before it
-    (the wall minutes less those spent evaluating)."""
+    """The run's mean turns and, where solved, exact gap at each of its evaluations against the
+    minutes of training before it (the wall minutes less those spent evaluating)."""
     rows = []
     for row in json.loads((out / "eval_history.json").read_text(encoding="utf-8")):
-        if row.get("learner_gap_percent") is None:
-            continue
         minutes = row["minutes"] - row.get("eval_minutes", 0.0)
-        rows.append(
-            [part.key, row["timesteps"], round(minutes, 2), round(row["learner_gap_percent"], 3)]
-        )
+        gap = row.get("learner_gap_percent")
+        rows.append([
+            part.key, row["timesteps"], round(minutes, 2), None if gap is None else round(gap, 3),
+            row["rounds"], round(row["learner"], 3),
+        ])  # fmt: skip
     return rows
 
 
@@ -264,7 +255,7 @@ def ablation(out: Path) -> dict[str, list[list[Any]]]:
     rows = []
     for i, (label, changes) in enumerate(ABLATION):
         name = f"tuning{i}"
-        run = train(part, out / name, False, {**changes, "total_steps": ABLATION_STEPS}, name)
+        run = train(part, out / name, False, changes, name)
         gap = 100.0 * (evaluate(bot_table(out / name, k, n), k, n, turn_limit=400) / optimum - 1)
         now = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
         rows.append([
@@ -357,10 +348,11 @@ TABLES = {
         "fix closes the most of the gap is where the bot's turns go",
     },
     "curve": {
-        "title": "Learning curve of the exact gap",
-        "columns": ["part", "env steps", "minutes", "gap %"],
-        "note": "the k=4, N=10 run's learner evaluated exactly at every eighth of the run; "
-        "minutes: of training before the evaluation (the wall time less the evaluations')",
+        "title": "Learning curves",
+        "columns": ["part", "env steps", "minutes", "gap %", "deals", "mean turns"],
+        "note": "the k=4, N=10 and full-size runs' learner evaluated at every eighth of the run: "
+        "exactly where solved (gap %), and its mean turns over the deals played; minutes: of "
+        "training before the evaluation (the wall time less the evaluations')",
     },
     "tuning": {
         "title": "Tuning the k=4 recipe: the exact gap of each experiment",
@@ -392,7 +384,7 @@ TABLES = {
 def measure(key: str, out: Path, args: argparse.Namespace) -> tuple[dict, dict]:
     """One part: train, measure; its rows by table and its figures."""
     part = PARTS[key]
-    curve = key == CURVE_PART and not args.no_curve
+    curve = key in CURVE_PARTS and not args.no_curve
     run = train(part, out / key, curve)
     now = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     rows: dict[str, list[list[Any]]] = {}
@@ -416,6 +408,8 @@ def measure(key: str, out: Path, args: argparse.Namespace) -> tuple[dict, dict]:
         played += [warm] if warm is not None else []
         rows["full"] = [[key, *row, now] for row in played]
         figures.update(full_mean_turns=played[0][2], full_expert_mean_turns=played[1][2])
+        if curve:
+            rows["curve"] = curve_rows(part, out / key)
     else:
         played = two_player_part(part, run, args.duplicate_rounds)
         rows["2p_k5"] = [[key, *row, run["wall_s"], now] for row in played]

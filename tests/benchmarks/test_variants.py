@@ -16,7 +16,7 @@ def test_each_part_trains_a_shipped_config_at_its_size(benchmark_script, tmp_pat
 
     m = benchmark_script("variants")
     part = m.PARTS[key]
-    curve = key == m.CURVE_PART
+    curve = key in m.CURVE_PARTS
     cfg = load_config(m.part_config(part, tmp_path / key, curve))
     rules = cfg.rules_config()
     assert (cfg.num_players, rules.rack_size, rules.num_cards) == (
@@ -73,7 +73,8 @@ def test_each_tuning_experiment_changes_the_shipped_config_only_where_it_says(
     m = benchmark_script("variants")
     part = m.PARTS["k4n10"]
     shipped = load_config(m.part_config(part, tmp_path / "shipped", False))
-    assert m.ABLATION[0] == ("shipped", {})
+    labels = [label for label, _ in m.ABLATION]
+    assert len(set(labels)) == len(labels) and labels[0].startswith("the recipe before")
     for i, (_, changes) in enumerate(m.ABLATION):
         cfg = load_config(m.part_config(part, tmp_path / f"t{i}", False, changes, f"t{i}"))
         for section, values in changes.items():

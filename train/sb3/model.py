@@ -40,8 +40,7 @@ def make_vec_env(cfg: TrainConfig, opponents: list[Any], weights: list[float]) -
         opponents=opponents,
         opponent_weights=weights,
         seed=cfg.seed,
-        reward=cfg.reward,
-        episode=cfg.episode,
+        **cfg.model_dump(include={"reward", "episode"}),
         **cfg.rules_options(),
     )
 
@@ -65,8 +64,7 @@ def _rules(cfg: TrainConfig) -> Any:
 
 
 def snapshot_from_model(model: Any, name: str = "snapshot") -> SnapshotPolicy:
-    """The policy head of a MaskablePPO MLP policy (``ppo.policy: flat``) as a numpy
-    ``SnapshotPolicy``."""
+    """The policy head of a MaskablePPO MLP policy (``ppo.policy: flat``) as a SnapshotPolicy."""
     import torch.nn as nn
 
     net = model.policy.mlp_extractor.policy_net
@@ -78,10 +76,7 @@ def snapshot_from_model(model: Any, name: str = "snapshot") -> SnapshotPolicy:
 def _linear(module: Any) -> tuple[Any, Any]:
     import numpy as np
 
-    return (
-        module.weight.detach().cpu().numpy().astype(np.float32).copy(),
-        module.bias.detach().cpu().numpy().astype(np.float32).copy(),
-    )
+    return tuple(t.detach().cpu().numpy().astype(np.float32) for t in (module.weight, module.bias))
 
 
 def make_snapshot(model: Any, name: str = "snapshot") -> Any:
@@ -121,8 +116,6 @@ def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None =
     of a run is built here, also when loading: weights files hold data only, so a saved model is
     this model with its weights copied in (``train.sb3.checkpoint``). ``env=None`` builds on a
     one-game batched env (for loading and exporting, where no training happens)."""
-    from stable_baselines3.common.utils import LinearSchedule
-
     if env is None:
         from train.sb3.vec_env import RackoVecEnv
 
@@ -131,14 +124,15 @@ def build_model(cfg: TrainConfig, env: Any = None, tensorboard_log: str | None =
         )
     p = cfg.ppo
     policy, policy_kwargs = policy_spec(cfg)
-    network = {"policy", "net_arch", "slot_hidden", "activation"}  # the rest: MaskablePPO's names
-    kwargs = p.model_dump(exclude=network | {"anneal_lr"})
+    kwargs = p.model_dump(exclude={"policy", "net_arch", "slot_hidden", "activation", "anneal_lr"})
     if p.anneal_lr:  # SB3 passes the progress left (1 to 0) of the run's step count, resumes too
+        from stable_baselines3.common.utils import LinearSchedule
+
         kwargs["learning_rate"] = LinearSchedule(p.learning_rate, 0.0, 1.0)
     return _update_threads_class(cfg.update_threads)(
         policy,
         env,
-        **kwargs,
+        **kwargs,  # the rest of the section: MaskablePPO's own names
         policy_kwargs=policy_kwargs,
         tensorboard_log=tensorboard_log,
         seed=cfg.seed,
