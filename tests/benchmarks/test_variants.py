@@ -3,6 +3,7 @@ alone replacing its own rows only."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from racko_eval.results import load_results
@@ -86,3 +87,19 @@ def test_each_tuning_experiment_changes_the_shipped_config_only_where_it_says(
         "a": {"b": 1, "c": 4},
         "d": 3,
     }
+
+
+def test_the_solvers_own_decisions_are_its_policy_on_whole_games(benchmark_script):
+    from racko_env.solitaire import evaluate, solve
+    from racko_env.solitaire_env import observation_index
+
+    m = benchmark_script("variants")
+    solution = solve(3, 8)
+    obs, masks, actions = m.optimal_decisions(solution, games=300, seed=1)
+    assert len(obs) == len(masks) == len(actions) > 300
+    assert masks[np.arange(len(actions)), actions].all()
+    table = [solution.policy[observation_index(o, 3, 8)] for o in obs]
+    assert np.array_equal(actions, table)
+    # about as many decisions per game as optimal play takes turns (three decisions a turn at most)
+    turns = evaluate(solution.policy, 3, 8)
+    assert len(obs) / 300 <= 3 * turns * 1.3
