@@ -258,8 +258,8 @@ def optimal_decisions(solution: Any, games: int, seed: int) -> tuple[np.ndarray,
 def imitation(run_dir: Path, k: int, n: int, games: int = IMITATION_GAMES) -> dict[str, Any]:
     """The run's bot cloned further onto the solver's own decisions (``clone_actor``, the warm
     start's cloning) over ``games`` deals of optimal play: its agreement with the solver on
-    held-out games before and after, and its exact gap after. A gap that stays above the target
-    even so lies in what this network's greedy policy fits of the optimum, not in PPO."""
+    held-out games before and after, and its exact gap after: whether matching the optimum on
+    the states optimal play reaches is what closes the gap."""
     from agents.features import rack_features
     from racko_env.config import RulesConfig
     from racko_env.observation import layout_for
@@ -412,8 +412,9 @@ TABLES = {
         "note": "the k=4, N=10 bot cloned further onto the solver's own decisions (the warm "
         f"start's behaviour cloning, {IMITATION_EPOCHS} epochs) over "
         f"{IMITATION_GAMES:,} deals of optimal play; agreement: its action is the solver's, on "
-        "held-out games; gap after: its exact gap once cloned. A gap that stays above the "
-        "target lies in what this network's greedy policy can fit of the optimum",
+        "held-out games; gap after: its exact gap once cloned. Agreeing with the solver on "
+        "the states optimal play reaches does not bound the gap: the turns are lost in the "
+        "states the bot's own play reaches, which on-policy PPO sees and cloning does not",
     },
     "tuning": {
         "title": "Tuning the k=4 recipe: the exact gap of each experiment",
