@@ -53,6 +53,7 @@ PHASES = ("draw", "keep or discard", "place")
 IMITATION_GAMES = 100_000  # deals of the solver's play the imitation check clones
 IMITATION_EPOCHS = 12
 IMITATION_SEED = 7
+IMITATION_HOLDOUT = 0.1  # the first tenth of the games: agreement before and after is read there
 
 
 class Part(NamedTuple):
@@ -273,9 +274,11 @@ def imitation(run_dir: Path, k: int, n: int, games: int = IMITATION_GAMES) -> di
     layout = layout_for(RulesConfig(num_players=1, rack_size=k, deck_size=n))
     slots, glob = rack_features(obs, n, layout)  # the policy's inputs, as FeatureCache's rows
     inputs = np.concatenate([obs, slots.reshape(len(obs), -1), glob], axis=1)
-    held = int(0.1 * len(obs))
+    held = int(IMITATION_HOLDOUT * len(obs))  # the rows clone_actor holds out
     before = agreement(model.policy, inputs[:held], masks[:held], actions[:held])
-    fit = clone_actor(model.policy, inputs, masks, actions, IMITATION_EPOCHS, 2048, 1e-3, seed=0)
+    fit = clone_actor(
+        model.policy, inputs, masks, actions, IMITATION_EPOCHS, 2048, 1e-3, 0, IMITATION_HOLDOUT
+    )
     turns = evaluate(make_snapshot(model, "imitation"), k, n, turn_limit=400)
     gap = 100.0 * (turns / solution.expected_turns - 1.0)
     return {"decisions": len(obs), "before": before, "after": fit["agreement"], "gap": gap}
